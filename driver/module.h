@@ -1,0 +1,43 @@
+// A loaded PTX module: its module-scope variables placed in device memory with their initial
+// values, and every kernel decoded once into a program, so all errors surface at load time.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "driver/device_properties.h"
+#include "memsys/backing_store.h"
+#include "ptx/decoded.h"
+#include "ptx/ir.h"
+
+namespace scgpu::driver {
+
+class Function {
+ public:
+  explicit Function(ptx::Program program) : program_(std::move(program)) {}
+  const ptx::Program& program() const { return program_; }
+  const std::string& name() const { return program_.kernel_name; }
+
+ private:
+  ptx::Program program_;
+};
+
+class Module {
+ public:
+  // Parses nothing: takes the IR, allocates and initialises variables, decodes every kernel.
+  // Throws ptx::ParseError for anything wrong or unsupported in the PTX.
+  Module(ptx::Module ir, memsys::BackingStore& memory, const DeviceProperties& props);
+
+  Function* function(const std::string& kernel);
+  bool globalAddress(const std::string& name, std::uint64_t& addr) const;
+  const ptx::Module& ir() const { return ir_; }
+  std::vector<std::string> kernelNames() const;
+
+ private:
+  ptx::Module ir_;
+  std::map<std::string, std::uint64_t> globals_;
+  std::map<std::string, std::unique_ptr<Function>> functions_;
+};
+
+}  // namespace scgpu::driver

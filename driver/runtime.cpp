@@ -1,0 +1,242 @@
+#include "driver/runtime.h"
+
+#include <chrono>
+#include <fmt/format.h>
+#include <map>
+
+#include "driver/module.h"
+#include "memsys/backing_store.h"
+#include "ptx/decoder.h"
+#include "ptx/parser.h"
+#include "sm/exec/handlers.h"
+#include "sm/functional_engine.h"
+#include "tlm/config.h"
+
+namespace scgpu::driver {
+
+const char* errorName(Error e) {
+  switch (e) {
+    case Error::Success: return "cudaSuccess";
+    case Error::InvalidValue: return "cudaErrorInvalidValue";
+    case Error::MemoryAllocation: return "cudaErrorMemoryAllocation";
+    case Error::InvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+    case Error::InvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case Error::LaunchFailure: return "cudaErrorLaunchFailure";
+    case Error::IllegalAddress: return "cudaErrorIllegalAddress";
+    case Error::MisalignedAddress: return "cudaErrorMisalignedAddress";
+    case Error::IllegalInstruction: return "cudaErrorIllegalInstruction";
+    case Error::Assert: return "cudaErrorAssert";
+    case Error::BarrierDeadlock: return "cudaErrorLaunchTimeout";
+    case Error::InvalidConfiguration: return "cudaErrorInvalidConfiguration";
+  }
+  return "cudaErrorUnknown";
+}
+
+namespace {
+Error errorOfFault(const std::string& kind) {
+  if (kind == "illegal address" || kind == "stack overflow") return Error::IllegalAddress;
+  if (kind == "misaligned address") return Error::MisalignedAddress;
+  if (kind == "illegal instruction") return Error::IllegalInstruction;
+  if (kind == "assert") return Error::Assert;
+  if (kind == "barrier deadlock" || kind == "watchdog") return Error::BarrierDeadlock;
+  return Error::LaunchFailure;  // trap, breakpoint
+}
+}  // namespace
+
+struct Runtime::Impl {
+  Config config;
+  DeviceProperties props;
+  memsys::BackingStore memory;
+  std::vector<std::unique_ptr<Module>> modules;
+  Error last_error = Error::Success;
+  std::optional<sm::FaultReport> last_fault;
+  std::string printf_output;
+  std::vector<LaunchRecord> launches;
+  std::uint64_t grid_id = 0;
+  sm::EngineLimits limits;
+
+  explicit Impl(const Config& c)
+      : config(c), props(DeviceProperties::fromConfig(c)), memory(props.total_global_mem) {
+    limits.watchdog_warp_instructions_per_block =
+        std::uint64_t(c.getInt("limits.watchdog_warp_instructions_per_block", 1'000'000'000));
+  }
+
+  Error fail(Error e) {
+    last_error = e;
+    return e;
+  }
+  void checkRange(DevicePtr p, std::size_t bytes, const char* what) {
+    if (bytes == 0) return;
+    if (!memory.valid(p, bytes))
+      throw RuntimeError(Error::InvalidValue,
+                         fmt::format("{}: [0x{:x}, +{}) is not inside one device allocation", what, p, bytes));
+  }
+};
+
+Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>(config)) {}
+Runtime::Runtime() : Runtime(Config::loadDefault()) {}
+Runtime::~Runtime() = default;
+
+const DeviceProperties& Runtime::properties() const { return impl_->props; }
+
+DevicePtr Runtime::malloc(std::size_t bytes) {
+  DevicePtr p = impl_->memory.allocate(bytes);
+  if (!p) {
+    impl_->last_error = Error::MemoryAllocation;
+    throw RuntimeError(Error::MemoryAllocation,
+                       fmt::format("out of device memory allocating {} bytes (memory.global_size_bytes = {})", bytes,
+                                   impl_->props.total_global_mem));
+  }
+  return p;
+}
+
+void Runtime::free(DevicePtr ptr) {
+  if (ptr == 0) return;
+  if (!impl_->memory.release(ptr))
+    throw RuntimeError(Error::InvalidDevicePointer, fmt::format("free of 0x{:x}, which is not an allocation", ptr));
+}
+
+void Runtime::memcpyHtoD(DevicePtr dst, const void* src, std::size_t bytes) {
+  impl_->checkRange(dst, bytes, "memcpy host to device");
+  impl_->memory.write(dst, src, bytes);
+}
+void Runtime::memcpyDtoH(void* dst, DevicePtr src, std::size_t bytes) {
+  impl_->checkRange(src, bytes, "memcpy device to host");
+  impl_->memory.read(src, dst, bytes);
+}
+void Runtime::memcpyDtoD(DevicePtr dst, DevicePtr src, std::size_t bytes) {
+  impl_->checkRange(src, bytes, "memcpy device to device (source)");
+  impl_->checkRange(dst, bytes, "memcpy device to device (destination)");
+  std::vector<std::uint8_t> tmp(bytes);
+  impl_->memory.read(src, tmp.data(), bytes);
+  impl_->memory.write(dst, tmp.data(), bytes);
+}
+void Runtime::memset(DevicePtr dst, int value, std::size_t bytes) {
+  impl_->checkRange(dst, bytes, "memset");
+  impl_->memory.fill(dst, std::uint8_t(value), bytes);
+}
+
+Module& Runtime::loadModuleFile(const std::string& path) {
+  return loadModuleIR(ptx::parseModuleFile(path));
+}
+Module& Runtime::loadModuleString(const std::string& text, const std::string& name) {
+  return loadModuleIR(ptx::parseModule(text, name));
+}
+
+Module& Runtime::loadModuleIR(ptx::Module ir) {
+  auto mod = std::make_unique<Module>(std::move(ir), impl_->memory, impl_->props);
+  impl_->modules.push_back(std::move(mod));
+  return *impl_->modules.back();
+}
+
+DevicePtr Runtime::symbolAddress(Module& module, const std::string& name) {
+  std::uint64_t addr;
+  if (!module.globalAddress(name, addr))
+    throw RuntimeError(Error::InvalidValue, fmt::format("module has no .global or .const variable '{}'", name));
+  return addr;
+}
+
+Function& Runtime::getFunction(Module& module, const std::string& name) {
+  Function* f = module.function(name);
+  if (!f) throw RuntimeError(Error::InvalidResourceHandle, fmt::format("module has no kernel named '{}'", name));
+  return *f;
+}
+
+Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_shared_bytes, const KernelArgs& args) {
+  Impl& s = *impl_;
+  const ptx::Program& prog = fn.program();
+  const DeviceProperties& p = s.props;
+  auto bad_config = [&](const std::string& why) {
+    s.last_fault.reset();
+    s.last_error = Error::InvalidConfiguration;
+    s.last_fault = sm::FaultReport{};
+    s.last_fault->kind = "invalid configuration";
+    s.last_fault->kernel = prog.kernel_name;
+    s.last_fault->message = why;
+    return Error::InvalidConfiguration;
+  };
+  if (grid.count() == 0 || block.count() == 0) return bad_config("grid and block dimensions must be at least 1");
+  if (block.count() > std::uint64_t(p.max_threads_per_block))
+    return bad_config(fmt::format("{} threads per block exceed the limit of {}", block.count(), p.max_threads_per_block));
+  if (block.x > std::uint32_t(p.max_block_dim[0]) || block.y > std::uint32_t(p.max_block_dim[1]) ||
+      block.z > std::uint32_t(p.max_block_dim[2]))
+    return bad_config("block dimension exceeds the device's maximum block dimensions");
+  if (grid.y > std::uint32_t(p.max_grid_dim[1]) || grid.z > std::uint32_t(p.max_grid_dim[2]))
+    return bad_config("grid dimension exceeds the device's maximum grid dimensions");
+  if (prog.reqntid[0] && (block.x != prog.reqntid[0] || block.y != std::max(1u, prog.reqntid[1]) ||
+                          block.z != std::max(1u, prog.reqntid[2])))
+    return bad_config(fmt::format("kernel requires a block of {}x{}x{} threads (.reqntid)", prog.reqntid[0],
+                                  std::max(1u, prog.reqntid[1]), std::max(1u, prog.reqntid[2])));
+  if (prog.maxntid[0] && block.count() > std::uint64_t(prog.maxntid[0]) * std::max(1u, prog.maxntid[1]) *
+                                             std::max(1u, prog.maxntid[2]))
+    return bad_config("block larger than the kernel's .maxntid");
+  if (prog.static_shared_bytes + dynamic_shared_bytes > p.shared_mem_per_block_optin)
+    return bad_config(fmt::format("{} bytes of shared memory per block exceed the limit of {}",
+                                  prog.static_shared_bytes + dynamic_shared_bytes, p.shared_mem_per_block_optin));
+
+  sm::LaunchState launch;
+  launch.program = &prog;
+  launch.memory = &s.memory;
+  launch.grid[0] = grid.x; launch.grid[1] = grid.y; launch.grid[2] = grid.z;
+  launch.block[0] = block.x; launch.block[1] = block.y; launch.block[2] = block.z;
+  launch.dynamic_shared_bytes = std::uint32_t(dynamic_shared_bytes);
+  launch.num_sms = std::uint32_t(p.multiprocessor_count);
+  launch.grid_id = ++s.grid_id;
+  launch.stack_size_bytes = p.stack_size_bytes;
+  launch.printf_limit_bytes = p.printf_fifo_size_bytes;
+
+  // Parameters, laid out as the PTX parameter list says.
+  if (args.size() != prog.params.size()) {
+    s.last_error = Error::InvalidValue;
+    throw RuntimeError(Error::InvalidValue, fmt::format("kernel '{}' takes {} parameters, {} given", prog.kernel_name,
+                                                        prog.params.size(), args.size()));
+  }
+  launch.params.assign(prog.param_buffer_bytes, 0);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto& param = prog.params[i];
+    const auto& bytes = args.args()[i].bytes;
+    if (bytes.size() != param.size) {
+      s.last_error = Error::InvalidValue;
+      throw RuntimeError(Error::InvalidValue,
+                         fmt::format("kernel '{}' parameter {} ('{}') is {} bytes, argument is {} bytes",
+                                     prog.kernel_name, i, param.name, param.size, bytes.size()));
+    }
+    std::copy(bytes.begin(), bytes.end(), launch.params.begin() + param.offset);
+  }
+
+  sm::FunctionalEngine engine(s.limits);
+  auto t0 = std::chrono::steady_clock::now();
+  sm::LaunchResult r = engine.run(launch);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.printf_output += launch.printf_output;
+  LaunchRecord rec;
+  rec.kernel = prog.kernel_name;
+  rec.grid = grid;
+  rec.block = block;
+  rec.warp_instructions = r.warp_instructions;
+  rec.thread_instructions = r.thread_instructions;
+  rec.wall_seconds = secs;
+  s.launches.push_back(rec);
+  if (r.fault) {
+    s.last_fault = r.fault;
+    return s.fail(errorOfFault(r.fault->kind));
+  }
+  return Error::Success;
+}
+
+Error Runtime::synchronize() { return impl_->last_error; }
+Error Runtime::getLastError() {
+  Error e = impl_->last_error;
+  impl_->last_error = Error::Success;
+  return e;
+}
+Error Runtime::peekAtLastError() const { return impl_->last_error; }
+const std::optional<sm::FaultReport>& Runtime::lastFault() const { return impl_->last_fault; }
+std::string Runtime::takePrintfOutput() {
+  std::string out;
+  out.swap(impl_->printf_output);
+  return out;
+}
+const std::vector<LaunchRecord>& Runtime::launches() const { return impl_->launches; }
+
+}  // namespace scgpu::driver

@@ -1,0 +1,138 @@
+// The scgpu runtime API: what a CUDA host program does with the CUDA runtime, against the model.
+// Device memory, modules, launches and errors. Launches run to completion inside launch() in the
+// functional mode; synchronize() is where an asynchronous mode will wait.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "driver/kernel_args.h"
+#include "driver/device_properties.h"
+#include "sm/fault.h"
+
+namespace scgpu {
+class Config;
+namespace ptx { struct Module; }
+namespace sm { class FunctionalEngine; struct LaunchStats; }
+}  // namespace scgpu
+
+namespace scgpu::driver {
+
+// A device address, as the kernel sees it.
+using DevicePtr = std::uint64_t;
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  Dim3() = default;
+  Dim3(std::uint32_t x_, std::uint32_t y_ = 1, std::uint32_t z_ = 1) : x(x_), y(y_), z(z_) {}
+  std::uint64_t count() const { return std::uint64_t(x) * y * z; }
+};
+
+// Mirrors cudaError_t for the cases the model can produce.
+enum class Error {
+  Success = 0,
+  InvalidValue,
+  MemoryAllocation,
+  InvalidDevicePointer,
+  InvalidResourceHandle,
+  LaunchFailure,       // the kernel faulted; lastFault() says where
+  IllegalAddress,
+  MisalignedAddress,
+  IllegalInstruction,
+  Assert,
+  BarrierDeadlock,
+  InvalidConfiguration,
+};
+const char* errorName(Error e);
+
+class Module;
+class Function;
+
+// Statistics of one launch (functional mode): counts, not time.
+struct LaunchRecord {
+  std::string kernel;
+  Dim3 grid, block;
+  std::uint64_t warp_instructions = 0;
+  std::uint64_t thread_instructions = 0;
+  double wall_seconds = 0;
+};
+
+class Runtime {
+ public:
+  // Builds a device from a config (see configs/). Throws ConfigError on a bad config.
+  explicit Runtime(const Config& config);
+  // The default config (configs/tiny.yaml).
+  Runtime();
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  const DeviceProperties& properties() const;
+
+  // Memory. malloc throws std::bad_alloc-like RuntimeError when the device is out of memory.
+  DevicePtr malloc(std::size_t bytes);
+  void free(DevicePtr ptr);
+  void memcpyHtoD(DevicePtr dst, const void* src, std::size_t bytes);
+  void memcpyDtoH(void* dst, DevicePtr src, std::size_t bytes);
+  void memcpyDtoD(DevicePtr dst, DevicePtr src, std::size_t bytes);
+  void memset(DevicePtr dst, int value, std::size_t bytes);
+
+  // Typed conveniences.
+  template <typename T> DevicePtr upload(const std::vector<T>& host) {
+    DevicePtr p = malloc(host.size() * sizeof(T));
+    memcpyHtoD(p, host.data(), host.size() * sizeof(T));
+    return p;
+  }
+  template <typename T> std::vector<T> download(DevicePtr src, std::size_t count) {
+    std::vector<T> host(count);
+    memcpyDtoH(host.data(), src, count * sizeof(T));
+    return host;
+  }
+
+  // Modules: parse, check and decode once. Throws ptx::ParseError with file:line:col.
+  Module& loadModuleFile(const std::string& path);
+  Module& loadModuleString(const std::string& ptx_text, const std::string& name = "<string>");
+  // Address of a module-scope .global/.const variable (cudaGetSymbolAddress).
+  DevicePtr symbolAddress(Module& module, const std::string& name);
+
+  // Looks up a kernel (.entry) by name. Throws RuntimeError when absent.
+  Function& getFunction(Module& module, const std::string& kernel_name);
+
+  // Launches and runs the kernel. Parameters are laid out as the PTX parameter list says;
+  // a count or size mismatch is InvalidValue. Returns Success or the error of the fault.
+  Error launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_shared_bytes,
+               const KernelArgs& args);
+
+  Error synchronize();
+  // Sticky error of the last failed call, as cudaGetLastError (clears it) / cudaPeekAtLastError.
+  Error getLastError();
+  Error peekAtLastError() const;
+  // The report of the last kernel fault, if any (kernel, block, warp, thread, PC, source line).
+  const std::optional<sm::FaultReport>& lastFault() const;
+
+  // Text the kernels printed with printf, in device order, since the last call.
+  std::string takePrintfOutput();
+  // Per-launch records since construction.
+  const std::vector<LaunchRecord>& launches() const;
+
+ private:
+  Module& loadModuleIR(ptx::Module ir);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Thrown for API misuse (bad pointer, unknown kernel); kernel faults are Error codes, not exceptions.
+class RuntimeError : public std::runtime_error {
+ public:
+  RuntimeError(Error code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  Error code() const { return code_; }
+ private:
+  Error code_;
+};
+
+}  // namespace scgpu::driver

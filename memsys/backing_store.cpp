@@ -1,0 +1,111 @@
+#include "memsys/backing_store.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace scgpu::memsys {
+
+BackingStore::BackingStore(std::uint64_t capacity_bytes) : capacity_(capacity_bytes) {}
+
+std::uint64_t BackingStore::allocate(std::uint64_t bytes, const std::string&) {
+  if (bytes == 0) bytes = 1;
+  std::uint64_t rounded = (bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign;
+  if (allocated_ + rounded > capacity_) return 0;
+  // First fit among freed ranges, in address order, so reuse is deterministic.
+  for (auto it = free_list_.begin(); it != free_list_.end(); ++it) {
+    if (it->second >= rounded) {
+      std::uint64_t base = it->first;
+      if (it->second == rounded)
+        free_list_.erase(it);
+      else {
+        it->first += rounded;
+        it->second -= rounded;
+      }
+      allocations_[base] = bytes;
+      allocated_ += rounded;
+      // Freed memory is reused: clear it, as fresh pages are.
+      fill(base, 0, rounded);
+      return base;
+    }
+  }
+  std::uint64_t base = next_;
+  next_ += rounded;
+  allocations_[base] = bytes;
+  allocated_ += rounded;
+  return base;
+}
+
+bool BackingStore::release(std::uint64_t addr) {
+  auto it = allocations_.find(addr);
+  if (it == allocations_.end()) return false;
+  std::uint64_t rounded = (it->second + kAllocAlign - 1) / kAllocAlign * kAllocAlign;
+  allocated_ -= rounded;
+  allocations_.erase(it);
+  free_list_.emplace_back(addr, rounded);
+  std::sort(free_list_.begin(), free_list_.end());
+  hit_base_ = 1;
+  hit_end_ = 0;
+  return true;
+}
+
+bool BackingStore::findAllocation(std::uint64_t addr, std::uint64_t& base, std::uint64_t& size) const {
+  auto it = allocations_.upper_bound(addr);
+  if (it == allocations_.begin()) return false;
+  --it;
+  if (addr >= it->first + it->second) return false;
+  base = it->first;
+  size = it->second;
+  return true;
+}
+
+bool BackingStore::valid(std::uint64_t addr, std::uint64_t size) const {
+  if (addr >= hit_base_ && addr + size <= hit_end_ && addr + size >= addr) return true;
+  std::uint64_t base, bytes;
+  if (!findAllocation(addr, base, bytes)) return false;
+  if (addr + size > base + bytes || addr + size < addr) return false;
+  hit_base_ = base;
+  hit_end_ = base + bytes;
+  return true;
+}
+
+std::uint8_t* BackingStore::pageData(std::uint64_t page) {
+  auto& slot = pages_[page];
+  if (!slot) {
+    slot.reset(new std::uint8_t[kPageBytes]);
+    std::memset(slot.get(), 0, kPageBytes);
+  }
+  return slot.get();
+}
+
+void BackingStore::read(std::uint64_t addr, void* dst, std::uint64_t size) {
+  auto* out = static_cast<std::uint8_t*>(dst);
+  while (size) {
+    std::uint64_t chunk = std::min(size, kPageBytes - addr % kPageBytes);
+    std::memcpy(out, hostPtr(addr), chunk);
+    out += chunk;
+    addr += chunk;
+    size -= chunk;
+  }
+}
+
+void BackingStore::write(std::uint64_t addr, const void* src, std::uint64_t size) {
+  const auto* in = static_cast<const std::uint8_t*>(src);
+  while (size) {
+    std::uint64_t chunk = std::min(size, kPageBytes - addr % kPageBytes);
+    std::memcpy(hostPtr(addr), in, chunk);
+    in += chunk;
+    addr += chunk;
+    size -= chunk;
+  }
+}
+
+void BackingStore::fill(std::uint64_t addr, std::uint8_t value, std::uint64_t size) {
+  while (size) {
+    std::uint64_t chunk = std::min(size, kPageBytes - addr % kPageBytes);
+    std::memset(hostPtr(addr), value, chunk);
+    addr += chunk;
+    size -= chunk;
+  }
+}
+
+}  // namespace scgpu::memsys

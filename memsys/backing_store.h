@@ -1,0 +1,68 @@
+// Device memory contents: one sparse store of fixed-size pages, created on first touch, plus the
+// table of live allocations that decides which addresses are valid. Timing models above it decide
+// when an access happens; this decides what it reads and whether it may.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace scgpu::memsys {
+
+class BackingStore {
+ public:
+  static constexpr std::uint64_t kPageBytes = 1ull << 16;
+  // Device allocations start here, like the high virtual addresses a CUDA driver hands out.
+  static constexpr std::uint64_t kHeapBase = 0x0000'7000'0000'0000ull;
+  static constexpr std::uint64_t kAllocAlign = 256;  // cudaMalloc alignment
+
+  explicit BackingStore(std::uint64_t capacity_bytes);
+
+  // Returns the base address, or 0 when the capacity is exhausted.
+  std::uint64_t allocate(std::uint64_t bytes, const std::string& tag = "");
+  // False when addr is not the base of a live allocation.
+  bool release(std::uint64_t addr);
+
+  // True when [addr, addr+size) lies inside one live allocation.
+  bool valid(std::uint64_t addr, std::uint64_t size) const;
+  // The allocation containing addr: its base and size, or false.
+  bool findAllocation(std::uint64_t addr, std::uint64_t& base, std::uint64_t& size) const;
+
+  // Host pointer to the bytes at addr; the range must not cross a page (aligned accesses of up
+  // to 16 bytes never do). No validity check: callers check valid() first.
+  std::uint8_t* hostPtr(std::uint64_t addr) {
+    std::uint64_t page = addr / kPageBytes;
+    if (page != last_page_) {
+      last_page_ = page;
+      last_data_ = pageData(page);
+    }
+    return last_data_ + (addr % kPageBytes);
+  }
+
+  // Bulk copies for the runtime; they may cross pages.
+  void read(std::uint64_t addr, void* dst, std::uint64_t size);
+  void write(std::uint64_t addr, const void* src, std::uint64_t size);
+  void fill(std::uint64_t addr, std::uint8_t value, std::uint64_t size);
+
+  std::uint64_t bytesAllocated() const { return allocated_; }
+  std::uint64_t pagesTouched() const { return pages_.size(); }
+
+ private:
+  std::uint8_t* pageData(std::uint64_t page);
+
+  std::uint64_t capacity_;
+  std::uint64_t allocated_ = 0;
+  std::uint64_t next_ = kHeapBase;
+  std::map<std::uint64_t, std::uint64_t> allocations_;  // base -> size
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> free_list_;  // freed ranges for reuse
+  std::unordered_map<std::uint64_t, std::unique_ptr<std::uint8_t[]>> pages_;
+  std::uint64_t last_page_ = ~0ull;
+  std::uint8_t* last_data_ = nullptr;
+  // Last allocation hit, since accesses of a warp mostly fall in the same buffer.
+  mutable std::uint64_t hit_base_ = 1, hit_end_ = 0;
+};
+
+}  // namespace scgpu::memsys

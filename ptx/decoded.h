@@ -1,0 +1,193 @@
+// The executable form of a kernel: every instruction decoded once at module load into a fixed-size
+// record whose operands are register slots, so executing it needs no string, map or operand-kind
+// test. Immediates and symbol addresses become constant slots filled when a frame is created, and
+// special registers that do not change during a frame (%tid, %ctaid, ...) become initialised slots.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ptx/ir.h"
+
+namespace scgpu::sm { struct ExecContext; }
+
+namespace scgpu::ptx {
+
+struct DecodedInst;
+// The functional semantics of one instruction for one warp; chosen once at decode time.
+using ExecFn = void (*)(sm::ExecContext&, const DecodedInst&);
+
+enum class Op : std::uint8_t {
+  // integer and bit
+  Add, Sub, Mul, Mad, Mul24, Mad24, Sad, Div, Rem, Abs, Neg, Min, Max,
+  Popc, Clz, Bfind, Brev, Bfe, Bfi, Prmt, Lop3, Shf, Shl, Shr, And, Or, Xor, Not, Cnot,
+  Dp4a, Dp2a, Fns,
+  // floating point only
+  Fma, Rcp, Sqrt, Rsqrt, Sin, Cos, Lg2, Ex2, Tanh, Copysign, Testp,
+  // comparison and selection
+  Setp, Set, Selp, Slct,
+  // data movement and conversion
+  Mov, Cvt, CvtPack, Cvta, Isspacep,
+  // memory
+  Ld, St, Atom, Red, Prefetch, Fence,
+  // control
+  Bra, BrxIdx, Call, Ret, Exit, Trap, Brkpt, Bar, Nanosleep,
+  // warp-wide
+  Shfl, Vote, Match, Redux, Activemask,
+  Count
+};
+const char* toString(Op op);
+
+// Rounding modifiers (.rn .rz .rm .rp and the integer .rni .rzi .rmi .rpi).
+enum class Round : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi, Rna };
+
+enum class Cmp : std::uint8_t {
+  None, Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan
+};
+
+// Sub-operation for atom/red/redux/shfl/vote/bar/testp/setp combine, by op.
+enum class SubOp : std::uint8_t {
+  None,
+  // atom, red, redux
+  AAdd, AMin, AMax, AInc, ADec, AAnd, AOr, AXor, AExch, ACas,
+  // shfl
+  ShflUp, ShflDown, ShflBfly, ShflIdx,
+  // vote
+  VoteAll, VoteAny, VoteUni, VoteBallot,
+  // setp combine (setp.lt.and)
+  BoolAnd, BoolOr, BoolXor,
+  // bar
+  BarSync, BarArrive, BarRed,
+  // testp
+  TestFinite, TestInfinite, TestNumber, TestNotANumber, TestNormal, TestSubnormal,
+  // match
+  MatchAny, MatchAll,
+};
+
+// Memory space of a decoded access, after symbol resolution.
+enum class Space : std::uint8_t {
+  None, Global, Shared, Local, KernelParam, Const, Generic,
+};
+
+// Flags: one bit each.
+enum InstFlag : std::uint32_t {
+  kFtz = 1u << 0, kSat = 1u << 1, kApprox = 1u << 2, kFull = 1u << 3,
+  kHi = 1u << 4, kLo = 1u << 5, kWide = 1u << 6,
+  kCcOut = 1u << 7,   // .cc: writes the carry flag
+  kCcIn = 1u << 8,    // addc/subc/madc: reads the carry flag
+  kVolatile = 1u << 9, kNc = 1u << 10, kUni = 1u << 11,
+  kClamp = 1u << 12,  // shf.clamp / shfl clamp semantics
+  kLeft = 1u << 13,   // shf.l
+  kShiftAmountIsB32 = 1u << 14,
+  kNegPredSrc = 1u << 15,  // predicate source operand 2 negated (and.pred p, q, !r)
+  kNegPredSrc0 = 1u << 16,
+  kNegPredSrc1 = 1u << 17,
+  kRelu = 1u << 18, kNaN = 1u << 19,   // min/max .NaN, cvt .relu
+  kAligned = 1u << 20,    // bar.sync / barrier.sync.aligned
+  kHasCount = 1u << 21,   // bar with a thread count operand
+  kDualPred = 1u << 22,   // setp p|q
+  kHasMask = 1u << 23,    // shfl/vote/... with member mask operand
+  kSignedShr = 1u << 24,
+  kModeF4e = 1u << 25,    // prmt modes
+};
+
+constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
+
+struct DecodedInst {
+  ExecFn fn = nullptr;
+  Op op = Op::Count;
+  Type type = Type::None;       // the instruction type (.s32, .f32, ...); for cvt the destination
+  Type type2 = Type::None;      // second type (cvt source, setp/set source, ld/st element for vectors)
+  Round round = Round::None;
+  Cmp cmp = Cmp::None;
+  SubOp sub = SubOp::None;
+  Space space = Space::None;
+  std::uint8_t vec = 1;         // vector width of ld/st/mov, 1..4(8)
+  std::uint8_t ndst = 0, nsrc = 0;
+  std::uint32_t flags = 0;
+  // Guard predicate slot (kNoSlot when unconditional) and its sense.
+  std::uint32_t guard = kNoSlot;
+  bool guard_negated = false;
+  // Destination and source slots. Register slots index the frame's register file; predicate
+  // operands index the frame's predicate file. ld/st vectors use dst/src 0..vec-1.
+  std::uint32_t dst[4] = {kNoSlot, kNoSlot, kNoSlot, kNoSlot};
+  std::uint32_t src[4] = {kNoSlot, kNoSlot, kNoSlot, kNoSlot};
+  std::int64_t imm = 0;         // address offset for ld/st/atom; misc constants
+  std::uint32_t target = 0;     // branch target PC; call: callee function index
+  std::uint32_t reconverge = 0; // immediate post-dominator PC of a branch
+  std::uint32_t aux = 0;        // prmt mode, lop3 immLut, bar id slot etc.
+  // Where it came from.
+  std::uint32_t ptx_line = 0;
+  std::uint16_t ptx_col = 0;
+  std::uint16_t debug_file = 0;
+  std::uint32_t debug_line = 0;
+};
+
+// A special register that a frame initialises once per thread.
+enum class SpecialReg : std::uint8_t {
+  TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
+  LaneId, WarpId, NWarpId, SmId, NSmId, GridId, LanemaskEq, LanemaskLe, LanemaskLt, LanemaskGe,
+  LanemaskGt, DynamicSmemSize, TotalSmemSize,
+  ExternSharedBase,  // offset of `extern .shared` arrays: the end of static shared memory, aligned
+  // dynamic: read when the instruction executes
+  Clock, Clock64, GlobalTimer, GlobalTimerLo,
+};
+
+struct SlotInit {
+  enum class Kind : std::uint8_t { Constant, Special, LocalAddress } kind;
+  std::uint32_t slot;
+  std::uint64_t value;      // Constant bits; Special: SpecialReg; LocalAddress: offset in frame
+};
+
+// One function in linked, decoded form. Functions of a kernel's program share one PC space.
+struct DecodedFunction {
+  std::string name;
+  bool is_entry = false;
+  std::uint32_t entry_pc = 0, end_pc = 0;
+  std::uint32_t num_regs = 0;        // register slots (64-bit) per thread, constants included
+  std::uint32_t num_preds = 0;       // predicate slots
+  std::uint32_t local_frame_bytes = 0;  // .local and .param storage per thread per frame
+  std::vector<SlotInit> inits;        // constants and specials set when a frame is created
+  // Formal parameters and return values of a .func: offsets of their storage in the frame.
+  std::vector<std::uint32_t> param_offsets, param_sizes, return_offsets, return_sizes;
+  // Built-in callee handled by the runtime instead of by code (vprintf, __assertfail, malloc).
+  enum class Builtin : std::uint8_t { None, Vprintf, AssertFail, Malloc, Free } builtin = Builtin::None;
+};
+
+// Which registers a call passes: offsets of the caller's argument and return .param storage.
+struct CallSite {
+  std::uint32_t callee = 0;          // function index in Program::functions; kNoSlot = indirect
+  std::uint32_t callee_slot = kNoSlot;  // register slot holding a function address (indirect)
+  std::vector<std::uint32_t> arg_offsets, arg_sizes, ret_offsets, ret_sizes;
+};
+
+// A kernel with every function it can reach, linked into one instruction array.
+struct Program {
+  std::string kernel_name;
+  std::string module_name;
+  std::vector<DecodedInst> code;
+  std::vector<DecodedFunction> functions;   // [0] is the kernel
+  std::vector<CallSite> calls;              // indexed by DecodedInst::aux of Op::Call
+  std::vector<std::string> files;           // .file index -> name (debug lines)
+  std::vector<std::uint32_t> branch_tables_flat;  // brx.idx target PCs
+  // Kernel parameters: offset and size in the parameter buffer, in PTX order.
+  struct Param { std::string name; std::uint32_t offset, size, align; };
+  std::vector<Param> params;
+  std::uint32_t param_buffer_bytes = 0;
+  std::uint32_t static_shared_bytes = 0;
+  std::uint32_t dynamic_shared_align = 16;
+  std::uint32_t reqntid[3] = {0, 0, 0};
+  std::uint32_t maxntid[3] = {0, 0, 0};
+  std::uint32_t maxnreg = 0, minnctapersm = 0;
+  // Registers per thread as ptxas would allocate (from regs.json when known, else an estimate).
+  std::uint32_t registers_per_thread = 0;
+
+  // Source location of a PC, for fault reports: "file.ptx:123" and "kernel.cu:45".
+  std::string ptxLocation(std::uint32_t pc) const;
+  std::string sourceLocation(std::uint32_t pc) const;
+  // The PTX text of the instruction at a PC (for reports), kept from the parse.
+  std::vector<std::string> text;
+};
+
+}  // namespace scgpu::ptx

@@ -1,0 +1,1361 @@
+#include "ptx/decoder.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace scgpu::ptx {
+namespace {
+
+// Function addresses for indirect calls; mirrors sm/address_space.h (ptx may not include sm).
+constexpr std::uint64_t kFunctionAddressBase = 0x0003'0000'0000'0000ull;
+
+std::uint32_t alignUp(std::uint32_t v, std::uint32_t a) { return a ? (v + a - 1) / a * a : v; }
+
+std::uint64_t declBytes(const VarDecl& d) {
+  std::uint64_t n = std::uint64_t(sizeOf(d.type)) * d.vector;
+  for (auto dim : d.array_dims) n *= dim;
+  return n;
+}
+std::uint32_t declAlign(const VarDecl& d) {
+  return d.align ? d.align : std::max<std::uint32_t>(1, sizeOf(d.type) * d.vector);
+}
+
+// What the modifiers of an instruction say, classified once.
+struct Mods {
+  std::vector<Type> types;
+  Round round = Round::None;
+  Cmp cmp = Cmp::None;
+  StateSpace space = StateSpace::None;
+  std::uint32_t vec = 1;
+  std::uint32_t flags = 0;
+  std::vector<std::string> words;  // everything else, in order
+  bool has(const char* w) const { return std::find(words.begin(), words.end(), w) != words.end(); }
+};
+
+const std::map<std::string, Round>& roundNames() {
+  static const std::map<std::string, Round> m = {
+      {"rn", Round::Rn},   {"rz", Round::Rz},   {"rm", Round::Rm},   {"rp", Round::Rp},  {"rni", Round::Rni},
+      {"rzi", Round::Rzi}, {"rmi", Round::Rmi}, {"rpi", Round::Rpi}, {"rna", Round::Rna}};
+  return m;
+}
+const std::map<std::string, Cmp>& cmpNames() {
+  static const std::map<std::string, Cmp> m = {
+      {"eq", Cmp::Eq},   {"ne", Cmp::Ne},   {"lt", Cmp::Lt},   {"le", Cmp::Le},   {"gt", Cmp::Gt},
+      {"ge", Cmp::Ge},   {"lo", Cmp::Lo},   {"ls", Cmp::Ls},   {"hi", Cmp::Hi},   {"hs", Cmp::Hs},
+      {"equ", Cmp::Equ}, {"neu", Cmp::Neu}, {"ltu", Cmp::Ltu}, {"leu", Cmp::Leu}, {"gtu", Cmp::Gtu},
+      {"geu", Cmp::Geu}, {"num", Cmp::Num}, {"nan", Cmp::Nan}};
+  return m;
+}
+
+Mods classify(const std::string& opcode, const std::vector<std::string>& modifiers) {
+  Mods m;
+  // `hi`/`lo` are comparisons for setp/set but halves for mul/mad.
+  const bool compares = opcode == "setp" || opcode == "set";
+  for (const auto& w : modifiers) {
+    Type t = typeFromName(w);
+    if (t != Type::None) { m.types.push_back(t); continue; }
+    if (auto it = roundNames().find(w); it != roundNames().end()) { m.round = it->second; continue; }
+    if (compares && m.cmp == Cmp::None) {
+      if (auto it = cmpNames().find(w); it != cmpNames().end()) { m.cmp = it->second; continue; }
+    }
+    StateSpace s = spaceFromName(w);
+    if (s != StateSpace::None && s != StateSpace::Reg && s != StateSpace::Sreg) { m.space = s; continue; }
+    if (w == "v2") { m.vec = 2; continue; }
+    if (w == "v4") { m.vec = 4; continue; }
+    if (w == "v8") { m.vec = 8; continue; }
+    if (w == "ftz") { m.flags |= kFtz; continue; }
+    if (w == "sat" || w == "satfinite") { m.flags |= kSat; continue; }
+    if (w == "approx") { m.flags |= kApprox; continue; }
+    if (w == "full") { m.flags |= kFull; continue; }
+    if (w == "hi") { m.flags |= kHi; continue; }
+    if (w == "lo") { m.flags |= kLo; continue; }
+    if (w == "wide") { m.flags |= kWide; continue; }
+    if (w == "cc") { m.flags |= kCcOut; continue; }
+    if (w == "uni") { m.flags |= kUni; continue; }
+    if (w == "nc") { m.flags |= kNc; continue; }
+    if (w == "volatile") { m.flags |= kVolatile; continue; }
+    if (w == "relu") { m.flags |= kRelu; continue; }
+    if (w == "NaN") { m.flags |= kNaN; continue; }
+    if (w == "clamp") { m.flags |= kClamp; continue; }
+    if (w == "aligned") { m.flags |= kAligned; continue; }
+    m.words.push_back(w);
+  }
+  return m;
+}
+
+// Modifiers that change nothing in a functional model: memory-ordering semantics and scopes,
+// cache operators and eviction hints, `.sync` on warp-wide ops (under SIMT the warp is converged).
+bool isIgnorable(const std::string& w) {
+  static const std::set<std::string> s = {
+      "relaxed", "acquire", "release", "acq_rel", "sc", "weak", "mmio", "cta", "gpu", "sys", "cluster",
+      "ca", "cg", "cs", "lu", "cv", "wb", "wt", "sync", "to", "shiftamt", "wrap", "l", "r", "unified",
+      "level", "mem", "proxy", "async", "alias"};
+  return s.count(w) || w.rfind("L1::", 0) == 0 || w.rfind("L2::", 0) == 0;
+}
+
+struct RegDecl {
+  Type type;
+  std::uint32_t range;  // 0 = single register
+};
+
+class FunctionDecoder;
+
+class KernelLinker {
+ public:
+  KernelLinker(const Module& m, const DecodeEnv& env) : m_(m), env_(env) {}
+  Program link(const std::string& kernel_name);
+
+  const Module& module() const { return m_; }
+  const DecodeEnv& env() const { return env_; }
+  Program& program() { return prog_; }
+
+  // Index of a function in the program, decoding it on first use.
+  std::uint32_t functionIndex(const std::string& name, const SourceLoc& loc);
+  bool isFunction(const std::string& name) const { return func_by_name_.count(name) != 0; }
+  // Offset of a module-scope (or function-scope) .shared variable in the block's shared memory.
+  bool sharedOffset(const std::string& name, std::uint64_t& offset);
+  bool isExternShared(const std::string& name) const { return extern_shared_.count(name) != 0; }
+  bool globalAddress(const std::string& name, std::uint64_t& addr) const {
+    return env_.symbol_address && env_.symbol_address(name, addr);
+  }
+  [[noreturn]] void fail(const SourceLoc& loc, const std::string& msg) const {
+    throw ParseError(m_.source_name, loc.line, loc.col, msg);
+  }
+  std::uint32_t addSharedVar(const VarDecl& d);
+
+ private:
+  const Module& m_;
+  const DecodeEnv& env_;
+  Program prog_;
+  std::map<std::string, const Function*> func_by_name_;
+  std::map<std::string, std::uint32_t> func_index_;
+  std::vector<const Function*> pending_;
+  std::map<std::string, std::uint64_t> shared_offsets_;
+  std::set<std::string> extern_shared_;
+  std::uint32_t shared_end_ = 0;
+  std::uint32_t extern_align_ = 16;
+};
+
+// Decodes one function body into the program's code array.
+class FunctionDecoder {
+ public:
+  FunctionDecoder(KernelLinker& linker, const Function& f, std::uint32_t index)
+      : L_(linker), f_(f), index_(index) {}
+  void decode();
+
+ private:
+  struct Scope {
+    std::map<std::string, RegDecl> regs;          // by name (single) or prefix (range)
+    std::map<std::string, std::uint32_t> locals;  // .local/.param declared here -> frame offset
+    std::map<std::string, std::uint32_t> local_sizes;
+  };
+
+  DecodedFunction& fn() { return L_.program().functions[index_]; }
+  [[noreturn]] void fail(const SourceLoc& loc, const std::string& msg) { L_.fail(loc, msg); }
+
+  void declare(const VarDecl& d, const SourceLoc& loc);
+  bool lookupReg(const std::string& name, RegDecl& out) const;
+  bool lookupLocal(const std::string& name, std::uint32_t& offset, std::uint32_t* size = nullptr) const;
+  std::uint32_t regSlot(const Operand& op);
+  std::uint32_t predSlot(const Operand& op);
+  std::uint32_t constSlot(std::uint64_t bits);
+  std::uint32_t localAddressSlot(std::uint32_t offset);
+  std::uint32_t specialSlot(SpecialReg r);
+  std::uint32_t carrySlot();
+  // A source operand as a slot: register, immediate (converted to `type`), symbol address.
+  std::uint32_t source(const Operand& op, Type type);
+  // Address operand of ld/st/atom: sets inst.aux (base slot) and inst.imm (offset), returns the
+  // space the symbol lives in (or the explicit one).
+  Space address(const Operand& op, StateSpace explicit_space, DecodedInst& inst, bool is_param_op);
+  std::uint32_t symbolAddressSlot(const std::string& name, const SourceLoc& loc, Space* space);
+  void decodeInstruction(const Instruction& in, DecodedInst& out);
+  void decodeCall(const Instruction& in, DecodedInst& out);
+  void computeReconvergence(std::uint32_t begin, std::uint32_t end);
+
+  KernelLinker& L_;
+  const Function& f_;
+  std::uint32_t index_;
+  std::vector<Scope> scopes_;
+  std::map<std::string, std::uint32_t> reg_slots_, pred_slots_;
+  std::map<std::uint64_t, std::uint32_t> const_slots_;
+  std::map<std::uint32_t, std::uint32_t> local_addr_slots_;
+  std::map<SpecialReg, std::uint32_t> special_slots_;
+  std::uint32_t carry_slot_ = kNoSlot;
+  std::map<std::string, std::uint32_t> labels_;  // -> absolute pc
+  std::map<std::string, std::vector<std::string>> branch_tables_;
+  std::uint32_t local_top_ = 0;
+  std::vector<std::pair<std::uint32_t, const Instruction*>> fixups_;  // pc, instruction
+};
+
+// ---------------------------------------------------------------------------------------------
+// Special registers
+
+bool specialRegister(const std::string& name, SpecialReg& r) {
+  static const std::map<std::string, SpecialReg> m = {
+      {"%tid.x", SpecialReg::TidX},         {"%tid.y", SpecialReg::TidY},
+      {"%tid.z", SpecialReg::TidZ},         {"%ntid.x", SpecialReg::NtidX},
+      {"%ntid.y", SpecialReg::NtidY},       {"%ntid.z", SpecialReg::NtidZ},
+      {"%ctaid.x", SpecialReg::CtaidX},     {"%ctaid.y", SpecialReg::CtaidY},
+      {"%ctaid.z", SpecialReg::CtaidZ},     {"%nctaid.x", SpecialReg::NctaidX},
+      {"%nctaid.y", SpecialReg::NctaidY},   {"%nctaid.z", SpecialReg::NctaidZ},
+      {"%laneid", SpecialReg::LaneId},      {"%warpid", SpecialReg::WarpId},
+      {"%nwarpid", SpecialReg::NWarpId},    {"%smid", SpecialReg::SmId},
+      {"%nsmid", SpecialReg::NSmId},        {"%gridid", SpecialReg::GridId},
+      {"%lanemask_eq", SpecialReg::LanemaskEq}, {"%lanemask_le", SpecialReg::LanemaskLe},
+      {"%lanemask_lt", SpecialReg::LanemaskLt}, {"%lanemask_ge", SpecialReg::LanemaskGe},
+      {"%lanemask_gt", SpecialReg::LanemaskGt}, {"%dynamic_smem_size", SpecialReg::DynamicSmemSize},
+      {"%total_smem_size", SpecialReg::TotalSmemSize},
+      {"%clock", SpecialReg::Clock},        {"%clock64", SpecialReg::Clock64},
+      {"%globaltimer", SpecialReg::GlobalTimer}, {"%globaltimer_lo", SpecialReg::GlobalTimerLo},
+  };
+  auto it = m.find(name);
+  if (it == m.end()) return false;
+  r = it->second;
+  return true;
+}
+bool isDynamic(SpecialReg r) { return r >= SpecialReg::Clock; }
+
+// A register operand by name (for the decoder's own hidden registers).
+Operand named(const std::string& name, SourceLoc loc = {}) {
+  Operand op;
+  op.kind = Operand::Kind::Register;
+  op.name = name;
+  op.loc = loc;
+  return op;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Immediates: an operand written as an integer or float literal, converted to the bits of `type`.
+
+std::uint64_t immediateBits(const Operand& op, Type type) {
+  if (op.kind == Operand::Kind::IntImmediate) {
+    std::int64_t v = op.int_value;
+    switch (type) {
+      case Type::F32: { float f = float(v); std::uint32_t b; std::memcpy(&b, &f, 4); return b; }
+      case Type::F64: { double d = double(v); std::uint64_t b; std::memcpy(&b, &d, 8); return b; }
+      default: {
+        std::uint32_t bytes = sizeOf(type);
+        if (bytes >= 8 || bytes == 0) return std::uint64_t(v);
+        return std::uint64_t(v) & ((1ull << (bytes * 8)) - 1);
+      }
+    }
+  }
+  // Float literal: 0f is single bits, 0d double bits, decimals are doubles.
+  double d = op.float_value;
+  if (op.float_is_single) {
+    if (type == Type::F64) {
+      float f; std::uint32_t b = std::uint32_t(op.float_bits); std::memcpy(&f, &b, 4);
+      double dd = f; std::uint64_t out; std::memcpy(&out, &dd, 8); return out;
+    }
+    return op.float_bits & 0xFFFFFFFFull;
+  }
+  if (type == Type::F32 || type == Type::B32 || type == Type::U32 || type == Type::S32) {
+    if (op.float_bits >> 32 || op.kind == Operand::Kind::FloatImmediate) {
+      float f = float(d); std::uint32_t b; std::memcpy(&b, &f, 4); return b;
+    }
+  }
+  return op.float_bits;
+}
+
+}  // namespace
+
+// =============================================================================================
+// Linker
+
+Program KernelLinker::link(const std::string& kernel_name) {
+  for (const auto& f : m_.functions) {
+    // A later definition replaces an earlier declaration of the same name.
+    auto it = func_by_name_.find(f.name);
+    if (it == func_by_name_.end() || (!it->second->has_body && f.has_body)) func_by_name_[f.name] = &f;
+  }
+  auto it = func_by_name_.find(kernel_name);
+  if (it == func_by_name_.end() || !it->second->is_entry)
+    throw ParseError(m_.source_name, 0, 0, fmt::format("no kernel (.entry) named '{}' in the module", kernel_name));
+  const Function& kernel = *it->second;
+  prog_.kernel_name = kernel_name;
+  prog_.module_name = m_.source_name;
+  for (const auto& [idx, name] : m_.files) {
+    if (prog_.files.size() <= idx) prog_.files.resize(idx + 1);
+    prog_.files[idx] = name;
+  }
+  for (int i = 0; i < 3; ++i) {
+    prog_.reqntid[i] = kernel.reqntid[i];
+    prog_.maxntid[i] = kernel.maxntid[i];
+  }
+  prog_.maxnreg = kernel.maxnreg;
+  prog_.minnctapersm = kernel.minnctapersm;
+
+  // Kernel parameters: laid out in order with their alignment, as the CUDA ABI does.
+  std::uint32_t off = 0;
+  for (const auto& p : kernel.params) {
+    std::uint32_t size = std::uint32_t(declBytes(p));
+    std::uint32_t align = declAlign(p);
+    off = alignUp(off, align);
+    prog_.params.push_back({p.name, off, size, align});
+    off += size;
+  }
+  prog_.param_buffer_bytes = off;
+
+  functionIndex(kernel_name, kernel.loc);
+  // Callees are decoded after the function that calls them, each once.
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    FunctionDecoder d(*this, *pending_[i], std::uint32_t(i));
+    d.decode();
+  }
+  prog_.static_shared_bytes = shared_end_;
+  prog_.dynamic_shared_align = extern_align_;
+  return std::move(prog_);
+}
+
+std::uint32_t KernelLinker::functionIndex(const std::string& name, const SourceLoc& loc) {
+  if (auto it = func_index_.find(name); it != func_index_.end()) return it->second;
+  auto fit = func_by_name_.find(name);
+  if (fit == func_by_name_.end()) fail(loc, fmt::format("call to undeclared function '{}'", name));
+  const Function& f = *fit->second;
+  DecodedFunction df;
+  df.name = name;
+  df.is_entry = f.is_entry;
+  if (!f.has_body) {
+    if (name == "vprintf") df.builtin = DecodedFunction::Builtin::Vprintf;
+    else if (name == "__assertfail") df.builtin = DecodedFunction::Builtin::AssertFail;
+    else if (name == "malloc") df.builtin = DecodedFunction::Builtin::Malloc;
+    else if (name == "free") df.builtin = DecodedFunction::Builtin::Free;
+    else fail(loc, fmt::format("call to function '{}', which is declared but never defined (only vprintf, "
+                               "__assertfail, malloc and free are provided by the model)", name));
+  }
+  std::uint32_t idx = std::uint32_t(prog_.functions.size());
+  prog_.functions.push_back(std::move(df));
+  func_index_[name] = idx;
+  pending_.push_back(&f);
+  return idx;
+}
+
+std::uint32_t KernelLinker::addSharedVar(const VarDecl& d) {
+  if (d.is_extern || (!d.array_dims.empty() && d.array_dims.back() == 0)) {
+    extern_shared_.insert(d.name);
+    extern_align_ = std::max(extern_align_, declAlign(d));
+    shared_offsets_[d.name] = ~0ull;
+    return 0;
+  }
+  std::uint32_t off = alignUp(shared_end_, declAlign(d));
+  shared_offsets_[d.name] = off;
+  shared_end_ = off + std::uint32_t(declBytes(d));
+  return off;
+}
+
+bool KernelLinker::sharedOffset(const std::string& name, std::uint64_t& offset) {
+  auto it = shared_offsets_.find(name);
+  if (it == shared_offsets_.end()) {
+    const VarDecl* decl = nullptr;
+    for (const auto& g : m_.globals)
+      if (g.name == name && g.space == StateSpace::Shared) decl = &g;
+    if (!decl) return false;
+    addSharedVar(*decl);
+    it = shared_offsets_.find(name);
+  }
+  offset = it->second;
+  return true;
+}
+
+// =============================================================================================
+// Function decoder
+
+void FunctionDecoder::declare(const VarDecl& d, const SourceLoc& loc) {
+  Scope& s = scopes_.back();
+  switch (d.space) {
+    case StateSpace::Reg:
+      s.regs[d.name] = RegDecl{d.type, d.reg_range};
+      break;
+    case StateSpace::Local:
+    case StateSpace::Param: {
+      std::uint32_t off = alignUp(local_top_, declAlign(d));
+      s.locals[d.name] = off;
+      s.local_sizes[d.name] = std::uint32_t(declBytes(d));
+      local_top_ = off + std::uint32_t(declBytes(d));
+      break;
+    }
+    case StateSpace::Shared:
+      L_.addSharedVar(d);
+      break;
+    default:
+      fail(loc, fmt::format("a {} variable cannot be declared inside a function", toString(d.space)));
+  }
+}
+
+bool FunctionDecoder::lookupReg(const std::string& name, RegDecl& out) const {
+  for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+    if (auto it = s->regs.find(name); it != s->regs.end() && it->second.range == 0) {
+      out = it->second;
+      return true;
+    }
+    // %r12 against a `%r<N>` range: split the trailing digits.
+    std::size_t digits = name.size();
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
+    if (digits < name.size() && digits > 0) {
+      auto it = s->regs.find(name.substr(0, digits));
+      if (it != s->regs.end() && it->second.range > 0) {
+        // Leading zeros (%r01) are a different name, as in ptxas.
+        if (name.size() - digits > 1 && name[digits] == '0') continue;
+        unsigned long idx = std::stoul(name.substr(digits));
+        if (idx < it->second.range) {
+          out = it->second;
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+bool FunctionDecoder::lookupLocal(const std::string& name, std::uint32_t& offset, std::uint32_t* size) const {
+  for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+    if (auto it = s->locals.find(name); it != s->locals.end()) {
+      offset = it->second;
+      if (size) *size = s->local_sizes.at(name);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::uint32_t FunctionDecoder::regSlot(const Operand& op) {
+  if (op.kind == Operand::Kind::Sink) {
+    // Writes to `_` go to a scratch slot nobody reads.
+    return regSlot(named("%%sink"));
+  }
+  if (op.kind != Operand::Kind::Register) fail(op.loc, fmt::format("expected a register, found '{}'", op.name));
+  if (op.name != "%%sink" && op.name != "%%cc") {
+    RegDecl d;
+    if (!lookupReg(op.name, d)) {
+      SpecialReg r;
+      if (specialRegister(op.name, r)) fail(op.loc, fmt::format("special register '{}' cannot be written", op.name));
+      fail(op.loc, fmt::format("undeclared register '{}'", op.name));
+    }
+    if (d.type == Type::Pred) fail(op.loc, fmt::format("'{}' is a predicate; expected a data register", op.name));
+  }
+  auto [it, inserted] = reg_slots_.try_emplace(op.name, fn().num_regs);
+  if (inserted) fn().num_regs++;
+  return it->second;
+}
+
+std::uint32_t FunctionDecoder::predSlot(const Operand& op) {
+  if (op.kind == Operand::Kind::Sink) return predSlot(named("%%psink"));
+  if (op.kind != Operand::Kind::Register) fail(op.loc, "expected a predicate register");
+  if (op.name != "%%psink") {
+    RegDecl d;
+    if (!lookupReg(op.name, d)) fail(op.loc, fmt::format("undeclared predicate '{}'", op.name));
+    if (d.type != Type::Pred) fail(op.loc, fmt::format("'{}' is not a predicate register", op.name));
+  }
+  auto [it, inserted] = pred_slots_.try_emplace(op.name, fn().num_preds);
+  if (inserted) fn().num_preds++;
+  return it->second;
+}
+
+std::uint32_t FunctionDecoder::constSlot(std::uint64_t bits) {
+  auto [it, inserted] = const_slots_.try_emplace(bits, fn().num_regs);
+  if (inserted) {
+    fn().inits.push_back({SlotInit::Kind::Constant, fn().num_regs, bits});
+    fn().num_regs++;
+  }
+  return it->second;
+}
+
+std::uint32_t FunctionDecoder::localAddressSlot(std::uint32_t offset) {
+  auto [it, inserted] = local_addr_slots_.try_emplace(offset, fn().num_regs);
+  if (inserted) {
+    fn().inits.push_back({SlotInit::Kind::LocalAddress, fn().num_regs, offset});
+    fn().num_regs++;
+  }
+  return it->second;
+}
+
+std::uint32_t FunctionDecoder::specialSlot(SpecialReg r) {
+  auto [it, inserted] = special_slots_.try_emplace(r, fn().num_regs);
+  if (inserted) {
+    fn().inits.push_back({SlotInit::Kind::Special, fn().num_regs, std::uint64_t(r)});
+    fn().num_regs++;
+  }
+  return it->second;
+}
+
+std::uint32_t FunctionDecoder::carrySlot() {
+  if (carry_slot_ == kNoSlot) carry_slot_ = regSlot(named("%%cc"));
+  return carry_slot_;
+}
+
+std::uint32_t FunctionDecoder::symbolAddressSlot(const std::string& name, const SourceLoc& loc, Space* space) {
+  std::uint32_t off;
+  if (lookupLocal(name, off)) {
+    if (space) *space = Space::Local;
+    return localAddressSlot(off);
+  }
+  for (std::size_t i = 0; i < L_.program().params.size() && f_.is_entry; ++i) {
+    if (L_.program().params[i].name == name) {
+      if (space) *space = Space::KernelParam;
+      return constSlot(L_.program().params[i].offset);
+    }
+  }
+  std::uint64_t addr;
+  if (L_.sharedOffset(name, addr)) {
+    if (space) *space = Space::Shared;
+    if (addr == ~0ull) {
+      // Extern (dynamic) shared memory starts after the static variables; resolved at the end.
+      return specialSlot(SpecialReg::ExternSharedBase);
+    }
+    return constSlot(addr);
+  }
+  if (L_.globalAddress(name, addr)) {
+    if (space) {
+      *space = Space::Global;
+      for (const auto& g : L_.module().globals)
+        if (g.name == name && g.space == StateSpace::Const) *space = Space::Const;
+    }
+    return constSlot(addr);
+  }
+  if (L_.isFunction(name)) {
+    if (space) *space = Space::None;
+    return constSlot(kFunctionAddressBase + L_.functionIndex(name, loc));
+  }
+  fail(loc, fmt::format("undefined symbol '{}'", name));
+}
+
+std::uint32_t FunctionDecoder::source(const Operand& op, Type type) {
+  switch (op.kind) {
+    case Operand::Kind::Register: {
+      SpecialReg r;
+      if (specialRegister(op.name, r)) {
+        if (isDynamic(r)) fail(op.loc, fmt::format("'{}' can only be read by mov", op.name));
+        return specialSlot(r);
+      }
+      return regSlot(op);
+    }
+    case Operand::Kind::IntImmediate:
+    case Operand::Kind::FloatImmediate:
+      return constSlot(immediateBits(op, type));
+    case Operand::Kind::Symbol: {
+      std::uint32_t base = symbolAddressSlot(op.name, op.loc, nullptr);
+      if (op.int_value == 0) return base;
+      fail(op.loc, "a symbol with an offset is only allowed in an address");
+    }
+    default:
+      fail(op.loc, "expected a register, immediate or symbol operand");
+  }
+}
+
+Space FunctionDecoder::address(const Operand& op, StateSpace explicit_space, DecodedInst& inst, bool is_param_op) {
+  if (op.kind != Operand::Kind::Address) fail(op.loc, "expected an address operand [reg+offset] or [symbol]");
+  inst.imm = op.int_value;
+  Space sym_space = Space::None;
+  if (op.name.empty()) {
+    inst.aux = kNoSlot;
+  } else if (RegDecl d; lookupReg(op.name, d) || (op.name[0] == '%' && !L_.isFunction(op.name))) {
+    inst.aux = source(named(op.name, op.loc), Type::U64);
+  } else {
+    inst.aux = symbolAddressSlot(op.name, op.loc, &sym_space);
+  }
+  switch (explicit_space) {
+    case StateSpace::Global: return Space::Global;
+    case StateSpace::Shared: return Space::Shared;
+    case StateSpace::Local: return Space::Local;
+    case StateSpace::Const: return Space::Const;
+    case StateSpace::Param:
+      if (sym_space == Space::KernelParam || sym_space == Space::Local) return sym_space;
+      // A register holding a parameter address: kernel parameters in a kernel, frame otherwise.
+      return f_.is_entry && !is_param_op ? Space::KernelParam : (f_.is_entry ? Space::KernelParam : Space::Local);
+    case StateSpace::None:
+    case StateSpace::Generic:
+      return Space::Generic;
+    default:
+      fail(op.loc, fmt::format("state space .{} is not supported here", toString(explicit_space)));
+  }
+}
+
+void FunctionDecoder::decode() {
+  Program& prog = L_.program();
+  DecodedFunction& self = fn();
+  self.entry_pc = std::uint32_t(prog.code.size());
+  scopes_.emplace_back();
+  // Formal parameters and return values of a .func live in the frame's local storage.
+  if (!f_.is_entry) {
+    for (const auto& p : f_.returns) {
+      if (p.space == StateSpace::Reg) fail(p.loc, "register return values of .func are not supported");
+      declare(VarDecl{p.name, StateSpace::Param, p.type, p.vector, p.align, p.array_dims}, p.loc);
+      std::uint32_t off, size;
+      lookupLocal(p.name, off, &size);
+      fn().return_offsets.push_back(off);
+      fn().return_sizes.push_back(size);
+    }
+    for (const auto& p : f_.params) {
+      if (p.space == StateSpace::Reg) fail(p.loc, "register parameters of .func are not supported");
+      declare(VarDecl{p.name, StateSpace::Param, p.type, p.vector, p.align, p.array_dims}, p.loc);
+      std::uint32_t off, size;
+      lookupLocal(p.name, off, &size);
+      fn().param_offsets.push_back(off);
+      fn().param_sizes.push_back(size);
+    }
+  }
+  if (!f_.has_body) {
+    // A built-in: one instruction that the runtime implements, then return.
+    fn().end_pc = fn().entry_pc;
+    fn().local_frame_bytes = local_top_;
+    return;
+  }
+
+  // Pass 1: label PCs and branch tables, with scopes only for counting instructions.
+  std::uint32_t pc = self.entry_pc;
+  for (const auto& st : f_.body) {
+    if (st.kind == Statement::Kind::Instruction) {
+      ++pc;
+    } else if (st.kind == Statement::Kind::Label) {
+      if (labels_.count(st.label)) fail(st.loc, fmt::format("label '{}' defined twice", st.label));
+      labels_[st.label] = pc;
+    } else if (st.kind == Statement::Kind::BranchTargets) {
+      labels_[st.label] = pc;
+      branch_tables_[st.label] = st.targets;
+    }
+  }
+  const std::uint32_t end = pc;
+  prog.code.resize(end);
+  prog.text.resize(end);
+
+  // Pass 2: declarations in scope order, then each instruction.
+  pc = self.entry_pc;
+  for (const auto& st : f_.body) {
+    switch (st.kind) {
+      case Statement::Kind::ScopeOpen: scopes_.emplace_back(); break;
+      case Statement::Kind::ScopeClose:
+        if (scopes_.size() <= 1) fail(st.loc, "unbalanced '}'");
+        scopes_.pop_back();
+        break;
+      case Statement::Kind::Declaration: declare(st.decl, st.decl.loc.line ? st.decl.loc : st.loc); break;
+      case Statement::Kind::Instruction: {
+        DecodedInst& out = L_.program().code[pc];
+        out.ptx_line = st.inst.loc.line;
+        out.ptx_col = std::uint16_t(std::min<std::uint32_t>(st.inst.loc.col, 0xFFFF));
+        out.debug_file = std::uint16_t(st.inst.debug_file);
+        out.debug_line = st.inst.debug_line;
+        std::string text = st.inst.opcode;
+        for (const auto& m : st.inst.modifiers) text += "." + m;
+        L_.program().text[pc] = std::move(text);
+        decodeInstruction(st.inst, out);
+        ++pc;
+        break;
+      }
+      default: break;
+    }
+  }
+  DecodedFunction& done = fn();
+  done.end_pc = end;
+  done.local_frame_bytes = alignUp(local_top_, 16);
+  if (end == done.entry_pc) fail(f_.loc, fmt::format("function '{}' has no instructions", f_.name));
+  computeReconvergence(done.entry_pc, end);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out) {
+  const std::string& opc = in.opcode;
+  Mods m = classify(opc, in.modifiers);
+  auto type = [&](std::size_t i) { return i < m.types.size() ? m.types[i] : Type::None; };
+  out.type = type(0);
+  out.type2 = type(1);
+  out.round = m.round;
+  out.cmp = m.cmp;
+  out.flags = m.flags;
+  out.vec = std::uint8_t(m.vec);
+  if (in.guard) {
+    out.guard = predSlot(*in.guard);
+    out.guard_negated = in.guard->negated;
+  }
+  const auto& ops = in.operands;
+  auto need = [&](std::size_t lo, std::size_t hi) {
+    if (ops.size() < lo || ops.size() > hi)
+      fail(in.loc, fmt::format("'{}' takes {} operands, found {}", opc,
+                               lo == hi ? std::to_string(lo) : fmt::format("{} to {}", lo, hi), ops.size()));
+  };
+  auto words_ok = [&](std::initializer_list<const char*> allowed) {
+    for (const auto& w : m.words) {
+      if (isIgnorable(w)) continue;
+      bool ok = false;
+      for (const char* a : allowed) ok |= (w == a);
+      if (!ok) fail(in.loc, fmt::format("unsupported modifier '.{}' on '{}'", w, opc));
+    }
+  };
+  auto dst_reg = [&](std::size_t i) { return regSlot(ops.at(i)); };
+  auto src_all = [&](std::size_t first, Type t) {
+    for (std::size_t i = first; i < ops.size(); ++i) out.src[out.nsrc++] = source(ops[i], t);
+  };
+  // An ALU instruction: dst, then sources converted to the instruction type. Predicate-typed
+  // logic works on predicate slots.
+  auto alu = [&](Op op, std::size_t lo, std::size_t hi) {
+    out.op = op;
+    need(lo, hi);
+    if (out.type == Type::Pred) {
+      out.dst[0] = predSlot(ops[0]);
+      out.ndst = 1;
+      for (std::size_t i = 1; i < ops.size(); ++i) {
+        if (ops[i].kind == Operand::Kind::IntImmediate) {
+          // A constant predicate: materialise as a slot that is all ones or all zeros.
+          std::string name = ops[i].int_value ? "%%ptrue" : "%%pfalse";
+          out.src[out.nsrc++] = predSlot(named("%%psink"));
+          fail(ops[i].loc, "immediate predicate operands are not supported");
+        }
+        out.src[out.nsrc] = predSlot(ops[i]);
+        if (ops[i].negated) out.flags |= (out.nsrc == 0 ? kNegPredSrc0 : kNegPredSrc1);
+        out.nsrc++;
+      }
+      return;
+    }
+    out.dst[0] = dst_reg(0);
+    out.ndst = 1;
+    Type st = out.type;
+    // Sources of .wide instructions, and shift amounts, have their own widths.
+    src_all(1, st);
+  };
+
+  static const std::map<std::string, Op> simple = {
+      {"add", Op::Add},   {"sub", Op::Sub},     {"mul", Op::Mul},     {"mad", Op::Mad},     {"mul24", Op::Mul24},
+      {"mad24", Op::Mad24}, {"sad", Op::Sad},   {"div", Op::Div},     {"rem", Op::Rem},     {"abs", Op::Abs},
+      {"neg", Op::Neg},   {"min", Op::Min},     {"max", Op::Max},     {"popc", Op::Popc},   {"clz", Op::Clz},
+      {"bfind", Op::Bfind}, {"brev", Op::Brev}, {"bfe", Op::Bfe},     {"bfi", Op::Bfi},     {"prmt", Op::Prmt},
+      {"shf", Op::Shf},   {"shl", Op::Shl},     {"shr", Op::Shr},     {"and", Op::And},     {"or", Op::Or},
+      {"xor", Op::Xor},   {"not", Op::Not},     {"cnot", Op::Cnot},   {"dp4a", Op::Dp4a},   {"dp2a", Op::Dp2a},
+      {"fma", Op::Fma},   {"rcp", Op::Rcp},     {"sqrt", Op::Sqrt},   {"rsqrt", Op::Rsqrt}, {"sin", Op::Sin},
+      {"cos", Op::Cos},   {"lg2", Op::Lg2},     {"ex2", Op::Ex2},     {"tanh", Op::Tanh},   {"copysign", Op::Copysign},
+      {"fns", Op::Fns},   {"addc", Op::Add},    {"subc", Op::Sub},    {"madc", Op::Mad},    {"selp", Op::Selp},
+      {"slct", Op::Slct}};
+
+  if (auto it = simple.find(opc); it != simple.end()) {
+    Op op = it->second;
+    std::size_t n = 3;
+    switch (op) {
+      case Op::Mad: case Op::Mad24: case Op::Sad: case Op::Fma: case Op::Bfe: case Op::Prmt: case Op::Shf:
+      case Op::Dp4a: case Op::Dp2a: case Op::Selp: case Op::Slct: case Op::Fns:
+        n = 4; break;
+      case Op::Bfi: n = 5; break;
+      case Op::Abs: case Op::Neg: case Op::Popc: case Op::Clz: case Op::Bfind: case Op::Brev: case Op::Not:
+      case Op::Cnot: case Op::Rcp: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Lg2:
+      case Op::Ex2: case Op::Tanh:
+        n = 2; break;
+      default: break;
+    }
+    if (opc == "addc" || opc == "subc" || opc == "madc") out.flags |= kCcIn;
+    if (out.flags & (kCcIn | kCcOut)) out.aux = carrySlot();
+    if (op == Op::Shf) {
+      if (std::find(in.modifiers.begin(), in.modifiers.end(), "l") != in.modifiers.end()) out.flags |= kLeft;
+    }
+    if (op == Op::Prmt) {
+      static const std::map<std::string, std::uint32_t> modes = {{"f4e", 1}, {"b4e", 2}, {"rc8", 3},
+                                                                 {"ecl", 4}, {"ecr", 5}, {"rc16", 6}};
+      std::vector<std::string> rest;
+      for (const auto& w : m.words) {
+        if (auto mi = modes.find(w); mi != modes.end()) out.aux = mi->second;
+        else rest.push_back(w);
+      }
+      m.words = rest;
+    }
+    if (op == Op::Bfind && m.has("shiftamt")) out.flags |= kClamp;  // bfind.shiftamt
+    words_ok({"xorsign", "abs"});
+    if (op == Op::Selp) {
+      need(4, 4);
+      out.op = op;
+      out.dst[0] = dst_reg(0);
+      out.ndst = 1;
+      out.src[0] = source(ops[1], out.type);
+      out.src[1] = source(ops[2], out.type);
+      out.src[2] = predSlot(ops[3]);
+      if (ops[3].negated) out.flags |= kNegPredSrc;
+      out.nsrc = 3;
+    } else if (op == Op::Slct) {
+      need(4, 4);
+      out.op = op;
+      out.dst[0] = dst_reg(0);
+      out.ndst = 1;
+      out.src[0] = source(ops[1], out.type);
+      out.src[1] = source(ops[2], out.type);
+      out.src[2] = source(ops[3], out.type2);
+      out.nsrc = 3;
+    } else {
+      alu(op, n, n);
+      // Operands whose type differs from the instruction type: shift amounts and bfe/bfi
+      // positions are .u32; .wide sources are half the destination width; cvt-like dp4a.
+      auto retype = [&](std::size_t opi, Type t) {
+        if (opi < ops.size() && ops[opi].kind != Operand::Kind::Register) out.src[opi - 1] = source(ops[opi], t);
+      };
+      if (op == Op::Shl || op == Op::Shr) retype(2, Type::U32);
+      if (op == Op::Shf) retype(3, Type::U32);
+      if (op == Op::Bfe) { retype(2, Type::U32); retype(3, Type::U32); }
+      if (op == Op::Bfi) { retype(3, Type::U32); retype(4, Type::U32); }
+      if (op == Op::Lop3) {}
+    }
+    return;
+  }
+
+  if (opc == "lop3") {
+    need(5, 5);
+    out.op = Op::Lop3;
+    out.dst[0] = dst_reg(0);
+    out.ndst = 1;
+    for (int i = 1; i <= 3; ++i) out.src[out.nsrc++] = source(ops[i], out.type);
+    if (ops[4].kind != Operand::Kind::IntImmediate) fail(ops[4].loc, "lop3 expects an immediate lookup table");
+    out.aux = std::uint32_t(ops[4].int_value & 0xFF);
+    words_ok({});
+    return;
+  }
+  if (opc == "testp") {
+    need(2, 2);
+    out.op = Op::Testp;
+    static const std::map<std::string, SubOp> kinds = {
+        {"finite", SubOp::TestFinite}, {"infinite", SubOp::TestInfinite}, {"number", SubOp::TestNumber},
+        {"notanumber", SubOp::TestNotANumber}, {"normal", SubOp::TestNormal}, {"subnormal", SubOp::TestSubnormal}};
+    for (const auto& w : m.words)
+      if (auto k = kinds.find(w); k != kinds.end()) out.sub = k->second;
+    if (out.sub == SubOp::None) fail(in.loc, "testp needs one of .finite .infinite .number .notanumber .normal .subnormal");
+    out.dst[0] = predSlot(ops[0]);
+    out.ndst = 1;
+    out.src[0] = source(ops[1], out.type);
+    out.nsrc = 1;
+    return;
+  }
+  if (opc == "setp" || opc == "set") {
+    out.op = opc == "setp" ? Op::Setp : Op::Set;
+    if (out.cmp == Cmp::None) fail(in.loc, fmt::format("{} needs a comparison (.eq .lt ...)", opc));
+    for (const auto& w : m.words) {
+      if (w == "and") out.sub = SubOp::BoolAnd;
+      else if (w == "or") out.sub = SubOp::BoolOr;
+      else if (w == "xor") out.sub = SubOp::BoolXor;
+      else if (!isIgnorable(w)) fail(in.loc, fmt::format("unsupported modifier '.{}' on '{}'", w, opc));
+    }
+    need(out.sub == SubOp::None ? 3 : 4, out.sub == SubOp::None ? 3 : 4);
+    Type cmp_type;
+    if (out.op == Op::Set) {
+      // set.CmpOp.dtype.stype: first type is the destination.
+      cmp_type = out.type2;
+      std::swap(out.type, out.type2);  // type = compared, type2 = destination
+      out.dst[0] = dst_reg(0);
+      out.ndst = 1;
+    } else {
+      cmp_type = out.type;
+      if (ops[0].kind == Operand::Kind::Vector) {
+        if (ops[0].elements.size() != 2) fail(ops[0].loc, "setp p|q takes two predicates");
+        out.dst[0] = predSlot(ops[0].elements[0]);
+        out.dst[1] = predSlot(ops[0].elements[1]);
+        out.ndst = 2;
+        out.flags |= kDualPred;
+      } else {
+        out.dst[0] = predSlot(ops[0]);
+        out.ndst = 1;
+      }
+    }
+    out.src[0] = source(ops[1], cmp_type);
+    out.src[1] = source(ops[2], cmp_type);
+    out.nsrc = 2;
+    if (out.sub != SubOp::None) {
+      out.src[2] = predSlot(ops[3]);
+      if (ops[3].negated) out.flags |= kNegPredSrc;
+      out.nsrc = 3;
+    }
+    return;
+  }
+  if (opc == "mov") {
+    need(2, 2);
+    out.op = Op::Mov;
+    words_ok({});
+    if (out.type == Type::Pred) {
+      out.dst[0] = predSlot(ops[0]);
+      out.ndst = 1;
+      out.src[0] = predSlot(ops[1]);
+      if (ops[1].negated) out.flags |= kNegPredSrc0;
+      out.nsrc = 1;
+      return;
+    }
+    if (ops[0].kind == Operand::Kind::Vector) {
+      for (const auto& e : ops[0].elements) out.dst[out.ndst++] = regSlot(e);
+    } else {
+      out.dst[0] = dst_reg(0);
+      out.ndst = 1;
+    }
+    if (ops[1].kind == Operand::Kind::Vector) {
+      for (const auto& e : ops[1].elements) out.src[out.nsrc++] = source(e, Type::None);
+    } else {
+      SpecialReg r;
+      if (ops[1].kind == Operand::Kind::Register && specialRegister(ops[1].name, r) && isDynamic(r)) {
+        out.src[0] = kNoSlot;  // read when executed
+        out.aux = std::uint32_t(r);
+        out.nsrc = 0;
+      } else {
+        out.src[0] = source(ops[1], out.type);
+        out.nsrc = 1;
+      }
+    }
+    return;
+  }
+  if (opc == "cvt") {
+    out.op = Op::Cvt;
+    words_ok({});
+    if (std::find(in.modifiers.begin(), in.modifiers.end(), "pack") != in.modifiers.end()) {
+      out.op = Op::CvtPack;
+      alu(Op::CvtPack, 3, 4);
+      return;
+    }
+    need(2, 2);
+    if (out.type2 == Type::None) fail(in.loc, "cvt needs a destination and a source type");
+    out.dst[0] = dst_reg(0);
+    out.ndst = 1;
+    out.src[0] = source(ops[1], out.type2);
+    out.nsrc = 1;
+    return;
+  }
+  if (opc == "cvta" || opc == "isspacep") {
+    need(2, 2);
+    out.op = opc == "cvta" ? Op::Cvta : Op::Isspacep;
+    switch (m.space) {
+      case StateSpace::Global: out.space = Space::Global; break;
+      case StateSpace::Shared: out.space = Space::Shared; break;
+      case StateSpace::Local: out.space = Space::Local; break;
+      case StateSpace::Const: out.space = Space::Const; break;
+      case StateSpace::Param: out.space = Space::KernelParam; break;
+      default: fail(in.loc, fmt::format("{} needs a state space", opc));
+    }
+    if (std::find(in.modifiers.begin(), in.modifiers.end(), "to") != in.modifiers.end()) out.aux = 1;
+    if (out.op == Op::Isspacep) {
+      out.dst[0] = predSlot(ops[0]);
+      out.type = Type::U64;
+    } else {
+      out.dst[0] = dst_reg(0);
+    }
+    out.ndst = 1;
+    out.src[0] = source(ops[1], out.type == Type::None ? Type::U64 : out.type);
+    out.nsrc = 1;
+    return;
+  }
+  if (opc == "ld" || opc == "ldu" || opc == "st") {
+    const bool load = opc != "st";
+    need(2, 2);
+    out.op = load ? Op::Ld : Op::St;
+    words_ok({});
+    const Operand& addr = load ? ops[1] : ops[0];
+    const Operand& val = load ? ops[0] : ops[1];
+    out.space = address(addr, m.space, out, true);
+    if (out.type == Type::None) fail(in.loc, fmt::format("{} needs a type", opc));
+    if (m.vec > 4) fail(in.loc, "vectors wider than .v4 are not supported");
+    std::vector<const Operand*> elems;
+    if (val.kind == Operand::Kind::Vector) {
+      for (const auto& e : val.elements) elems.push_back(&e);
+    } else {
+      elems.push_back(&val);
+    }
+    if (elems.size() != m.vec)
+      fail(val.loc, fmt::format("{} .v{} needs {} registers, found {}", opc, m.vec, m.vec, elems.size()));
+    for (std::size_t i = 0; i < elems.size(); ++i) {
+      if (load) out.dst[i] = regSlot(*elems[i]);
+      else out.src[i] = source(*elems[i], out.type);
+    }
+    if (load) out.ndst = std::uint8_t(elems.size());
+    else out.nsrc = std::uint8_t(elems.size());
+    return;
+  }
+  if (opc == "atom" || opc == "red") {
+    const bool atom = opc == "atom";
+    out.op = atom ? Op::Atom : Op::Red;
+    static const std::map<std::string, SubOp> aops = {
+        {"add", SubOp::AAdd}, {"min", SubOp::AMin}, {"max", SubOp::AMax}, {"inc", SubOp::AInc},
+        {"dec", SubOp::ADec}, {"and", SubOp::AAnd}, {"or", SubOp::AOr},   {"xor", SubOp::AXor},
+        {"exch", SubOp::AExch}, {"cas", SubOp::ACas}};
+    for (const auto& w : m.words) {
+      if (auto a = aops.find(w); a != aops.end()) out.sub = a->second;
+      else if (!isIgnorable(w)) fail(in.loc, fmt::format("unsupported modifier '.{}' on '{}'", w, opc));
+    }
+    if (out.sub == SubOp::None) fail(in.loc, fmt::format("{} needs an operation (.add .cas ...)", opc));
+    if (m.vec != 1) fail(in.loc, "vector atomics are not supported");
+    std::size_t n = (atom ? 3 : 2) + (out.sub == SubOp::ACas ? 1 : 0);
+    need(n, n);
+    std::size_t a = atom ? 1 : 0;
+    out.space = address(ops[a], m.space, out, false);
+    if (atom) {
+      out.dst[0] = dst_reg(0);
+      out.ndst = 1;
+    }
+    for (std::size_t i = a + 1; i < ops.size(); ++i) out.src[out.nsrc++] = source(ops[i], out.type);
+    return;
+  }
+  if (opc == "prefetch" || opc == "prefetchu" || opc == "membar" || opc == "fence" || opc == "nanosleep" ||
+      opc == "griddepcontrol" || opc == "discard" || opc == "applypriority" || opc == "createpolicy") {
+    out.op = opc == "nanosleep" ? Op::Nanosleep : (opc.rfind("pre", 0) == 0 ? Op::Prefetch : Op::Fence);
+    if (opc == "createpolicy") {
+      // The policy register gets a value nobody interprets.
+      out.op = Op::Mov;
+      out.type = Type::B64;
+      out.dst[0] = dst_reg(0);
+      out.ndst = 1;
+      out.src[0] = constSlot(0);
+      out.nsrc = 1;
+    }
+    return;
+  }
+  if (opc == "bra") {
+    need(1, 1);
+    out.op = Op::Bra;
+    words_ok({});
+    if (ops[0].kind != Operand::Kind::Symbol) fail(ops[0].loc, "bra expects a label");
+    auto it = labels_.find(ops[0].name);
+    if (it == labels_.end()) fail(ops[0].loc, fmt::format("undefined label '{}'", ops[0].name));
+    out.target = it->second;
+    return;
+  }
+  if (opc == "brx") {
+    need(2, 2);
+    out.op = Op::BrxIdx;
+    if (ops[1].kind != Operand::Kind::Symbol) fail(ops[1].loc, "brx.idx expects a .branchtargets label");
+    auto bt = branch_tables_.find(ops[1].name);
+    if (bt == branch_tables_.end()) fail(ops[1].loc, fmt::format("'{}' is not a .branchtargets list", ops[1].name));
+    out.src[0] = source(ops[0], Type::U32);
+    out.nsrc = 1;
+    out.target = std::uint32_t(L_.program().branch_tables_flat.size());
+    out.aux = std::uint32_t(bt->second.size());
+    for (const auto& t : bt->second) {
+      auto it = labels_.find(t);
+      if (it == labels_.end()) fail(ops[1].loc, fmt::format("undefined label '{}' in branch table", t));
+      L_.program().branch_tables_flat.push_back(it->second);
+    }
+    return;
+  }
+  if (opc == "call") {
+    decodeCall(in, out);
+    return;
+  }
+  if (opc == "ret" || opc == "exit" || opc == "trap" || opc == "brkpt") {
+    need(0, 0);
+    out.op = opc == "ret" ? Op::Ret : opc == "exit" ? Op::Exit : opc == "trap" ? Op::Trap : Op::Brkpt;
+    // `ret` in a kernel ends the thread, as exit does.
+    if (out.op == Op::Ret && f_.is_entry) out.op = Op::Exit;
+    return;
+  }
+  if (opc == "bar" || opc == "barrier") {
+    out.op = Op::Bar;
+    out.sub = SubOp::BarSync;
+    if (m.has("warp")) {  // bar.warp.sync: a converged SIMT warp is already synchronised
+      need(1, 1);
+      out.op = Op::Fence;
+      return;
+    }
+    if (m.has("arrive")) out.sub = SubOp::BarArrive;
+    if (m.has("red")) {
+      out.sub = SubOp::BarRed;
+      for (const auto& w : m.words) {
+        if (w == "popc") out.aux = 1;
+        else if (w == "and") out.aux = 2;
+        else if (w == "or") out.aux = 3;
+      }
+      need(3, 4);
+      out.dst[0] = ops[0].kind == Operand::Kind::Register && out.type == Type::Pred ? predSlot(ops[0]) : dst_reg(0);
+      out.ndst = 1;
+      out.src[0] = source(ops[1], Type::U32);
+      if (ops.size() == 4) {
+        out.src[1] = source(ops[2], Type::U32);
+        out.flags |= kHasCount;
+      }
+      const Operand& p = ops.back();
+      out.src[2] = predSlot(p);
+      if (p.negated) out.flags |= kNegPredSrc;
+      out.nsrc = 3;
+      return;
+    }
+    need(1, 2);
+    out.src[0] = source(ops[0], Type::U32);
+    out.nsrc = 1;
+    if (ops.size() == 2) {
+      out.src[1] = source(ops[1], Type::U32);
+      out.nsrc = 2;
+      out.flags |= kHasCount;
+    }
+    if (out.sub == SubOp::BarArrive && !(out.flags & kHasCount)) fail(in.loc, "bar.arrive needs a thread count");
+    return;
+  }
+  if (opc == "shfl") {
+    out.op = Op::Shfl;
+    for (const auto& w : m.words) {
+      if (w == "up") out.sub = SubOp::ShflUp;
+      else if (w == "down") out.sub = SubOp::ShflDown;
+      else if (w == "bfly") out.sub = SubOp::ShflBfly;
+      else if (w == "idx") out.sub = SubOp::ShflIdx;
+      else if (!isIgnorable(w)) fail(in.loc, fmt::format("unsupported modifier '.{}' on shfl", w));
+    }
+    if (out.sub == SubOp::None) fail(in.loc, "shfl needs a mode (.up .down .bfly .idx)");
+    need(4, 5);
+    if (ops[0].kind == Operand::Kind::Vector) {
+      out.dst[0] = regSlot(ops[0].elements.at(0));
+      out.dst[1] = predSlot(ops[0].elements.at(1));
+      out.flags |= kDualPred;
+      out.ndst = 2;
+    } else {
+      out.dst[0] = dst_reg(0);
+      out.ndst = 1;
+    }
+    for (std::size_t i = 1; i < ops.size(); ++i) out.src[out.nsrc++] = source(ops[i], Type::U32);
+    if (ops.size() == 5) out.flags |= kHasMask;
+    return;
+  }
+  if (opc == "vote") {
+    out.op = Op::Vote;
+    for (const auto& w : m.words) {
+      if (w == "all") out.sub = SubOp::VoteAll;
+      else if (w == "any") out.sub = SubOp::VoteAny;
+      else if (w == "uni") out.sub = SubOp::VoteUni;
+      else if (w == "ballot") out.sub = SubOp::VoteBallot;
+      else if (!isIgnorable(w)) fail(in.loc, fmt::format("unsupported modifier '.{}' on vote", w));
+    }
+    if (out.flags & kUni) { out.sub = SubOp::VoteUni; out.flags &= ~kUni; }
+    if (out.sub == SubOp::None) fail(in.loc, "vote needs a mode (.all .any .uni .ballot)");
+    need(2, 3);
+    out.dst[0] = out.sub == SubOp::VoteBallot ? dst_reg(0) : predSlot(ops[0]);
+    out.ndst = 1;
+    out.src[0] = predSlot(ops[1]);
+    if (ops[1].negated) out.flags |= kNegPredSrc0;
+    out.nsrc = 1;
+    if (ops.size() == 3) {
+      out.src[1] = source(ops[2], Type::U32);
+      out.nsrc = 2;
+      out.flags |= kHasMask;
+    }
+    return;
+  }
+  if (opc == "match") {
+    out.op = Op::Match;
+    out.sub = m.has("all") ? SubOp::MatchAll : SubOp::MatchAny;
+    need(3, 3);
+    if (ops[0].kind == Operand::Kind::Vector) {
+      out.dst[0] = regSlot(ops[0].elements.at(0));
+      out.dst[1] = predSlot(ops[0].elements.at(1));
+      out.flags |= kDualPred;
+      out.ndst = 2;
+    } else {
+      out.dst[0] = dst_reg(0);
+      out.ndst = 1;
+    }
+    out.src[0] = source(ops[1], out.type);
+    out.src[1] = source(ops[2], Type::U32);
+    out.nsrc = 2;
+    return;
+  }
+  if (opc == "redux") {
+    out.op = Op::Redux;
+    static const std::map<std::string, SubOp> rops = {{"add", SubOp::AAdd}, {"min", SubOp::AMin},
+                                                      {"max", SubOp::AMax}, {"and", SubOp::AAnd},
+                                                      {"or", SubOp::AOr},   {"xor", SubOp::AXor}};
+    for (const auto& w : m.words)
+      if (auto r = rops.find(w); r != rops.end()) out.sub = r->second;
+    if (out.sub == SubOp::None) fail(in.loc, "redux needs an operation (.add .min .max .and .or .xor)");
+    need(3, 3);
+    out.dst[0] = dst_reg(0);
+    out.ndst = 1;
+    out.src[0] = source(ops[1], out.type);
+    out.src[1] = source(ops[2], Type::U32);
+    out.nsrc = 2;
+    return;
+  }
+  if (opc == "activemask") {
+    need(1, 1);
+    out.op = Op::Activemask;
+    out.dst[0] = dst_reg(0);
+    out.ndst = 1;
+    return;
+  }
+  fail(in.loc, fmt::format("unsupported instruction '{}' (not implemented by the scgpu functional core)", opc));
+}
+
+void FunctionDecoder::decodeCall(const Instruction& in, DecodedInst& out) {
+  out.op = Op::Call;
+  const auto& ops = in.operands;
+  std::size_t i = 0;
+  CallSite site;
+  const Operand* rets = nullptr;
+  const Operand* args = nullptr;
+  // Operands: [(rets)] callee [, (args)] [, prototype]. A parenthesised list is a Vector; the
+  // return list comes before the callee.
+  if (i < ops.size() && ops[i].kind == Operand::Kind::Vector) rets = &ops[i++];
+  if (i >= ops.size()) fail(in.loc, "call expects a function");
+  const Operand& callee = ops[i++];
+  if (i < ops.size() && ops[i].kind == Operand::Kind::Vector) args = &ops[i++];
+  if (callee.kind == Operand::Kind::Symbol) {
+    site.callee = L_.functionIndex(callee.name, callee.loc);
+  } else if (callee.kind == Operand::Kind::Register) {
+    site.callee = kNoSlot;
+    site.callee_slot = regSlot(callee);
+  } else {
+    fail(callee.loc, "call expects a function name or a register holding a function address");
+  }
+  auto param_list = [&](const Operand* list, std::vector<std::uint32_t>& offs, std::vector<std::uint32_t>& sizes) {
+    if (!list) return;
+    for (const auto& e : list->elements) {
+      std::uint32_t off, size;
+      if (e.kind != Operand::Kind::Symbol && e.kind != Operand::Kind::Register)
+        fail(e.loc, "call arguments must be .param variables");
+      if (!lookupLocal(e.name, off, &size))
+        fail(e.loc, fmt::format("call argument '{}' is not a .param variable in scope", e.name));
+      offs.push_back(off);
+      sizes.push_back(size);
+    }
+  };
+  param_list(rets, site.ret_offsets, site.ret_sizes);
+  param_list(args, site.arg_offsets, site.arg_sizes);
+  if (site.callee != kNoSlot) {
+    const DecodedFunction& f = L_.program().functions[site.callee];
+    (void)f;
+  }
+  out.aux = std::uint32_t(L_.program().calls.size());
+  out.target = site.callee;
+  L_.program().calls.push_back(std::move(site));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reconvergence: the immediate post-dominator of every branch, over the function's CFG.
+
+void FunctionDecoder::computeReconvergence(std::uint32_t begin, std::uint32_t end) {
+  auto& code = L_.program().code;
+  const auto& tables = L_.program().branch_tables_flat;
+  // Basic-block leaders.
+  std::vector<bool> leader(end - begin + 1, false);
+  leader[0] = true;
+  auto is_terminator = [](const DecodedInst& d) {
+    return d.op == Op::Bra || d.op == Op::BrxIdx || d.op == Op::Ret || d.op == Op::Exit || d.op == Op::Trap;
+  };
+  for (std::uint32_t pc = begin; pc < end; ++pc) {
+    const DecodedInst& d = code[pc];
+    if (d.op == Op::Bra) leader[d.target - begin] = true;
+    if (d.op == Op::BrxIdx)
+      for (std::uint32_t k = 0; k < d.aux; ++k) leader[tables[d.target + k] - begin] = true;
+    if (is_terminator(d)) leader[pc + 1 - begin] = true;
+  }
+  std::vector<std::uint32_t> block_of(end - begin);
+  std::vector<std::uint32_t> starts;
+  for (std::uint32_t pc = begin; pc < end; ++pc) {
+    if (leader[pc - begin]) starts.push_back(pc);
+    block_of[pc - begin] = std::uint32_t(starts.size() - 1);
+  }
+  const std::size_t n = starts.size();
+  const std::size_t exit_node = n;
+  std::vector<std::vector<std::size_t>> succ(n + 1);
+  for (std::size_t b = 0; b < n; ++b) {
+    std::uint32_t last = (b + 1 < n ? starts[b + 1] : end) - 1;
+    const DecodedInst& d = code[last];
+    bool guarded = d.guard != kNoSlot;
+    auto fallthrough = [&] { succ[b].push_back(last + 1 < end ? block_of[last + 1 - begin] : exit_node); };
+    switch (d.op) {
+      case Op::Bra:
+        succ[b].push_back(block_of[d.target - begin]);
+        if (guarded) fallthrough();
+        break;
+      case Op::BrxIdx:
+        for (std::uint32_t k = 0; k < d.aux; ++k) succ[b].push_back(block_of[tables[d.target + k] - begin]);
+        if (guarded) fallthrough();
+        break;
+      case Op::Ret: case Op::Exit: case Op::Trap:
+        succ[b].push_back(exit_node);
+        if (guarded) fallthrough();
+        break;
+      default:
+        fallthrough();
+    }
+  }
+  // Post-dominator sets as bit vectors, iterated to a fixed point in reverse order.
+  const std::size_t words = (n + 1 + 63) / 64;
+  std::vector<std::vector<std::uint64_t>> pdom(n + 1, std::vector<std::uint64_t>(words, ~0ull));
+  pdom[exit_node].assign(words, 0);
+  pdom[exit_node][exit_node / 64] |= 1ull << (exit_node % 64);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (std::size_t bi = n; bi-- > 0;) {
+      std::vector<std::uint64_t> s(words, ~0ull);
+      if (succ[bi].empty()) s.assign(words, 0);
+      for (auto sb : succ[bi])
+        for (std::size_t w = 0; w < words; ++w) s[w] &= pdom[sb][w];
+      s[bi / 64] |= 1ull << (bi % 64);
+      if (s != pdom[bi]) {
+        pdom[bi] = std::move(s);
+        changed = true;
+      }
+    }
+  }
+  auto count = [&](const std::vector<std::uint64_t>& v) {
+    std::size_t c = 0;
+    for (std::size_t w = 0; w < words; ++w) c += std::size_t(__builtin_popcountll(v[w]));
+    return c;
+  };
+  for (std::size_t b = 0; b < n; ++b) {
+    std::uint32_t last = (b + 1 < n ? starts[b + 1] : end) - 1;
+    DecodedInst& d = code[last];
+    if (d.op != Op::Bra && d.op != Op::BrxIdx) continue;
+    d.reconverge = 0xFFFFFFFFu;
+    std::size_t mine = count(pdom[b]);
+    // The immediate post-dominator is the strict one whose own set is one smaller.
+    for (std::size_t c = 0; c <= n; ++c) {
+      if (c == b || !(pdom[b][c / 64] >> (c % 64) & 1)) continue;
+      if (count(pdom[c]) + 1 == mine) {
+        if (c != exit_node) d.reconverge = starts[c];
+        break;
+      }
+    }
+  }
+}
+
+// =============================================================================================
+
+Program decodeKernel(const Module& module, const std::string& kernel_name, const DecodeEnv& env) {
+  KernelLinker linker(module, env);
+  Program p = linker.link(kernel_name);
+  // Now every instruction has its final fields: pick handlers.
+  for (std::size_t pc = 0; pc < p.code.size(); ++pc) {
+    DecodedInst& d = p.code[pc];
+    d.fn = env.select_handler ? env.select_handler(d) : nullptr;
+    if (!d.fn)
+      throw ParseError(module.source_name, d.ptx_line, d.ptx_col,
+                       fmt::format("unsupported instruction form '{}' (valid PTX, not yet implemented by the "
+                                   "scgpu functional core)", p.text[pc]));
+  }
+  return p;
+}
+
+std::vector<GlobalLayout> moduleGlobals(const Module& module) {
+  std::vector<GlobalLayout> out;
+  for (const auto& g : module.globals) {
+    if (g.space != StateSpace::Global && g.space != StateSpace::Const) continue;
+    if (g.is_extern) continue;
+    GlobalLayout l;
+    l.name = g.name;
+    l.space = g.space;
+    l.size = declBytes(g);
+    l.align = declAlign(g);
+    l.decl = &g;
+    out.push_back(l);
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> initialBytes(const VarDecl& decl, std::uint64_t size, const DecodeEnv& env,
+                                       const std::string& file) {
+  std::vector<std::uint8_t> bytes(size, 0);
+  std::uint32_t elem = sizeOf(decl.type);
+  std::uint64_t pos = 0;
+  for (const auto& e : decl.init) {
+    if (pos + elem > size) throw ParseError(file, decl.loc.line, decl.loc.col, "initializer has more elements than the variable");
+    std::uint64_t bits = e.bits;
+    if (e.kind == InitElement::Kind::SymbolAddress) {
+      std::uint64_t addr = 0;
+      if (!env.symbol_address || !env.symbol_address(e.symbol, addr))
+        throw ParseError(file, decl.loc.line, decl.loc.col, fmt::format("initializer names unknown symbol '{}'", e.symbol));
+      bits = addr + std::uint64_t(e.offset);
+    }
+    std::memcpy(bytes.data() + pos, &bits, std::min<std::uint64_t>(elem, 8));
+    pos += elem;
+  }
+  return bytes;
+}
+
+}  // namespace scgpu::ptx

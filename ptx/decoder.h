@@ -1,0 +1,41 @@
+// Turns a parsed PTX module into executable programs: for one kernel, it links the kernel with
+// every function it can reach, assigns register and predicate slots, lays out shared, local and
+// parameter storage, resolves labels, symbols and calls, computes reconvergence points, and picks
+// each instruction's semantic handler. Everything that can be wrong with the PTX is found here,
+// at load time, and reported with file:line:col.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "ptx/decoded.h"
+#include "ptx/ir.h"
+#include "ptx/parse_error.h"
+
+namespace scgpu::ptx {
+
+struct DecodeEnv {
+  // Device address of a module-scope .global or .const variable; false when unknown.
+  std::function<bool(const std::string& name, std::uint64_t& address)> symbol_address;
+  // The handler for a decoded instruction; nullptr when the form is not supported.
+  std::function<ExecFn(const DecodedInst&)> select_handler;
+};
+
+Program decodeKernel(const Module& module, const std::string& kernel_name, const DecodeEnv& env);
+
+// Layout of a module's .global/.const variables: name, size, alignment and initial bytes.
+// Initializers that hold symbol addresses are resolved by the caller through `symbol_address`.
+struct GlobalLayout {
+  std::string name;
+  StateSpace space;
+  std::uint64_t size = 0;
+  std::uint32_t align = 1;
+  const VarDecl* decl = nullptr;
+};
+std::vector<GlobalLayout> moduleGlobals(const Module& module);
+// Bytes of a variable's initializer (element bits, symbol addresses resolved with `env`).
+std::vector<std::uint8_t> initialBytes(const VarDecl& decl, std::uint64_t size, const DecodeEnv& env,
+                                       const std::string& file);
+
+}  // namespace scgpu::ptx

@@ -1,0 +1,39 @@
+// PTX text -> ptx::Module (ir.h). A recursive-descent parser over the PTX that nvcc emits for
+// sm_75..sm_90: module directives, variables with initializers, .entry/.func with parameters and
+// performance directives, and bodies of declarations, scopes, labels, pragmas, call prototypes,
+// branch-target tables and instructions.
+//
+// The parser is generic over instructions: any identifier followed by .modifiers and operands is
+// accepted, and the decoder decides which opcodes and modifier combinations it supports.
+//
+// Operand conventions worth knowing (see also ir.h):
+//  - `%p1|%p2` (dual destination of setp, shfl, ...) is a Vector operand with two elements.
+//  - A parenthesized list `(a, b)` is a Vector operand. So `call.uni (%r1), f, (%rd1, %r2);` has
+//    operands [Vector{%r1}, Symbol f, Vector{%rd1, %r2}], and an indirect call
+//    `call (r), %rd5, (p0), prototype_0;` has [Vector{r}, Register %rd5, Vector{p0}, Symbol prototype_0].
+//  - A name is a Register when it starts with '%' or was declared by a .reg in an enclosing scope
+//    (`.reg .b32 temp_param_reg;`), otherwise a Symbol (label, variable, function, parameter).
+//
+// Every error is a ParseError carrying file:line:col, the token found and what was expected. No
+// input makes the parser crash, hang or recurse without bound (nesting is limited).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ptx/ir.h"
+#include "ptx/parse_error.h"
+
+namespace scgpu::ptx {
+
+// Deepest nesting of braces, brackets and parentheses the parser accepts (scopes in a body, braces
+// in an initializer, vectors in operands); deeper input is an error, not a stack overflow.
+inline constexpr unsigned kMaxNesting = 64;
+
+// Parses PTX text; `source_name` names the text in error messages and Module::source_name.
+Module parseModule(std::string_view text, const std::string& source_name);
+
+// Reads and parses a file; a file that cannot be read is a ParseError too (line 0).
+Module parseModuleFile(const std::string& path);
+
+}  // namespace scgpu::ptx

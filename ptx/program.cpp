@@ -1,0 +1,34 @@
+#include <fmt/format.h>
+
+#include "ptx/decoded.h"
+
+namespace scgpu::ptx {
+
+std::string Program::ptxLocation(std::uint32_t pc) const {
+  if (pc >= code.size()) return module_name;
+  return fmt::format("{}:{}:{}", module_name, code[pc].ptx_line, code[pc].ptx_col);
+}
+
+std::string Program::sourceLocation(std::uint32_t pc) const {
+  if (pc >= code.size() || code[pc].debug_line == 0) return "";
+  std::uint32_t f = code[pc].debug_file;
+  std::string file = f < files.size() && !files[f].empty() ? files[f] : fmt::format("file{}", f);
+  return fmt::format("{}:{}", file, code[pc].debug_line);
+}
+
+const char* toString(Op op) {
+  static const char* names[] = {
+      "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max",
+      "popc", "clz", "bfind", "brev", "bfe", "bfi", "prmt", "lop3", "shf", "shl", "shr", "and", "or", "xor", "not", "cnot",
+      "dp4a", "dp2a", "fns",
+      "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign", "testp",
+      "setp", "set", "selp", "slct",
+      "mov", "cvt", "cvt.pack", "cvta", "isspacep",
+      "ld", "st", "atom", "red", "prefetch", "fence",
+      "bra", "brx.idx", "call", "ret", "exit", "trap", "brkpt", "bar", "nanosleep",
+      "shfl", "vote", "match", "redux", "activemask"};
+  static_assert(sizeof(names) / sizeof(names[0]) == std::size_t(Op::Count), "one name per Op");
+  return op < Op::Count ? names[std::size_t(op)] : "?";
+}
+
+}  // namespace scgpu::ptx

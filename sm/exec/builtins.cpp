@@ -1,0 +1,167 @@
+#include "sm/exec/builtins.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "sm/exec/mem_access.h"
+#include "sm/simt.h"
+
+namespace scgpu::sm {
+namespace {
+
+std::uint64_t readArg(Warp& w, int lane, std::uint32_t local_base, const ptx::CallSite& site, std::size_t i) {
+  std::uint64_t v = 0;
+  if (i < site.arg_offsets.size())
+    std::memcpy(&v, localBytes(w, lane, local_base + site.arg_offsets[i]), std::min<std::uint32_t>(8, site.arg_sizes[i]));
+  return v;
+}
+
+void writeRet(Warp& w, int lane, std::uint32_t local_base, const ptx::CallSite& site, std::uint64_t v) {
+  if (site.ret_offsets.empty()) return;
+  std::memcpy(localBytes(w, lane, local_base + site.ret_offsets[0]), &v, std::min<std::uint32_t>(8, site.ret_sizes[0]));
+}
+
+// A NUL-terminated string at a generic address, bounded so a bad pointer cannot run away.
+std::string readString(ExecContext& c, int lane, std::uint64_t addr) {
+  std::string s;
+  if (addr == 0) return "(null)";
+  for (std::size_t i = 0; i < 4096; ++i) {
+    char ch = char(*resolve<ptx::Space::Generic>(c, lane, addr + i, 1, false));
+    if (!ch) break;
+    s.push_back(ch);
+  }
+  return s;
+}
+
+template <typename T>
+T readBuffer(ExecContext& c, int lane, std::uint64_t& addr) {
+  addr = (addr + sizeof(T) - 1) / sizeof(T) * sizeof(T);
+  T v;
+  std::memcpy(&v, resolve<ptx::Space::Generic>(c, lane, addr, sizeof(T), false), sizeof(T));
+  addr += sizeof(T);
+  return v;
+}
+
+// Formats one lane's printf the way the CUDA device runtime does: the arguments sit in a buffer,
+// each aligned to its size; integers without a length modifier are 4 bytes, floats are doubles.
+std::string formatPrintf(ExecContext& c, int lane, const std::string& fmt, std::uint64_t args, int& count) {
+  std::string out;
+  count = 0;
+  for (std::size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] != '%') {
+      out.push_back(fmt[i]);
+      continue;
+    }
+    if (i + 1 < fmt.size() && fmt[i + 1] == '%') {
+      out.push_back('%');
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    while (j < fmt.size() && std::strchr("-+ #0", fmt[j])) ++j;
+    while (j < fmt.size() && (std::isdigit(static_cast<unsigned char>(fmt[j])) || fmt[j] == '.')) ++j;
+    int longs = 0;
+    bool half = false;
+    while (j < fmt.size() && std::strchr("hlLqjzt", fmt[j])) {
+      if (fmt[j] == 'l' || fmt[j] == 'L' || fmt[j] == 'q' || fmt[j] == 'j' || fmt[j] == 'z' || fmt[j] == 't') ++longs;
+      if (fmt[j] == 'h') half = true;
+      ++j;
+    }
+    if (j >= fmt.size()) {
+      out += fmt.substr(i);
+      break;
+    }
+    char conv = fmt[j];
+    // The spec without length modifiers, re-targeted at the host types used below.
+    std::string spec = fmt.substr(i, j - i);
+    std::string flags;
+    for (char ch : spec)
+      if (!std::strchr("hlLqjzt", ch)) flags.push_back(ch);
+    char buf[512];
+    (void)half;
+    switch (conv) {
+      case 'd': case 'i': {
+        long long v = longs ? readBuffer<std::int64_t>(c, lane, args) : readBuffer<std::int32_t>(c, lane, args);
+        std::snprintf(buf, sizeof buf, (flags + "ll" + conv).c_str(), v);
+        break;
+      }
+      case 'u': case 'x': case 'X': case 'o': {
+        unsigned long long v = longs ? readBuffer<std::uint64_t>(c, lane, args) : readBuffer<std::uint32_t>(c, lane, args);
+        std::snprintf(buf, sizeof buf, (flags + "ll" + conv).c_str(), v);
+        break;
+      }
+      case 'c': {
+        int v = readBuffer<std::int32_t>(c, lane, args);
+        std::snprintf(buf, sizeof buf, (flags + conv).c_str(), v);
+        break;
+      }
+      case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A': {
+        double v = readBuffer<double>(c, lane, args);
+        std::snprintf(buf, sizeof buf, (flags + conv).c_str(), v);
+        break;
+      }
+      case 's': {
+        std::uint64_t p = readBuffer<std::uint64_t>(c, lane, args);
+        std::string s = readString(c, lane, p);
+        std::snprintf(buf, sizeof buf, (flags + conv).c_str(), s.c_str());
+        break;
+      }
+      case 'p': {
+        std::uint64_t p = readBuffer<std::uint64_t>(c, lane, args);
+        std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(p));
+        break;
+      }
+      default:
+        std::snprintf(buf, sizeof buf, "%s", fmt.substr(i, j - i + 1).c_str());
+        --count;
+        break;
+    }
+    ++count;
+    out += buf;
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+void callBuiltin(ExecContext& c, const ptx::DecodedFunction& f, const ptx::CallSite& site) {
+  Warp& w = *c.warp;
+  const std::uint32_t base = w.frames.back().local_base;
+  using B = ptx::DecodedFunction::Builtin;
+  switch (f.builtin) {
+    case B::Vprintf:
+      forLanes(c.mask, [&](int lane) {
+        std::string fmt = readString(c, lane, readArg(w, lane, base, site, 0));
+        int count = 0;
+        std::string text = formatPrintf(c, lane, fmt, readArg(w, lane, base, site, 1), count);
+        if (c.launch->printf_output.size() + text.size() <= c.launch->printf_limit_bytes)
+          c.launch->printf_output += text;
+        writeRet(w, lane, base, site, std::uint64_t(std::int64_t(count)));
+      });
+      break;
+    case B::AssertFail: {
+      int lane = __builtin_ctz(c.mask);
+      std::string msg = readString(c, lane, readArg(w, lane, base, site, 0));
+      std::string file = readString(c, lane, readArg(w, lane, base, site, 1));
+      std::uint32_t line = std::uint32_t(readArg(w, lane, base, site, 2));
+      std::string func = readString(c, lane, readArg(w, lane, base, site, 3));
+      throw FaultSignal{"assert", file + ":" + std::to_string(line) + ": " + func + ": Assertion `" + msg + "` failed.",
+                        std::uint32_t(lane)};
+    }
+    case B::Malloc:
+      forLanes(c.mask, [&](int lane) {
+        std::uint64_t size = readArg(w, lane, base, site, 0);
+        writeRet(w, lane, base, site, c.launch->memory->allocate(size, "device malloc"));
+      });
+      break;
+    case B::Free:
+      forLanes(c.mask, [&](int lane) { c.launch->memory->release(readArg(w, lane, base, site, 0)); });
+      break;
+    case B::None:
+      break;
+  }
+}
+
+}  // namespace scgpu::sm

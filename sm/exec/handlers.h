@@ -1,0 +1,14 @@
+// Handler selection by instruction family; sm/select_handler.cpp combines them.
+#pragma once
+
+#include "ptx/decoded.h"
+
+namespace scgpu::sm {
+
+ptx::ExecFn selectMemoryHandler(const ptx::DecodedInst& inst);
+ptx::ExecFn selectControlHandler(const ptx::DecodedInst& inst);
+ptx::ExecFn selectWarpHandler(const ptx::DecodedInst& inst);
+// The handler of any instruction, or nullptr when its form is not supported.
+ptx::ExecFn selectHandler(const ptx::DecodedInst& inst);
+
+}  // namespace scgpu::sm

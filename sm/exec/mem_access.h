@@ -1,0 +1,68 @@
+// Address resolution for memory instructions: from a lane's address in a state space to host
+// bytes, with the checks a GPU makes (alignment, bounds, live allocation), raising the fault it
+// would raise.
+#pragma once
+
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+#include "memsys/backing_store.h"
+#include "sm/address_space.h"
+#include "sm/exec_context.h"
+#include "sm/fault.h"
+#include "sm/launch_state.h"
+#include "sm/simt.h"
+
+namespace scgpu::sm {
+
+[[noreturn]] inline void memFault(const char* kind, const char* space, std::uint64_t addr, std::uint32_t size,
+                                  int lane, const char* what) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%u-byte %s of %s address 0x%016" PRIx64 " %s", size, what, space, addr,
+                what[0] == 'w' ? "" : "");
+  std::string msg = buf;
+  msg += std::string(kind) == "misaligned address" ? " (not a multiple of the access size)" : "";
+  throw FaultSignal{kind, msg, std::uint32_t(lane)};
+}
+
+// Bytes for an access of `size` bytes at `addr` in space S by `lane`. `write` only selects the
+// wording of the fault and rejects writes to read-only spaces.
+template <ptx::Space S>
+inline std::uint8_t* resolve(ExecContext& c, int lane, std::uint64_t addr, std::uint32_t size, bool write) {
+  const char* what = write ? "write" : "read";
+  if constexpr (S == ptx::Space::Generic) {
+    if (inSharedWindow(addr)) return resolve<ptx::Space::Shared>(c, lane, addr - kSharedWindowBase, size, write);
+    if (inLocalWindow(addr)) return resolve<ptx::Space::Local>(c, lane, addr - kLocalWindowBase, size, write);
+    return resolve<ptx::Space::Global>(c, lane, addr, size, write);
+  } else {
+    if (addr & (size - 1)) memFault("misaligned address", "a", addr, size, lane, what);
+    if constexpr (S == ptx::Space::Global || S == ptx::Space::Const) {
+      memsys::BackingStore& mem = *c.launch->memory;
+      if (!mem.valid(addr, size))
+        memFault("illegal address", S == ptx::Space::Const ? "constant" : "global", addr, size, lane, what);
+      return mem.hostPtr(addr);
+    } else if constexpr (S == ptx::Space::Shared) {
+      if (addr + size > c.block->shared.size() || addr + size < addr)
+        memFault("illegal address", "shared", addr, size, lane, what);
+      return c.block->shared.data() + addr;
+    } else if constexpr (S == ptx::Space::Local) {
+      if (addr + size > c.warp->local_stride || addr + size < addr)
+        memFault("illegal address", "local", addr, size, lane, what);
+      return localBytes(*c.warp, lane, addr);
+    } else {  // KernelParam
+      if (write) memFault("illegal address", "kernel parameter (read-only)", addr, size, lane, what);
+      if (addr + size > c.launch->params.size() || addr + size < addr)
+        memFault("illegal address", "kernel parameter", addr, size, lane, what);
+      return c.launch->params.data() + addr;
+    }
+  }
+}
+
+// A lane's effective address: base slot plus offset.
+inline std::uint64_t effectiveAddress(const ExecContext& c, const ptx::DecodedInst& in, int lane) {
+  std::uint64_t base = in.aux == ptx::kNoSlot ? 0 : c.R[std::size_t(in.aux) * kWarpSize + lane];
+  return base + std::uint64_t(in.imm);
+}
+
+}  // namespace scgpu::sm

@@ -1,0 +1,197 @@
+// ld, st, atom, red, cvta and isspacep.
+#include <cstring>
+
+#include "sm/exec/handlers.h"
+#include "sm/exec/mem_access.h"
+
+namespace scgpu::sm {
+namespace {
+
+using ptx::DecodedInst;
+using ptx::Space;
+using ptx::Type;
+
+// Sign-extends the low `bytes` of v to 64 bits.
+inline std::uint64_t signExtend(std::uint64_t v, std::uint32_t bytes) {
+  if (bytes >= 8) return v;
+  const unsigned shift = 64 - bytes * 8;
+  return std::uint64_t(std::int64_t(v << shift) >> shift);
+}
+
+// Loads of `Bytes`-sized elements; `in.vec` elements per lane, one vector access per lane.
+template <Space S, std::uint32_t Bytes>
+void load(ExecContext& c, const DecodedInst& in) {
+  const std::uint32_t vec = in.vec;
+  const bool sign = ptx::isSigned(in.type);
+  forLanes(c.mask, [&](int lane) {
+    const std::uint8_t* p = resolve<S>(c, lane, effectiveAddress(c, in, lane), Bytes * vec, false);
+    for (std::uint32_t e = 0; e < vec; ++e) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, p + e * Bytes, Bytes);
+      if (sign) v = signExtend(v, Bytes);
+      c.R[std::size_t(in.dst[e]) * kWarpSize + lane] = v;
+    }
+  });
+}
+
+template <Space S, std::uint32_t Bytes>
+void store(ExecContext& c, const DecodedInst& in) {
+  const std::uint32_t vec = in.vec;
+  forLanes(c.mask, [&](int lane) {
+    std::uint8_t* p = resolve<S>(c, lane, effectiveAddress(c, in, lane), Bytes * vec, true);
+    for (std::uint32_t e = 0; e < vec; ++e) {
+      std::uint64_t v = c.R[std::size_t(in.src[e]) * kWarpSize + lane];
+      std::memcpy(p + e * Bytes, &v, Bytes);
+    }
+  });
+}
+
+// One atomic read-modify-write on T; returns the old value.
+template <typename T>
+T atomicApply(ptx::SubOp op, T old, T b, T cmp) {
+  using ptx::SubOp;
+  switch (op) {
+    case SubOp::AAdd: return T(old + b);
+    case SubOp::AMin: return b < old ? b : old;
+    case SubOp::AMax: return b > old ? b : old;
+    case SubOp::AExch: return b;
+    case SubOp::ACas: return old == cmp ? b : old;
+    default: break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case SubOp::AInc: return old >= b ? T(0) : T(old + 1);
+      case SubOp::ADec: return (old == 0 || old > b) ? b : T(old - 1);
+      case SubOp::AAnd: return old & b;
+      case SubOp::AOr: return old | b;
+      case SubOp::AXor: return old ^ b;
+      default: break;
+    }
+  }
+  return old;
+}
+
+// Lanes apply their atomics one after another in lane order: deterministic, and exactly the
+// serialisation a GPU's atomic unit guarantees for conflicting addresses.
+template <Space S, typename T>
+void atomic(ExecContext& c, const DecodedInst& in) {
+  const bool returns = in.op == ptx::Op::Atom;
+  forLanes(c.mask, [&](int lane) {
+    std::uint8_t* p = resolve<S>(c, lane, effectiveAddress(c, in, lane), sizeof(T), true);
+    T old;
+    std::memcpy(&old, p, sizeof(T));
+    T b = as<T>(c.R[std::size_t(in.src[0]) * kWarpSize + lane]);
+    T cmp{};
+    if (in.sub == ptx::SubOp::ACas) {
+      // atom.cas d, [a], b, c: compare with b, store c.
+      cmp = b;
+      b = as<T>(c.R[std::size_t(in.src[1]) * kWarpSize + lane]);
+    }
+    T next = atomicApply<T>(in.sub, old, b, cmp);
+    std::memcpy(p, &next, sizeof(T));
+    if (returns) c.R[std::size_t(in.dst[0]) * kWarpSize + lane] = bitsOf<T>(old);
+  });
+}
+
+void cvta(ExecContext& c, const DecodedInst& in) {
+  const bool to_space = in.aux == 1;
+  std::uint64_t base = 0;
+  if (in.space == Space::Shared) base = kSharedWindowBase;
+  if (in.space == Space::Local) base = kLocalWindowBase;
+  std::uint64_t* d = lanes(c, in.dst[0]);
+  const std::uint64_t* a = lanes(c, in.src[0]);
+  const bool narrow = ptx::sizeOf(in.type) == 4;
+  forLanes(c.mask, [&](int lane) {
+    std::uint64_t v = to_space ? a[lane] - base : a[lane] + base;
+    d[lane] = narrow ? (v & 0xFFFFFFFFu) : v;
+  });
+}
+
+void isspacep(ExecContext& c, const DecodedInst& in) {
+  const std::uint64_t* a = lanes(c, in.src[0]);
+  std::uint32_t result = 0;
+  forLanes(c.mask, [&](int lane) {
+    std::uint64_t v = a[lane];
+    bool yes = false;
+    switch (in.space) {
+      case Space::Shared: yes = inSharedWindow(v); break;
+      case Space::Local: yes = inLocalWindow(v); break;
+      case Space::Global: yes = !inSharedWindow(v) && !inLocalWindow(v); break;
+      default: yes = false; break;
+    }
+    if (yes) result |= 1u << lane;
+  });
+  std::uint32_t& p = c.P[in.dst[0]];
+  p = (p & ~c.mask) | result;
+}
+
+template <Space S>
+ptx::ExecFn selectLdSt(const DecodedInst& in) {
+  const bool ld = in.op == ptx::Op::Ld;
+  switch (ptx::sizeOf(in.type)) {
+    case 1: return ld ? &load<S, 1> : &store<S, 1>;
+    case 2: return ld ? &load<S, 2> : &store<S, 2>;
+    case 4: return ld ? &load<S, 4> : &store<S, 4>;
+    case 8: return ld ? &load<S, 8> : &store<S, 8>;
+    default: return nullptr;
+  }
+}
+
+template <Space S>
+ptx::ExecFn selectAtomic(const DecodedInst& in) {
+  using ptx::SubOp;
+  const bool bitwise = in.sub == SubOp::AAnd || in.sub == SubOp::AOr || in.sub == SubOp::AXor;
+  const bool incdec = in.sub == SubOp::AInc || in.sub == SubOp::ADec;
+  switch (in.type) {
+    case Type::U32: case Type::B32: return &atomic<S, std::uint32_t>;
+    case Type::S32: return bitwise || incdec ? nullptr : &atomic<S, std::int32_t>;
+    case Type::U64: case Type::B64: return incdec ? nullptr : &atomic<S, std::uint64_t>;
+    case Type::S64: return bitwise || incdec ? nullptr : &atomic<S, std::int64_t>;
+    case Type::F32:
+      return (in.sub == SubOp::AAdd || in.sub == SubOp::AExch || in.sub == SubOp::AMin || in.sub == SubOp::AMax)
+                 ? &atomic<S, float> : nullptr;
+    case Type::F64:
+      return (in.sub == SubOp::AAdd || in.sub == SubOp::AExch) ? &atomic<S, double> : nullptr;
+    default: return nullptr;
+  }
+}
+
+template <template <Space> class Sel>
+ptx::ExecFn bySpace(const DecodedInst& in) {
+  switch (in.space) {
+    case Space::Global: return Sel<Space::Global>::pick(in);
+    case Space::Shared: return Sel<Space::Shared>::pick(in);
+    case Space::Local: return Sel<Space::Local>::pick(in);
+    case Space::Const: return Sel<Space::Const>::pick(in);
+    case Space::KernelParam: return Sel<Space::KernelParam>::pick(in);
+    case Space::Generic: return Sel<Space::Generic>::pick(in);
+    default: return nullptr;
+  }
+}
+template <Space S> struct LdStSel { static ptx::ExecFn pick(const DecodedInst& in) { return selectLdSt<S>(in); } };
+template <Space S> struct AtomSel {
+  static ptx::ExecFn pick(const DecodedInst& in) {
+    if constexpr (S == Space::Global || S == Space::Shared || S == Space::Generic) return selectAtomic<S>(in);
+    return nullptr;
+  }
+};
+
+void nop(ExecContext&, const DecodedInst&) {}
+
+}  // namespace
+
+ptx::ExecFn selectMemoryHandler(const DecodedInst& in) {
+  switch (in.op) {
+    case ptx::Op::Ld:
+    case ptx::Op::St: return bySpace<LdStSel>(in);
+    case ptx::Op::Atom:
+    case ptx::Op::Red: return bySpace<AtomSel>(in);
+    case ptx::Op::Cvta: return &cvta;
+    case ptx::Op::Isspacep: return &isspacep;
+    case ptx::Op::Prefetch:
+    case ptx::Op::Fence: return &nop;
+    default: return nullptr;
+  }
+}
+
+}  // namespace scgpu::sm

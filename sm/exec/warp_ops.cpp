@@ -1,0 +1,133 @@
+// Warp-wide operations: shfl, vote, match, redux, activemask. They read other lanes' registers,
+// so they see the warp as a whole rather than lane by lane.
+#include <algorithm>
+
+#include "sm/exec/handlers.h"
+#include "sm/launch_state.h"
+
+namespace scgpu::sm {
+namespace {
+
+using ptx::DecodedInst;
+using ptx::SubOp;
+
+// shfl.sync.mode.b32 d[|p], a, b, c, membermask — the PTX ISA's lane arithmetic: c packs the
+// clamp value (bits 0-4) and the segment mask (bits 8-12).
+void shfl(ExecContext& c, const DecodedInst& in) {
+  const std::uint64_t* a = lanes(c, in.src[0]);
+  const std::uint64_t* b = lanes(c, in.src[1]);
+  const std::uint64_t* cc = lanes(c, in.src[2]);
+  std::uint64_t result[kWarpSize];
+  std::uint32_t pred = 0;
+  forLanes(c.mask, [&](int lane) {
+    const int bval = int(b[lane] & 0x1F);
+    const int cval = int(cc[lane] & 0x1F);
+    const int segmask = int((cc[lane] >> 8) & 0x1F);
+    const int max_lane = (lane & segmask) | (cval & ~segmask);
+    const int min_lane = lane & segmask;
+    int j = lane;
+    bool ok = false;
+    switch (in.sub) {
+      case SubOp::ShflUp: j = lane - bval; ok = j >= max_lane; break;
+      case SubOp::ShflDown: j = lane + bval; ok = j <= max_lane; break;
+      case SubOp::ShflBfly: j = lane ^ bval; ok = j <= max_lane; break;
+      default: j = min_lane | (bval & ~segmask); ok = j <= max_lane; break;
+    }
+    if (!ok) j = lane;
+    result[lane] = a[j] & 0xFFFFFFFFu;
+    if (ok) pred |= 1u << lane;
+  });
+  std::uint64_t* d = lanes(c, in.dst[0]);
+  forLanes(c.mask, [&](int lane) { d[lane] = result[lane]; });
+  if (in.flags & ptx::kDualPred) {
+    std::uint32_t& p = c.P[in.dst[1]];
+    p = (p & ~c.mask) | pred;
+  }
+}
+
+void vote(ExecContext& c, const DecodedInst& in) {
+  std::uint32_t p = c.P[in.src[0]];
+  if (in.flags & ptx::kNegPredSrc0) p = ~p;
+  p &= c.mask;
+  if (in.sub == SubOp::VoteBallot) {
+    std::uint64_t* d = lanes(c, in.dst[0]);
+    forLanes(c.mask, [&](int lane) { d[lane] = p; });
+    return;
+  }
+  bool r = false;
+  switch (in.sub) {
+    case SubOp::VoteAll: r = p == c.mask; break;
+    case SubOp::VoteAny: r = p != 0; break;
+    default: r = p == 0 || p == c.mask; break;  // uni
+  }
+  std::uint32_t& dst = c.P[in.dst[0]];
+  dst = (dst & ~c.mask) | (r ? c.mask : 0u);
+}
+
+void match(ExecContext& c, const DecodedInst& in) {
+  const std::uint64_t* a = lanes(c, in.src[0]);
+  const bool wide = ptx::sizeOf(in.type) == 8;
+  auto value = [&](int lane) { return wide ? a[lane] : (a[lane] & 0xFFFFFFFFu); };
+  std::uint64_t* d = lanes(c, in.dst[0]);
+  if (in.sub == SubOp::MatchAll) {
+    bool all = true;
+    int first = __builtin_ctz(c.mask);
+    forLanes(c.mask, [&](int lane) { all &= value(lane) == value(first); });
+    forLanes(c.mask, [&](int lane) { d[lane] = all ? c.mask : 0; });
+    if (in.flags & ptx::kDualPred) {
+      std::uint32_t& p = c.P[in.dst[1]];
+      p = (p & ~c.mask) | (all ? c.mask : 0u);
+    }
+    return;
+  }
+  std::uint32_t masks[kWarpSize] = {};
+  forLanes(c.mask, [&](int lane) {
+    forLanes(c.mask, [&](int other) {
+      if (value(other) == value(lane)) masks[lane] |= 1u << other;
+    });
+  });
+  forLanes(c.mask, [&](int lane) { d[lane] = masks[lane]; });
+}
+
+template <typename T>
+void redux(ExecContext& c, const DecodedInst& in) {
+  const std::uint64_t* a = lanes(c, in.src[0]);
+  int first = __builtin_ctz(c.mask);
+  T acc = as<T>(a[first]);
+  forLanes(c.mask & (c.mask - 1), [&](int lane) {
+    T v = as<T>(a[lane]);
+    switch (in.sub) {
+      case SubOp::AAdd: acc = T(acc + v); break;
+      case SubOp::AMin: acc = std::min(acc, v); break;
+      case SubOp::AMax: acc = std::max(acc, v); break;
+      case SubOp::AAnd: acc = acc & v; break;
+      case SubOp::AOr: acc = acc | v; break;
+      default: acc = acc ^ v; break;
+    }
+  });
+  std::uint64_t* d = lanes(c, in.dst[0]);
+  forLanes(c.mask, [&](int lane) { d[lane] = bitsOf<T>(acc); });
+}
+
+void activemask(ExecContext& c, const DecodedInst& in) {
+  std::uint64_t* d = lanes(c, in.dst[0]);
+  forLanes(c.mask, [&](int lane) { d[lane] = c.mask; });
+}
+
+}  // namespace
+
+ptx::ExecFn selectWarpHandler(const DecodedInst& in) {
+  switch (in.op) {
+    case ptx::Op::Shfl: return &shfl;
+    case ptx::Op::Vote: return &vote;
+    case ptx::Op::Match: return &match;
+    case ptx::Op::Redux:
+      if (in.type == ptx::Type::S32) return &redux<std::int32_t>;
+      if (in.type == ptx::Type::U32 || in.type == ptx::Type::B32) return &redux<std::uint32_t>;
+      return nullptr;
+    case ptx::Op::Activemask: return &activemask;
+    default: return nullptr;
+  }
+}
+
+}  // namespace scgpu::sm

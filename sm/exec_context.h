@@ -1,0 +1,72 @@
+// What a semantic handler sees while it executes one instruction for one warp: the current frame's
+// register and predicate files, the lanes that execute, and the warp, block and launch around it.
+// Handlers are plain functions (ptx::ExecFn) chosen at decode time; see sm/exec/README.md.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "ptx/decoded.h"
+
+namespace scgpu::sm {
+
+constexpr int kWarpSize = 32;
+constexpr std::uint32_t kFullMask = 0xFFFFFFFFu;
+
+class Warp;
+struct BlockState;
+struct LaunchState;
+
+struct ExecContext {
+  // Register file of the current frame: R[slot * 32 + lane], each slot 64 bits wide; narrower
+  // types live in the low bits, zero-extended when written.
+  std::uint64_t* R = nullptr;
+  // Predicate file of the current frame: one 32-bit lane mask per predicate slot.
+  std::uint32_t* P = nullptr;
+  // Lanes that execute this instruction: active lanes, guard predicate applied.
+  std::uint32_t mask = 0;
+  // Active lanes before the guard (a predicated branch needs both).
+  std::uint32_t active = 0;
+  std::uint32_t pc = 0;
+  Warp* warp = nullptr;
+  BlockState* block = nullptr;
+  LaunchState* launch = nullptr;
+  const ptx::Program* program = nullptr;
+};
+
+// Runs f(lane) for every lane in mask, in lane order. The full-mask case is a plain loop the
+// compiler can vectorise.
+template <typename F>
+inline void forLanes(std::uint32_t mask, F&& f) {
+  if (mask == kFullMask) {
+    for (int lane = 0; lane < kWarpSize; ++lane) f(lane);
+  } else {
+    while (mask) {
+      int lane = __builtin_ctz(mask);
+      mask &= mask - 1;
+      f(lane);
+    }
+  }
+}
+
+// Reads a slot's low bits as T; writes T zero-extended to 64 bits.
+template <typename T>
+inline T as(std::uint64_t bits) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8);
+  T v;
+  std::memcpy(&v, &bits, sizeof(T));
+  return v;
+}
+template <typename T>
+inline std::uint64_t bitsOf(T v) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8);
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof(T));
+  return bits;
+}
+
+// Pointer to the 32 lanes of a register slot.
+inline std::uint64_t* lanes(ExecContext& c, std::uint32_t slot) { return c.R + std::size_t(slot) * kWarpSize; }
+
+}  // namespace scgpu::sm

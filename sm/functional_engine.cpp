@@ -1,0 +1,221 @@
+#include "sm/functional_engine.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sm/exec/builtins.h"
+#include "sm/simt.h"
+
+namespace scgpu::sm {
+
+namespace {
+
+std::uint32_t liveWarps(const BlockState& b) {
+  std::uint32_t n = 0;
+  for (const auto& w : b.warps) n += w.state != WarpState::Exited;
+  return n;
+}
+
+// Releases barrier `id` when enough warps have arrived; writes bar.red results.
+void tryRelease(BlockState& b, std::uint32_t id) {
+  BarrierState& bs = b.barriers[id];
+  if (bs.arrived_warps == 0) return;
+  std::uint32_t expected = bs.expected_warps ? bs.expected_warps : liveWarps(b);
+  if (bs.arrived_warps < expected) return;
+  for (auto& w : b.warps) {
+    if (w.state != WarpState::AtBarrier || w.barrier_id != id) continue;
+    w.state = WarpState::Ready;
+    if (w.barrier_red_dst != ptx::kNoSlot) {
+      std::uint32_t r = bs.reduce_kind == 1 ? bs.reduce : (bs.reduce ? 1u : 0u);
+      if (w.barrier_red_is_pred) {
+        std::uint32_t& p = w.framePreds()[w.barrier_red_dst];
+        p = (p & ~w.barrier_red_mask) | (r ? w.barrier_red_mask : 0u);
+      } else {
+        std::uint64_t* d = w.frameRegs() + std::size_t(w.barrier_red_dst) * kWarpSize;
+        forLanes(w.barrier_red_mask, [&](int lane) { d[lane] = r; });
+      }
+      w.barrier_red_dst = ptx::kNoSlot;
+    }
+  }
+  bs = BarrierState{};
+}
+
+}  // namespace
+
+void arriveAtBarrier(ExecContext& c, const ptx::DecodedInst& in, std::uint32_t id, std::uint32_t count,
+                     std::uint32_t reduce_bits) {
+  BlockState& b = *c.block;
+  Warp& w = *c.warp;
+  BarrierState& bs = b.barriers[id];
+  if (bs.arrived_warps == 0) {
+    bs.reduce_kind = in.sub == ptx::SubOp::BarRed ? in.aux : 0;
+    bs.reduce = bs.reduce_kind == 2 ? 1u : 0u;  // .and starts true
+  }
+  bs.arrived_warps++;
+  if (count) bs.expected_warps = count / kWarpSize;
+  if (in.sub == ptx::SubOp::BarRed) {
+    switch (in.aux) {
+      case 1: bs.reduce += std::uint32_t(__builtin_popcount(reduce_bits)); break;
+      case 2: bs.reduce &= reduce_bits == c.mask ? 1u : 0u; break;
+      default: bs.reduce |= reduce_bits ? 1u : 0u; break;
+    }
+    w.barrier_red_dst = in.dst[0];
+    w.barrier_red_mask = c.mask;
+    w.barrier_red_is_pred = in.type == ptx::Type::Pred;
+  }
+  if (in.sub != ptx::SubOp::BarArrive) {
+    w.state = WarpState::AtBarrier;
+    w.barrier_id = id;
+    w.barrier_pc = c.pc;
+  }
+  tryRelease(b, id);
+}
+
+void FunctionalEngine::step(ExecContext& c, Warp& w) {
+  SimtEntry& top = w.stack.back();
+  const std::uint32_t pc = top.pc;
+  const ptx::DecodedInst& in = c.program->code[pc];
+  const std::uint32_t active = top.mask;
+  std::uint32_t mask = active;
+  if (in.guard != ptx::kNoSlot) {
+    const std::uint32_t p = c.P[in.guard];
+    mask &= in.guard_negated ? ~p : p;
+  }
+  top.pc = pc + 1;
+  w.instructions++;
+  w.thread_instructions += std::uint32_t(__builtin_popcount(active));
+  if (mask) {
+    c.pc = pc;
+    c.mask = mask;
+    c.active = active;
+    in.fn(c, in);
+  }
+  const SimtEntry& now = w.stack.back();
+  if (now.mask == 0 || now.pc == now.reconverge) {
+    settleStack(w, *c.launch);
+    if (!w.frames.empty()) bindFrame(c, w);
+  }
+}
+
+FaultReport makeFaultReport(const FaultSignal& s, const LaunchState& launch, const BlockState& block,
+                            const Warp& w, std::uint32_t pc) {
+  const ptx::Program& prog = *launch.program;
+  FaultReport r;
+  r.kind = s.kind;
+  r.message = s.message;
+  r.kernel = prog.kernel_name;
+  for (int i = 0; i < 3; ++i) r.block[i] = block.ctaid[i];
+  r.warp = w.index;
+  r.lane = s.lane % kWarpSize;
+  for (int i = 0; i < 3; ++i) r.thread[i] = w.tid[r.lane][i];
+  r.pc = pc;
+  if (pc < prog.code.size()) {
+    r.ptx_location = prog.ptxLocation(pc);
+    r.source_location = prog.sourceLocation(pc);
+    r.instruction = prog.text[pc];
+  }
+  return r;
+}
+
+bool FunctionalEngine::runBlock(LaunchState& launch, std::uint32_t linear, LaunchResult& result) {
+  BlockState b;
+  b.linear_id = linear;
+  b.ctaid[0] = linear % launch.grid[0];
+  b.ctaid[1] = (linear / launch.grid[0]) % launch.grid[1];
+  b.ctaid[2] = linear / (launch.grid[0] * launch.grid[1]);
+  b.sm_id = linear % launch.num_sms;
+  const ptx::Program& prog = *launch.program;
+  std::uint32_t align = prog.dynamic_shared_align;
+  std::uint32_t static_end = (prog.static_shared_bytes + align - 1) / align * align;
+  b.shared.assign(launch.dynamic_shared_bytes ? static_end + launch.dynamic_shared_bytes : prog.static_shared_bytes, 0);
+  const std::uint32_t nthreads = launch.block[0] * launch.block[1] * launch.block[2];
+  const std::uint32_t nwarps = (nthreads + kWarpSize - 1) / kWarpSize;
+  b.warps.resize(nwarps);
+
+  ExecContext c;
+  c.block = &b;
+  c.launch = &launch;
+  c.program = &prog;
+  Warp* current = nullptr;
+  std::uint64_t executed = 0;
+  try {
+    for (std::uint32_t i = 0; i < nwarps; ++i) {
+      current = &b.warps[i];
+      initWarp(b.warps[i], i, b, launch);
+    }
+    for (;;) {
+      bool progressed = false;
+      for (auto& w : b.warps) {
+        if (w.state != WarpState::Ready) continue;
+        current = &w;
+        c.warp = &w;
+        bindFrame(c, w);
+        const std::uint64_t before = w.instructions;
+        for (std::uint32_t n = 0; n < limits_.quantum && w.state == WarpState::Ready; ++n) step(c, w);
+        launch.clock += w.instructions - before;
+        executed += w.instructions - before;
+        progressed = true;
+        if (w.state == WarpState::Exited) {
+          // Fewer live warps may complete barriers that wait for all of them.
+          for (std::uint32_t id = 0; id < kNumBarriers; ++id) tryRelease(b, id);
+        }
+      }
+      if (liveWarps(b) == 0) break;
+      if (!progressed) {
+        // Every live warp waits at a barrier that cannot complete.
+        Warp& w = *std::find_if(b.warps.begin(), b.warps.end(),
+                                [](const Warp& x) { return x.state == WarpState::AtBarrier; });
+        std::string detail;
+        for (const auto& x : b.warps) {
+          if (x.state != WarpState::AtBarrier) continue;
+          const BarrierState& bs = b.barriers[x.barrier_id];
+          detail += fmt::format("\n  warp {} waits at barrier {} (pc {}, {}): {} of {} warps arrived", x.index,
+                                x.barrier_id, x.barrier_pc, prog.ptxLocation(x.barrier_pc), bs.arrived_warps,
+                                bs.expected_warps ? bs.expected_warps : liveWarps(b));
+        }
+        FaultSignal s{"barrier deadlock", "every live warp waits at a barrier that can never complete:" + detail,
+                      std::uint32_t(__builtin_ctz(w.stack.empty() ? 1u : (w.stack.back().mask | 0x80000000u)))};
+        result.fault = makeFaultReport(s, launch, b, w, w.barrier_pc);
+        break;
+      }
+      if (executed > limits_.watchdog_warp_instructions_per_block) {
+        std::string detail;
+        for (const auto& x : b.warps) {
+          if (x.state == WarpState::Exited) continue;
+          std::uint32_t pc = x.stack.empty() ? 0 : x.stack.back().pc;
+          detail += fmt::format("\n  warp {}: {} at pc {} ({}), active mask {:08x}, stack depth {}", x.index,
+                                x.state == WarpState::AtBarrier ? "at barrier" : "running", pc, prog.ptxLocation(pc),
+                                x.stack.empty() ? 0u : x.stack.back().mask, x.stack.size());
+        }
+        Warp& w = *current;
+        FaultSignal s{"watchdog",
+                      fmt::format("block made no end after {} warp instructions (limits.watchdog_warp_instructions_"
+                                  "per_block); warps:{}", executed, detail),
+                      0};
+        result.fault = makeFaultReport(s, launch, b, w, w.stack.empty() ? 0 : w.stack.back().pc);
+        break;
+      }
+    }
+  } catch (const FaultSignal& s) {
+    Warp& w = *current;
+    std::uint32_t pc = c.pc;
+    result.fault = makeFaultReport(s, launch, b, w, pc);
+  }
+  for (const auto& w : b.warps) {
+    result.warp_instructions += w.instructions;
+    result.thread_instructions += w.thread_instructions;
+  }
+  result.blocks++;
+  return !result.fault;
+}
+
+LaunchResult FunctionalEngine::run(LaunchState& launch) {
+  LaunchResult result;
+  const std::uint64_t blocks = std::uint64_t(launch.grid[0]) * launch.grid[1] * launch.grid[2];
+  for (std::uint64_t i = 0; i < blocks; ++i)
+    if (!runBlock(launch, std::uint32_t(i), result)) break;
+  return result;
+}
+
+}  // namespace scgpu::sm

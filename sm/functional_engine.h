@@ -1,0 +1,47 @@
+// The functional mode: runs every block of a launch to completion, warp by warp, with no notion
+// of time. Blocks run one after another; the warps of a block take turns until each exits or
+// waits at a barrier. The timing model drives the same per-warp step instead.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "sm/fault.h"
+#include "sm/launch_state.h"
+
+namespace scgpu::sm {
+
+struct LaunchResult {
+  std::optional<FaultReport> fault;
+  std::uint64_t warp_instructions = 0;
+  std::uint64_t thread_instructions = 0;
+  std::uint64_t blocks = 0;
+};
+
+struct EngineLimits {
+  // Warp instructions one block may execute before the watchdog declares it hung.
+  std::uint64_t watchdog_warp_instructions_per_block = 1'000'000'000ull;
+  // Instructions a warp runs before the next warp of its block gets a turn.
+  std::uint32_t quantum = 256;
+};
+
+class FunctionalEngine {
+ public:
+  explicit FunctionalEngine(EngineLimits limits = {}) : limits_(limits) {}
+  LaunchResult run(LaunchState& launch);
+
+  // Executes one instruction of warp `w` (which must be Ready). Throws FaultSignal on a fault.
+  static void step(ExecContext& c, Warp& w);
+
+ private:
+  // Returns false when the block faulted (the report is in `result`).
+  bool runBlock(LaunchState& launch, std::uint32_t linear_block, LaunchResult& result);
+
+  EngineLimits limits_;
+};
+
+// Fills the where-fields of a fault report from a warp and PC.
+FaultReport makeFaultReport(const FaultSignal& s, const LaunchState& launch, const BlockState& block,
+                            const Warp& w, std::uint32_t pc);
+
+}  // namespace scgpu::sm

@@ -1,0 +1,48 @@
+// State shared by the warps of one block (shared memory, barriers) and of one launch
+// (parameters, grid shape, device memory, printf output).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memsys/backing_store.h"
+#include "ptx/decoded.h"
+#include "sm/warp.h"
+
+namespace scgpu::sm {
+
+constexpr int kNumBarriers = 16;
+
+struct BarrierState {
+  std::uint32_t arrived_warps = 0;
+  std::uint32_t expected_warps = 0;  // 0 = all live warps of the block
+  std::uint32_t reduce = 0;          // bar.red accumulator
+  std::uint32_t reduce_kind = 0;
+};
+
+struct BlockState {
+  std::uint32_t ctaid[3] = {0, 0, 0};
+  std::uint32_t linear_id = 0;
+  std::uint32_t sm_id = 0;
+  std::vector<std::uint8_t> shared;
+  std::vector<Warp> warps;
+  BarrierState barriers[kNumBarriers];
+};
+
+struct LaunchState {
+  const ptx::Program* program = nullptr;
+  memsys::BackingStore* memory = nullptr;
+  std::vector<std::uint8_t> params;  // the kernel parameter buffer
+  std::uint32_t grid[3] = {1, 1, 1};
+  std::uint32_t block[3] = {1, 1, 1};
+  std::uint32_t dynamic_shared_bytes = 0;
+  std::uint32_t num_sms = 1;
+  std::uint64_t grid_id = 1;
+  std::uint64_t stack_size_bytes = 1024;
+  std::uint64_t clock = 0;           // functional mode: instructions retired so far
+  std::string printf_output;
+  std::uint64_t printf_limit_bytes = 1 << 20;
+};
+
+}  // namespace scgpu::sm

@@ -1,0 +1,24 @@
+#include "sm/exec/alu.h"
+#include "sm/exec/handlers.h"
+
+namespace scgpu::sm {
+
+ptx::ExecFn selectHandler(const ptx::DecodedInst& in) {
+  switch (in.op) {
+    case ptx::Op::Ld: case ptx::Op::St: case ptx::Op::Atom: case ptx::Op::Red: case ptx::Op::Cvta:
+    case ptx::Op::Isspacep: case ptx::Op::Prefetch: case ptx::Op::Fence:
+      return selectMemoryHandler(in);
+    case ptx::Op::Bra: case ptx::Op::BrxIdx: case ptx::Op::Call: case ptx::Op::Ret: case ptx::Op::Exit:
+    case ptx::Op::Trap: case ptx::Op::Brkpt: case ptx::Op::Bar: case ptx::Op::Nanosleep:
+      return selectControlHandler(in);
+    case ptx::Op::Shfl: case ptx::Op::Vote: case ptx::Op::Match: case ptx::Op::Redux: case ptx::Op::Activemask:
+      return selectWarpHandler(in);
+    case ptx::Op::Mov:
+      if (in.src[0] == ptx::kNoSlot && in.nsrc == 0) return selectControlHandler(in);  // %clock and friends
+      return selectAluHandler(in);
+    default:
+      return selectAluHandler(in);
+  }
+}
+
+}  // namespace scgpu::sm

@@ -1,0 +1,149 @@
+#include "sm/simt.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "sm/fault.h"
+
+namespace scgpu::sm {
+
+namespace {
+
+std::uint64_t specialValue(ptx::SpecialReg r, const Warp& w, int lane, const BlockState& b, const LaunchState& l) {
+  using ptx::SpecialReg;
+  const std::uint32_t lanebit = 1u << lane;
+  switch (r) {
+    case SpecialReg::TidX: return w.tid[lane][0];
+    case SpecialReg::TidY: return w.tid[lane][1];
+    case SpecialReg::TidZ: return w.tid[lane][2];
+    case SpecialReg::NtidX: return l.block[0];
+    case SpecialReg::NtidY: return l.block[1];
+    case SpecialReg::NtidZ: return l.block[2];
+    case SpecialReg::CtaidX: return b.ctaid[0];
+    case SpecialReg::CtaidY: return b.ctaid[1];
+    case SpecialReg::CtaidZ: return b.ctaid[2];
+    case SpecialReg::NctaidX: return l.grid[0];
+    case SpecialReg::NctaidY: return l.grid[1];
+    case SpecialReg::NctaidZ: return l.grid[2];
+    case SpecialReg::LaneId: return std::uint64_t(lane);
+    case SpecialReg::WarpId: return w.index;
+    case SpecialReg::NWarpId: return 64;
+    case SpecialReg::SmId: return b.sm_id;
+    case SpecialReg::NSmId: return l.num_sms;
+    case SpecialReg::GridId: return l.grid_id;
+    case SpecialReg::LanemaskEq: return lanebit;
+    case SpecialReg::LanemaskLe: return (lanebit << 1) - 1;
+    case SpecialReg::LanemaskLt: return lanebit - 1;
+    case SpecialReg::LanemaskGe: return ~(lanebit - 1) & 0xFFFFFFFFu;
+    case SpecialReg::LanemaskGt: return ~((lanebit << 1) - 1) & 0xFFFFFFFFu;
+    case SpecialReg::DynamicSmemSize: return l.dynamic_shared_bytes;
+    case SpecialReg::TotalSmemSize: return b.shared.size();
+    case SpecialReg::ExternSharedBase: {
+      std::uint32_t a = l.program->dynamic_shared_align;
+      return (l.program->static_shared_bytes + a - 1) / a * a;
+    }
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const BlockState& block,
+               const LaunchState& launch) {
+  const ptx::DecodedFunction& f = launch.program->functions[function];
+  Frame fr;
+  fr.function = function;
+  fr.call_site = call_site;
+  if (w.frames.empty()) {
+    fr.reg_base = fr.pred_base = fr.local_base = 0;
+  } else {
+    const Frame& top = w.frames.back();
+    const ptx::DecodedFunction& tf = launch.program->functions[top.function];
+    fr.reg_base = top.reg_base + tf.num_regs;
+    fr.pred_base = top.pred_base + tf.num_preds;
+    fr.local_base = w.local_top;
+  }
+  if (std::uint64_t(fr.local_base) + f.local_frame_bytes > w.local_stride)
+    throw FaultSignal{"stack overflow",
+                      "call to '" + f.name + "' needs more per-thread stack than limits.stack_size_bytes allows",
+                      std::uint32_t(__builtin_ctz(w.stack.empty() ? 1u : w.stack.back().mask | 1u << 31))};
+  w.local_top = fr.local_base + f.local_frame_bytes;
+  w.regs.resize(std::size_t(fr.reg_base + f.num_regs) * kWarpSize);
+  w.preds.resize(fr.pred_base + f.num_preds);
+  std::fill(w.preds.begin() + fr.pred_base, w.preds.end(), 0u);
+  std::uint64_t* R = w.regs.data() + std::size_t(fr.reg_base) * kWarpSize;
+  for (const auto& init : f.inits) {
+    std::uint64_t* slot = R + std::size_t(init.slot) * kWarpSize;
+    switch (init.kind) {
+      case ptx::SlotInit::Kind::Constant:
+        std::fill(slot, slot + kWarpSize, init.value);
+        break;
+      case ptx::SlotInit::Kind::LocalAddress:
+        std::fill(slot, slot + kWarpSize, fr.local_base + init.value);
+        break;
+      case ptx::SlotInit::Kind::Special:
+        for (int lane = 0; lane < kWarpSize; ++lane)
+          slot[lane] = specialValue(ptx::SpecialReg(init.value), w, lane, block, launch);
+        break;
+    }
+  }
+  w.frames.push_back(fr);
+}
+
+void initWarp(Warp& w, std::uint32_t index, BlockState& block, const LaunchState& launch) {
+  const std::uint32_t bx = launch.block[0], by = launch.block[1];
+  const std::uint32_t nthreads = launch.block[0] * launch.block[1] * launch.block[2];
+  w = Warp{};
+  w.index = index;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    std::uint32_t t = index * kWarpSize + std::uint32_t(lane);
+    if (t < nthreads) w.valid_mask |= 1u << lane;
+    w.tid[lane][0] = t % bx;
+    w.tid[lane][1] = (t / bx) % by;
+    w.tid[lane][2] = t / (bx * by);
+  }
+  const ptx::DecodedFunction& kernel = launch.program->functions[0];
+  w.local_stride = kernel.local_frame_bytes + std::uint32_t(launch.stack_size_bytes);
+  w.local.assign(std::size_t(w.local_stride) * kWarpSize, 0);
+  w.stack.push_back({kernel.entry_pc, kNoReconvergence, w.valid_mask, false, w.valid_mask});
+  pushFrame(w, 0, ptx::kNoSlot, block, launch);
+}
+
+namespace {
+
+// Leaves a call: copies return values of the lanes that made the call and still run, and drops
+// the callee's frame.
+void returnFromCall(Warp& w, const SimtEntry& entry, const LaunchState& launch) {
+  const Frame callee = w.frames.back();
+  w.frames.pop_back();
+  const Frame& caller = w.frames.back();
+  const ptx::DecodedFunction& f = launch.program->functions[callee.function];
+  const ptx::CallSite& site = launch.program->calls[callee.call_site];
+  std::uint32_t lanes = entry.entered & ~w.exited_mask;
+  for (std::size_t i = 0; i < site.ret_offsets.size() && i < f.return_offsets.size(); ++i) {
+    std::uint32_t n = std::min(site.ret_sizes[i], f.return_sizes[i]);
+    forLanes(lanes, [&](int lane) {
+      std::memcpy(localBytes(w, lane, caller.local_base + site.ret_offsets[i]),
+                  localBytes(w, lane, callee.local_base + f.return_offsets[i]), n);
+    });
+  }
+  w.local_top = callee.local_base;
+  const ptx::DecodedFunction& cf = launch.program->functions[caller.function];
+  w.regs.resize(std::size_t(caller.reg_base + cf.num_regs) * kWarpSize);
+  w.preds.resize(caller.pred_base + cf.num_preds);
+}
+
+}  // namespace
+
+void settleStack(Warp& w, const LaunchState& launch) {
+  while (!w.stack.empty()) {
+    SimtEntry& top = w.stack.back();
+    if (top.mask != 0 && top.pc != top.reconverge) break;
+    SimtEntry popped = top;
+    w.stack.pop_back();
+    if (popped.call) returnFromCall(w, popped, launch);
+  }
+  if (w.stack.empty()) w.state = WarpState::Exited;
+}
+
+}  // namespace scgpu::sm

@@ -1,0 +1,34 @@
+// Operations on a warp's SIMT state shared by the control-flow handlers and the engines:
+// creating frames, entering and leaving calls, and popping finished stack entries.
+#pragma once
+
+#include "sm/exec_context.h"
+#include "sm/launch_state.h"
+#include "sm/warp.h"
+
+namespace scgpu::sm {
+
+// Sets up a warp of a block at the kernel's entry: thread ids, the kernel frame, the stack.
+void initWarp(Warp& w, std::uint32_t index, BlockState& block, const LaunchState& launch);
+
+// Pushes a frame for `function` (registers, predicates and local storage) and fills its
+// constants and special registers. Throws FaultSignal when the per-thread stack is exhausted.
+void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const BlockState& block,
+               const LaunchState& launch);
+
+// Pops stack entries whose lanes all left (exited or returned) or that reached their
+// reconvergence point; a popped call entry returns to the caller's frame.
+void settleStack(Warp& w, const LaunchState& launch);
+
+// Points c.R and c.P at the warp's current frame.
+inline void bindFrame(ExecContext& c, Warp& w) {
+  c.R = w.frameRegs();
+  c.P = w.framePreds();
+}
+
+// Per-thread local memory of a lane at a per-thread offset.
+inline std::uint8_t* localBytes(Warp& w, int lane, std::uint64_t offset) {
+  return w.local.data() + std::size_t(lane) * w.local_stride + offset;
+}
+
+}  // namespace scgpu::sm

@@ -1,0 +1,417 @@
+// The functional SIMT core on hand-written PTX: divergence and reconvergence, loops, calls and
+// recursion, barriers and shared memory, warp-wide operations, atomics, local memory, and the
+// decoder's load-time errors. Expectations are computed here on the CPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "driver/runtime.h"
+#include "ptx/parse_error.h"
+#include "tlm/config.h"
+
+namespace scgpu {
+namespace {
+
+using driver::DevicePtr;
+using driver::Dim3;
+using driver::Error;
+using driver::KernelArgs;
+using driver::Runtime;
+
+const char* kHeader = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+std::string ptx(const std::string& body) { return std::string(kHeader) + body; }
+
+TEST(Simt, NestedDivergenceReconvergesWithTheRightMasks) {
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.visible .entry diverge(.param .u64 out, .param .u64 masks)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd5, [masks];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 1;
+  setp.eq.s32 %p1, %r2, 0;
+  @%p1 bra EVEN;
+  rem.u32 %r3, %r1, 3;
+  setp.eq.s32 %p2, %r3, 0;
+  @!%p2 bra NOT3;
+  add.s32 %r4, %r1, 100;
+  activemask.b32 %r5;
+  bra.uni JOIN;
+NOT3:
+  sub.s32 %r4, %r1, 1;
+  activemask.b32 %r5;
+  bra.uni JOIN;
+EVEN:
+  shl.b32 %r4, %r1, 1;
+  activemask.b32 %r5;
+JOIN:
+  add.s32 %r4, %r4, 1000;
+  activemask.b32 %r6;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r4;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd6, %rd5, %rd2;
+  st.global.v2.u32 [%rd6], {%r5, %r6};
+  ret;
+}
+)"),
+                                "diverge.ptx");
+  const int n = 64;
+  DevicePtr out = rt.malloc(n * 4), masks = rt.malloc(n * 8);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "diverge"), Dim3(1), Dim3(n), 0, KernelArgs().add(out).add(masks)),
+            Error::Success);
+  auto got = rt.download<std::uint32_t>(out, n);
+  auto gotm = rt.download<std::uint32_t>(masks, 2 * n);
+  std::uint32_t even = 0, odd3 = 0, odd_other = 0;
+  for (int l = 0; l < 32; ++l) {
+    if (l % 2 == 0) even |= 1u << l;
+    else if (l % 3 == 0) odd3 |= 1u << l;
+    else odd_other |= 1u << l;
+  }
+  for (int t = 0; t < n; ++t) {
+    std::uint32_t want = (t % 2 == 0) ? 2 * t : (t % 3 == 0 ? t + 100 : t - 1);
+    EXPECT_EQ(got[t], want + 1000) << t;
+    std::uint32_t l = t % 32;
+    std::uint32_t wantmask = (l % 2 == 0) ? even : (l % 3 == 0 ? odd3 : odd_other);
+    EXPECT_EQ(gotm[2 * t], wantmask) << t;
+    EXPECT_EQ(gotm[2 * t + 1], 0xFFFFFFFFu) << "reconverged at JOIN, thread " << t;
+  }
+}
+
+TEST(Simt, LoopsWithPerThreadTripCounts) {
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.visible .entry tri(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, 0;
+  mov.u32 %r3, 0;
+LOOP:
+  setp.ge.u32 %p1, %r2, %r1;
+  @%p1 bra DONE;
+  add.u32 %r3, %r3, %r2;
+  add.u32 %r2, %r2, 1;
+  bra.uni LOOP;
+DONE:
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+)"),
+                                "tri.ptx");
+  const int n = 100;  // a partial last warp: 100 = 3 * 32 + 4
+  DevicePtr out = rt.malloc(n * 4);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "tri"), Dim3(1), Dim3(n), 0, KernelArgs().add(out)), Error::Success);
+  auto got = rt.download<std::uint32_t>(out, n);
+  for (std::uint32_t t = 0; t < std::uint32_t(n); ++t) EXPECT_EQ(got[t], t * (t - (t ? 1 : 0)) / 2) << t;
+}
+
+TEST(Simt, RecursiveCallsWithDivergentReturns) {
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.func (.param .b32 ret) fib(.param .b32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  ld.param.b32 %r1, [n];
+  setp.lt.s32 %p1, %r1, 2;
+  @%p1 bra BASE;
+  add.s32 %r2, %r1, -1;
+  {
+    .param .b32 a0;
+    .param .b32 r0;
+    st.param.b32 [a0], %r2;
+    call.uni (r0), fib, (a0);
+    ld.param.b32 %r3, [r0];
+  }
+  add.s32 %r4, %r1, -2;
+  {
+    .param .b32 a0;
+    .param .b32 r0;
+    st.param.b32 [a0], %r4;
+    call.uni (r0), fib, (a0);
+    ld.param.b32 %r5, [r0];
+  }
+  add.s32 %r6, %r3, %r5;
+  st.param.b32 [ret], %r6;
+  ret;
+BASE:
+  st.param.b32 [ret], %r1;
+  ret;
+}
+.visible .entry fibk(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  rem.u32 %r2, %r1, 13;
+  {
+    .param .b32 a0;
+    .param .b32 r0;
+    st.param.b32 [a0], %r2;
+    call.uni (r0), fib, (a0);
+    ld.param.b32 %r3, [r0];
+  }
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+)"),
+                                "fib.ptx");
+  const int n = 64;
+  DevicePtr out = rt.malloc(n * 4);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "fibk"), Dim3(1), Dim3(n), 0, KernelArgs().add(out)), Error::Success);
+  auto got = rt.download<std::uint32_t>(out, n);
+  std::vector<std::uint32_t> fib(13);
+  for (int i = 0; i < 13; ++i) fib[i] = i < 2 ? i : fib[i - 1] + fib[i - 2];
+  for (int t = 0; t < n; ++t) EXPECT_EQ(got[t], fib[t % 13]) << t;
+}
+
+TEST(Simt, BarrierOrdersSharedMemoryAcrossWarps) {
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.visible .entry rev(.param .u64 in, .param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b8 buf[512];
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r2, [%rd4];
+  mov.u64 %rd5, buf;
+  add.s64 %rd6, %rd5, %rd3;
+  st.shared.u32 [%rd6], %r2;
+  bar.sync 0;
+  sub.u32 %r3, 127, %r1;
+  mul.wide.u32 %rd7, %r3, 4;
+  add.s64 %rd6, %rd5, %rd7;
+  ld.shared.u32 %r4, [%rd6];
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r4;
+  ret;
+}
+)"),
+                                "rev.ptx");
+  std::vector<std::uint32_t> in(256);
+  std::iota(in.begin(), in.end(), 5000);
+  DevicePtr din = rt.upload(in), dout = rt.malloc(256 * 4);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "rev"), Dim3(2), Dim3(128), 0, KernelArgs().add(din).add(dout)),
+            Error::Success);
+  auto got = rt.download<std::uint32_t>(dout, 256);
+  // Each block reads its own input? No: both blocks read in[0..127] (no block offset).
+  for (int t = 0; t < 128; ++t) EXPECT_EQ(got[t], in[127 - t]) << t;
+}
+
+TEST(Simt, WarpWideOperations) {
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.visible .entry warpops(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<14>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %r1;
+  shfl.sync.down.b32 %r3, %r2, 16, 31, -1;
+  add.u32 %r2, %r2, %r3;
+  shfl.sync.down.b32 %r3, %r2, 8, 31, -1;
+  add.u32 %r2, %r2, %r3;
+  shfl.sync.down.b32 %r3, %r2, 4, 31, -1;
+  add.u32 %r2, %r2, %r3;
+  shfl.sync.down.b32 %r3, %r2, 2, 31, -1;
+  add.u32 %r2, %r2, %r3;
+  shfl.sync.down.b32 %r3, %r2, 1, 31, -1;
+  add.u32 %r2, %r2, %r3;
+  shfl.sync.idx.b32 %r4, %r2, 0, 31, -1;
+  and.b32 %r5, %r1, 1;
+  setp.eq.u32 %p1, %r5, 1;
+  vote.sync.ballot.b32 %r6, %p1, -1;
+  shr.u32 %r7, %r1, 2;
+  match.any.sync.b32 %r8, %r7, -1;
+  redux.sync.max.u32 %r9, %r1, -1;
+  shfl.sync.up.b32 %r10|%p2, %r1, 1, 0, -1;
+  selp.u32 %r11, 1, 0, %p2;
+  shfl.sync.bfly.b32 %r12, %r1, 5, 31, -1;
+  mul.lo.u32 %r13, %r1, 8;
+  mul.wide.u32 %rd2, %r13, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r4, %r6, %r8, %r9};
+  st.global.v4.u32 [%rd3+16], {%r10, %r11, %r12, %r1};
+  ret;
+}
+)"),
+                                "warpops.ptx");
+  const int n = 64;
+  DevicePtr out = rt.malloc(n * 32);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "warpops"), Dim3(1), Dim3(n), 0, KernelArgs().add(out)), Error::Success);
+  auto got = rt.download<std::uint32_t>(out, n * 8);
+  for (std::uint32_t t = 0; t < std::uint32_t(n); ++t) {
+    std::uint32_t w = t / 32, l = t % 32;
+    const std::uint32_t* g = &got[t * 8];
+    EXPECT_EQ(g[0], 32 * 32 * w + 496) << t;       // warp sum broadcast from lane 0
+    EXPECT_EQ(g[1], 0xAAAAAAAAu) << t;             // ballot of odd lanes
+    EXPECT_EQ(g[2], 0xFu << (l & ~3u)) << t;       // lanes with equal tid/4
+    EXPECT_EQ(g[3], 32 * w + 31) << t;             // redux max
+    EXPECT_EQ(g[4], l > 0 ? t - 1 : t) << t;       // shfl up by one, lane 0 keeps its own
+    EXPECT_EQ(g[5], l > 0 ? 1u : 0u) << t;         // its predicate
+    EXPECT_EQ(g[6], 32 * w + (l ^ 5)) << t;        // butterfly
+  }
+}
+
+TEST(Simt, SharedAndGlobalAtomics) {
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.visible .entry atomics(.param .u64 counter, .param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  .shared .align 4 .u32 scount;
+  ld.param.u64 %rd1, [counter];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra SKIP;
+  st.shared.u32 [scount], 0;
+SKIP:
+  bar.sync 0;
+  atom.shared.add.u32 %r2, [scount], 1;
+  bar.sync 0;
+  ld.shared.u32 %r3, [scount];
+  atom.global.add.u32 %r4, [%rd1], 1;
+  red.global.max.u32 [%rd1+4], %r1;
+  atom.global.cas.b32 %r5, [%rd1+8], %r1, 7;
+  mov.u32 %r6, %ctaid.x;
+  mov.u32 %r7, %ntid.x;
+  mad.lo.u32 %r6, %r6, %r7, %r1;
+  mul.wide.u32 %rd3, %r6, 8;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.v2.u32 [%rd4], {%r4, %r3};
+  ret;
+}
+)"),
+                                "atomics.ptx");
+  const int blocks = 3, threads = 96, n = blocks * threads;
+  DevicePtr counter = rt.malloc(12), out = rt.malloc(n * 8);
+  rt.memset(counter, 0, 12);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "atomics"), Dim3(blocks), Dim3(threads), 0, KernelArgs().add(counter).add(out)),
+            Error::Success);
+  auto c = rt.download<std::uint32_t>(counter, 3);
+  EXPECT_EQ(c[0], std::uint32_t(n));
+  EXPECT_EQ(c[1], std::uint32_t(threads - 1));
+  EXPECT_EQ(c[2], 7u);  // thread 0 of block 0 swapped 0 -> 7; nobody else matched
+  auto got = rt.download<std::uint32_t>(out, 2 * n);
+  std::vector<std::uint32_t> olds;
+  for (int t = 0; t < n; ++t) {
+    olds.push_back(got[2 * t]);
+    EXPECT_EQ(got[2 * t + 1], std::uint32_t(threads)) << t;
+  }
+  std::sort(olds.begin(), olds.end());
+  for (int t = 0; t < n; ++t) EXPECT_EQ(olds[t], std::uint32_t(t));
+}
+
+TEST(Simt, LocalMemoryThroughLocalAndGenericAddresses) {
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.visible .entry localarr(.param .u64 out)
+{
+  .local .align 4 .b8 depot[64];
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd5, [out];
+  mov.u64 %rd1, depot;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, 0;
+L:
+  setp.ge.u32 %p1, %r2, 16;
+  @%p1 bra D;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  mul.lo.u32 %r3, %r2, %r1;
+  st.local.u32 [%rd3], %r3;
+  add.u32 %r2, %r2, 1;
+  bra.uni L;
+D:
+  cvta.local.u64 %rd4, %rd1;
+  ld.u32 %r4, [%rd4+60];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd5, %rd2;
+  st.global.u32 [%rd3], %r4;
+  ret;
+}
+)"),
+                                "local.ptx");
+  DevicePtr out = rt.malloc(64 * 4);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "localarr"), Dim3(1), Dim3(64), 0, KernelArgs().add(out)), Error::Success);
+  auto got = rt.download<std::uint32_t>(out, 64);
+  for (std::uint32_t t = 0; t < 64; ++t) EXPECT_EQ(got[t], 15 * t) << t;
+}
+
+TEST(Simt, ParameterCountAndSizeAreChecked) {
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(".visible .entry k(.param .u64 a, .param .u32 b)\n{\n  ret;\n}\n"), "k.ptx");
+  auto& f = rt.getFunction(m, "k");
+  EXPECT_THROW(rt.launch(f, Dim3(1), Dim3(1), 0, KernelArgs().add(DevicePtr(0))), driver::RuntimeError);
+  EXPECT_THROW(rt.launch(f, Dim3(1), Dim3(1), 0, KernelArgs().add(DevicePtr(0)).add(DevicePtr(0))),
+               driver::RuntimeError);
+  EXPECT_EQ(rt.launch(f, Dim3(1), Dim3(1), 0, KernelArgs().add(DevicePtr(0)).add(1u)), Error::Success);
+  EXPECT_EQ(rt.launch(f, Dim3(1), Dim3(2048), 0, KernelArgs().add(DevicePtr(0)).add(1u)),
+            Error::InvalidConfiguration);
+}
+
+// ---- load-time errors ----------------------------------------------------------------------
+
+void expectLoadError(const std::string& body, unsigned line, const std::string& needle) {
+  Runtime rt;
+  try {
+    rt.loadModuleString(ptx(body), "bad.ptx");
+    FAIL() << "expected a load error containing '" << needle << "'";
+  } catch (const ptx::ParseError& e) {
+    EXPECT_EQ(e.line(), line) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.ptx:" + std::to_string(line) + ":"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Decode, UnsupportedInstructionIsNamedAtLoadTime) {
+  expectLoadError(".visible .entry k()\n{\n  .reg .b32 %r<4>;\n  tex.1d.v4.s32.s32 {%r0,%r1,%r2,%r3}, [t, {%r0}];\n  ret;\n}\n",
+                  7, "tex");
+}
+
+TEST(Decode, UndeclaredRegisterAndUndefinedLabel) {
+  expectLoadError(".visible .entry k()\n{\n  .reg .b32 %r<4>;\n  add.s32 %r1, %r2, %q9;\n  ret;\n}\n", 7,
+                  "undeclared register '%q9'");
+  expectLoadError(".visible .entry k()\n{\n  bra.uni NOWHERE;\n  ret;\n}\n", 6, "undefined label 'NOWHERE'");
+}
+
+TEST(Decode, WrongOperandCount) {
+  expectLoadError(".visible .entry k()\n{\n  .reg .b32 %r<4>;\n  add.s32 %r1, %r2;\n  ret;\n}\n", 7,
+                  "takes 3 operands");
+}
+
+TEST(Decode, CallToUndefinedFunction) {
+  expectLoadError(".extern .func foo();\n.visible .entry k()\n{\n  call.uni foo;\n  ret;\n}\n", 7,
+                  "never defined");
+}
+
+}  // namespace
+}  // namespace scgpu

@@ -1,0 +1,214 @@
+#include "tlm/cli/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "kernels/workload.h"
+#include "ptx/parse_error.h"
+#include "tlm/cli/npy.h"
+#include "tlm/cli/stats_table.h"
+#include "tlm/config.h"
+
+// The build may pass the project version; the fallback keeps a bare compile working.
+#ifndef SCGPU_VERSION
+#define SCGPU_VERSION "0.1.0"
+#endif
+
+namespace scgpu::cli {
+
+namespace {
+
+constexpr const char* kMainFooter = R"(Examples:
+  scgpu list
+  scgpu run saxpy
+  scgpu run sgemm_tiled --config hopper --set sm.count=8 --stats-json stats.json
+  scgpu run examples/saxpy.yaml
+
+Exit status: 0 passed, 1 check failed, 2 kernel fault, 3 usage, config, launch-file or PTX error.
+Run `scgpu COMMAND --help` for the options of a command; docs/cli.md has the reference.)";
+
+constexpr const char* kRunFooter = R"(TARGET is a suite workload (see `scgpu list`) or a launch file (a path ending in
+.yaml or .yml) that describes a PTX kernel, its buffers and arguments (docs/launch-files.md).
+--arch, --scale and --seed apply to suite workloads only.
+
+Printed: the kernels' printf output, the verdict (PASSED/FAILED and what was checked) and one
+statistics row per launch: grid, block, warp and thread instructions, wall time, thread
+instructions per second. --stats-json writes the same plus the effective config.
+
+Examples:
+  scgpu run saxpy
+  scgpu run reduce_tree --scale 8 --seed 42 --quiet
+  scgpu run transpose --arch sm_80 --config tiny --set sm.count=4
+  scgpu run my_kernel.yaml --stats-json out/stats.json
+
+Exit status: 0 passed, 1 check or expect failed, 2 kernel fault (report on stderr),
+3 usage, config, launch-file or PTX error (message with file:line:col).)";
+
+constexpr const char* kListFooter = R"(Example:
+  scgpu list)";
+
+void printError(const std::string& message) {
+  std::fflush(stdout);
+  // Messages that carry their location ("file:line:col: error: ...") read like a compiler's.
+  if (message.find(": error:") != std::string::npos)
+    std::cerr << message << "\n";
+  else
+    std::cerr << "scgpu: error: " << message << "\n";
+}
+
+}  // namespace
+
+Config loadConfig(const std::string& name_or_path, const std::vector<std::string>& overrides) {
+  return Config::load(Config::resolve(name_or_path), overrides);
+}
+
+bool isKernelFault(driver::Error e) {
+  switch (e) {
+    case driver::Error::LaunchFailure:
+    case driver::Error::IllegalAddress:
+    case driver::Error::MisalignedAddress:
+    case driver::Error::IllegalInstruction:
+    case driver::Error::Assert:
+    case driver::Error::BarrierDeadlock:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void printLaunchError(const driver::Runtime& runtime, driver::Error error) {
+  std::fflush(stdout);
+  if (const auto& fault = runtime.lastFault())
+    std::cerr << fault->toString() << "\n";
+  else
+    std::cerr << "scgpu: error: kernel launch failed: " << driver::errorName(error) << "\n";
+}
+
+nlohmann::json faultJson(const driver::Runtime& runtime, driver::Error error) {
+  nlohmann::json j = {{"error", driver::errorName(error)}};
+  if (const auto& f = runtime.lastFault()) {
+    j["kind"] = f->kind;
+    j["kernel"] = f->kernel;
+    j["message"] = f->message;
+    j["ptx_location"] = f->ptx_location;
+    j["source_location"] = f->source_location;
+    j["instruction"] = f->instruction;
+    j["block"] = {f->block[0], f->block[1], f->block[2]};
+    j["thread"] = {f->thread[0], f->thread[1], f->thread[2]};
+    j["warp"] = f->warp;
+    j["lane"] = f->lane;
+    j["pc"] = f->pc;
+    j["report"] = f->toString();
+  }
+  return j;
+}
+
+void writeJsonFile(const std::string& path, const nlohmann::json& json) {
+  std::ofstream f(path, std::ios::trunc);
+  if (!f) throw ConfigError(fmt::format("{}: error: cannot open for writing", path));
+  f << json.dump(2) << "\n";
+  if (!f) throw ConfigError(fmt::format("{}: error: write failed", path));
+}
+
+bool isLaunchFile(const std::string& target) {
+  auto ends = [&](const std::string& suffix) {
+    return target.size() > suffix.size() && target.compare(target.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends(".yaml") || ends(".yml");
+}
+
+int listWorkloads() {
+  using A = Table::Align;
+  Table t({{"workload", A::Left}, {"archs", A::Left}, {"description", A::Left}});
+  for (const auto& w : kernels::allWorkloads()) {
+    std::string archs;
+    for (const auto& a : w.archs) archs += (archs.empty() ? "" : ",") + a;
+    t.addRow({w.name, archs, w.description});
+  }
+  std::cout << t.render() << fmt::format("{} workloads; run one with `scgpu run NAME`.\n",
+                                         kernels::allWorkloads().size());
+  return kExitOk;
+}
+
+int run(const RunOptions& options) {
+  return isLaunchFile(options.target) ? runLaunchFile(options) : runWorkload(options);
+}
+
+int main(int argc, char** argv) {
+  CLI::App app{"scgpu " SCGPU_VERSION " - a cycle-level model of a CUDA-class GPU that runs PTX kernels", "scgpu"};
+  app.set_version_flag("--version", "scgpu " SCGPU_VERSION);
+  app.require_subcommand(1);
+  app.footer(kMainFooter);
+  app.get_formatter()->column_width(28);
+
+  CLI::App* list = app.add_subcommand("list", "List the workloads of the kernel suite (name, archs, description)");
+  list->footer(kListFooter);
+
+  RunOptions opt;
+  CLI::App* run_cmd = app.add_subcommand("run", "Run a suite workload or a launch file, check it, print statistics");
+  run_cmd->footer(kRunFooter);
+  run_cmd->add_option("TARGET", opt.target, "Workload name (see `scgpu list`) or launch file (*.yaml)")->required();
+  run_cmd->add_option("-c,--config", opt.config, "GPU config: a name in configs/ or a YAML path")
+      ->type_name("NAME|PATH")
+      ->capture_default_str();
+  run_cmd->add_option("--set", opt.overrides, "Override a config key, e.g. --set sm.count=4 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->expected(1)
+      ->allow_extra_args(false)  // one KEY=VALUE per --set, so a positional after it stays one
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  run_cmd->add_option("--mode", opt.mode, "Simulation mode")
+      ->check(CLI::IsMember({"functional"}))
+      ->capture_default_str();
+  CLI::Option* arch = run_cmd->add_option("--arch", opt.arch, "Which committed PTX to run (workloads)")
+                          ->check(CLI::IsMember({"sm_75", "sm_80", "sm_90"}))
+                          ->capture_default_str();
+  CLI::Option* scale = run_cmd->add_option("--scale", opt.scale, "Problem size multiplier (workloads)")
+                           ->check(CLI::PositiveNumber)
+                           ->capture_default_str();
+  CLI::Option* seed =
+      run_cmd->add_option("--seed", opt.seed, "Seed of the input data (workloads)")->capture_default_str();
+  run_cmd->add_option("--stats-json", opt.stats_json, "Write statistics, verdict and effective config as JSON")
+      ->type_name("FILE");
+  run_cmd->add_flag("-q,--quiet", opt.quiet, "Print only the verdict (and kernel printf output)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints help, version or the usage error
+    return code == 0 ? kExitOk : kExitInputError;
+  }
+
+  try {
+    if (*list) return listWorkloads();
+    if (*run_cmd) {
+      if (isLaunchFile(opt.target))
+        for (CLI::Option* o : {arch, scale, seed})
+          if (o->count() > 0)
+            throw CLI::ValidationError(fmt::format("{} applies to suite workloads; a launch file sets its own "
+                                                   "PTX, sizes and data",
+                                                   o->get_name()));
+      return run(opt);
+    }
+  } catch (const CLI::Error& e) {
+    printError(e.what());
+  } catch (const ConfigError& e) {
+    printError(e.what());
+  } catch (const ptx::ParseError& e) {
+    printError(e.what());
+  } catch (const driver::RuntimeError& e) {
+    printError(fmt::format("{} ({})", e.what(), driver::errorName(e.code())));
+  } catch (const NpyError& e) {
+    printError(e.what());
+  } catch (const std::bad_alloc&) {
+    printError("out of host memory (is a buffer or --scale too large?)");
+  } catch (const std::exception& e) {
+    printError(e.what());
+  }
+  return kExitInputError;
+}
+
+}  // namespace scgpu::cli

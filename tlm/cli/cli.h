@@ -1,0 +1,65 @@
+// The `scgpu` command line: `scgpu list`, `scgpu run WORKLOAD|FILE.yaml`. docs/cli.md is the
+// reference. tlm/main.cpp calls main(); the run commands are also callable on their own.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>  // before runtime.h, which uses std::runtime_error without it
+
+#include "driver/runtime.h"
+
+namespace scgpu {
+class Config;
+}
+
+namespace scgpu::cli {
+
+// Exit statuses of `scgpu run` (and of `scgpu` for usage errors).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitCheckFailed = 1,  // the workload's check or a launch file's `expect:` failed
+  kExitFault = 2,        // a kernel faulted (the fault report goes to stderr)
+  kExitInputError = 3,   // usage, config, launch file or PTX error (message with file:line:col)
+};
+
+struct RunOptions {
+  std::string target;  // a suite workload name, or a launch file (*.yaml, *.yml)
+  std::string config = "tiny";
+  std::vector<std::string> overrides;  // --set key=value
+  std::string mode = "functional";
+  // Suite workloads only.
+  std::string arch = "sm_90";
+  int scale = 1;
+  std::uint64_t seed = 1;
+  // Output.
+  std::string stats_json;
+  bool quiet = false;
+};
+
+int main(int argc, char** argv);
+
+// `scgpu list`
+int listWorkloads();
+// `scgpu run`: dispatches on isLaunchFile(options.target). Exceptions (ConfigError,
+// ptx::ParseError, driver::RuntimeError) propagate; main() turns them into kExitInputError.
+int run(const RunOptions& options);
+int runWorkload(const RunOptions& options);
+int runLaunchFile(const RunOptions& options);
+
+bool isLaunchFile(const std::string& target);
+
+// Shared by the run commands and the benchmark.
+Config loadConfig(const std::string& name_or_path, const std::vector<std::string>& overrides);
+// Kernel faults, as opposed to launches the device refused (InvalidValue, InvalidConfiguration).
+bool isKernelFault(driver::Error error);
+// Prints the fault report (or the bare error) of a failed launch to stderr.
+void printLaunchError(const driver::Runtime& runtime, driver::Error error);
+nlohmann::json faultJson(const driver::Runtime& runtime, driver::Error error);
+// Writes pretty-printed JSON; throws ConfigError when the file can't be written.
+void writeJsonFile(const std::string& path, const nlohmann::json& json);
+
+}  // namespace scgpu::cli

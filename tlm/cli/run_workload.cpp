@@ -1,0 +1,165 @@
+// `scgpu run`: a suite workload (kernels/) or a launch file, on a runtime built from the config;
+// then the verdict, the statistics table and, if asked, the JSON report.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "kernels/workload.h"
+#include "tlm/cli/cli.h"
+#include "tlm/cli/launch_file.h"
+#include "tlm/cli/stats_table.h"
+#include "tlm/config.h"
+
+namespace scgpu::cli {
+namespace {
+
+std::size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string unknownWorkloadMessage(const std::string& name) {
+  const kernels::Workload* best = nullptr;
+  std::size_t best_distance = 4;  // suggest only close names
+  for (const auto& w : kernels::allWorkloads()) {
+    const std::size_t d = editDistance(name, w.name);
+    if (d < best_distance) {
+      best = &w;
+      best_distance = d;
+    }
+  }
+  std::string msg = fmt::format("unknown workload '{}'", name);
+  if (best) msg += fmt::format("; did you mean '{}'?", best->name);
+  return msg + " (`scgpu list` shows the suite; a launch file must end in .yaml or .yml)";
+}
+
+void printPrintf(const std::string& text) {
+  if (text.empty()) return;
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (text.back() != '\n') std::fputc('\n', stdout);
+}
+
+// The JSON report common to workloads and launch files.
+nlohmann::json report(const RunOptions& o, const Config& config, const driver::Runtime& rt, bool passed,
+                      int exit_code) {
+  nlohmann::json j = launchesJson(rt.launches());
+  j["passed"] = passed;
+  j["exit_code"] = exit_code;
+  j["mode"] = o.mode;
+  j["config_source"] = config.sourceName();
+  j["config"] = configJson(config);
+  return j;
+}
+
+}  // namespace
+
+int runWorkload(const RunOptions& o) {
+  const kernels::Workload* w = kernels::findWorkload(o.target);
+  if (!w) throw ConfigError(unknownWorkloadMessage(o.target));
+  if (std::find(w->archs.begin(), w->archs.end(), o.arch) == w->archs.end())
+    throw ConfigError(fmt::format("workload '{}' has no PTX for {} (it has: {})", w->name, o.arch,
+                                  fmt::join(w->archs, ", ")));
+
+  const Config config = loadConfig(o.config, o.overrides);
+  driver::Runtime rt(config);
+  if (!o.quiet)
+    fmt::print("{}: {} [config {}, {}, scale {}, seed {}, {}]\n", w->name, w->description, o.config, o.arch, o.scale, o.seed, o.mode);
+  std::fflush(stdout);
+
+  kernels::WorkloadOptions wo;
+  wo.scale = o.scale;
+  wo.seed = o.seed;
+  wo.arch = o.arch;
+  const kernels::WorkloadResult result = w->run(rt, wo);
+  printPrintf(rt.takePrintfOutput());
+
+  int code;
+  std::string verdict;
+  if (result.error != driver::Error::Success) {
+    // A workload's launches are right by construction, so a refused launch means the config (or
+    // --set) left the device too small for it: an input error, not a fault.
+    const bool fault = isKernelFault(result.error) || rt.lastFault();
+    code = fault ? kExitFault : kExitInputError;
+    verdict = fault ? "FAULT" : "ERROR";
+    printLaunchError(rt, result.error);
+  } else {
+    code = result.passed ? kExitOk : kExitCheckFailed;
+    verdict = result.passed ? "PASSED" : "FAILED";
+  }
+  fmt::print("{} {}{}{}\n", verdict, w->name, result.message.empty() ? "" : ": ", result.message);
+  if (!o.quiet && !rt.launches().empty()) fmt::print("\n{}", launchTable(rt.launches()));
+  std::fflush(stdout);
+
+  if (!o.stats_json.empty()) {
+    nlohmann::json j = report(o, config, rt, code == kExitOk, code);
+    j["workload"] = w->name;
+    j["message"] = result.message;
+    j["options"] = {{"arch", o.arch}, {"scale", o.scale}, {"seed", o.seed}};
+    if (result.error != driver::Error::Success) j["fault"] = faultJson(rt, result.error);
+    writeJsonFile(o.stats_json, j);
+  }
+  return code;
+}
+
+int runLaunchFile(const RunOptions& o) {
+  const LaunchSpec spec = parseLaunchFile(o.target);  // before the device: errors come fast
+  const Config config = loadConfig(o.config, o.overrides);
+  driver::Runtime rt(config);
+  if (!o.quiet)
+    fmt::print("{}: kernel {} from {}, grid {}, block {} [config {}, {}]\n", spec.path, spec.kernel, spec.ptx,
+               formatDim(spec.grid), formatDim(spec.block), o.config, o.mode);
+  std::fflush(stdout);
+
+  const LaunchOutcome out = runLaunch(spec, rt);
+  printPrintf(out.printf_output);
+
+  int code;
+  if (out.error != driver::Error::Success) {
+    code = kExitFault;
+    printLaunchError(rt, out.error);
+    fmt::print("FAULT {}\n", spec.kernel);
+  } else {
+    for (const auto& c : out.checks) fmt::print("  {} {}\n", c.passed ? "ok  " : "FAIL", c.message);
+    if (!o.quiet)
+      for (const auto& path : out.outputs_written) fmt::print("  wrote {}\n", path);
+    code = out.passed ? kExitOk : kExitCheckFailed;
+    if (out.checks.empty())
+      fmt::print("DONE {} (no buffer has expect:, nothing checked)\n", spec.kernel);
+    else
+      fmt::print("{} {}: {} of {} expected buffers match\n", out.passed ? "PASSED" : "FAILED", spec.kernel,
+                 std::count_if(out.checks.begin(), out.checks.end(), [](const BufferCheck& c) { return c.passed; }),
+                 out.checks.size());
+  }
+  if (!o.quiet && !rt.launches().empty()) fmt::print("\n{}", launchTable(rt.launches()));
+  std::fflush(stdout);
+
+  if (!o.stats_json.empty()) {
+    nlohmann::json j = report(o, config, rt, code == kExitOk, code);
+    j["workload"] = spec.kernel;
+    j["launch_file"] = spec.path;
+    j["ptx"] = spec.ptx;
+    nlohmann::json checks = nlohmann::json::array();
+    for (const auto& c : out.checks)
+      checks.push_back({{"buffer", c.buffer}, {"passed", c.passed}, {"mismatches", c.mismatches}, {"message", c.message}});
+    j["checks"] = checks;
+    j["outputs"] = out.outputs_written;
+    if (out.error != driver::Error::Success) j["fault"] = faultJson(rt, out.error);
+    writeJsonFile(o.stats_json, j);
+  }
+  return code;
+}
+
+}  // namespace scgpu::cli
