@@ -53,9 +53,9 @@ struct VarDecl {
   bool is_ptr = false;
   StateSpace ptr_space = StateSpace::None;
   std::uint32_t ptr_align = 0;
-  bool is_managed = false;                   // .attribute(.managed): __managed__ (host-visible) memory
   std::vector<InitElement> init;             // flattened initializer, element per scalar
   SourceLoc loc;
+  bool is_managed = false;                   // .attribute(.managed): __managed__ (host-visible) memory
 };
 
 struct Operand {
@@ -103,8 +103,8 @@ struct Statement {
   std::string label;                // Kind::Label
   VarDecl decl;                     // Kind::Declaration (registers, .local, .shared, .param in call scopes)
   std::vector<std::string> pragma;  // Kind::Pragma strings
-  std::vector<std::string> targets; // Kind::BranchTargets / Kind::CallTargets
   SourceLoc loc;
+  std::vector<std::string> targets; // Kind::BranchTargets / Kind::CallTargets
 };
 
 struct Function {
@@ -120,22 +120,22 @@ struct Function {
   std::uint32_t minnctapersm = 0;
   std::uint32_t maxnreg = 0;
   bool noreturn = false;
+  std::vector<std::string> pragmas; // function-level .pragma strings
+  std::vector<Statement> body;
+  SourceLoc loc;
   // Cluster directives (sm_90): .reqnctapercluster x, y, z / .maxclusterrank n / .explicitcluster.
   std::uint32_t reqnctapercluster[3] = {0, 0, 0};
   std::uint32_t maxclusterrank = 0;
   bool explicitcluster = false;
-  std::vector<std::string> pragmas; // function-level .pragma strings
-  std::vector<Statement> body;
-  SourceLoc loc;
 };
 
 // `prototype_name: .callprototype (.param .b32 _) _ (.param .b64 _);` inside a function body.
 struct CallPrototype {
   std::string name;
-  std::string function;             // the function whose body declares it: prototype names are
-                                    // labels, so scoped per function; look up by (function, name)
   std::vector<VarDecl> returns, params;
   SourceLoc loc;
+  std::string function;             // the function whose body declares it: prototype names are
+                                    // labels, so scoped per function; look up by (function, name)
 };
 
 struct Module {

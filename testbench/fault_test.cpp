@@ -2,6 +2,7 @@
 // the runtime returns the matching error, and nothing crashes or hangs.
 #include <gtest/gtest.h>
 
+#include "driver/module.h"
 #include "driver/runtime.h"
 #include "kernels/workload.h"
 #include "tlm/config.h"

@@ -10,6 +10,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "sm/exec/alu.h"
 #include "sm/exec/float_util.h"
