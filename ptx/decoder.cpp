@@ -584,7 +584,9 @@ void FunctionDecoder::decode() {
   if (!f_.is_entry) {
     for (const auto& p : f_.returns) {
       if (p.space == StateSpace::Reg) fail(p.loc, "register return values of .func are not supported");
-      declare(VarDecl{p.name, StateSpace::Param, p.type, p.vector, p.align, p.array_dims}, p.loc);
+      VarDecl as_param = p;
+      as_param.space = StateSpace::Param;
+      declare(as_param, p.loc);
       std::uint32_t off, size;
       lookupLocal(p.name, off, &size);
       fn().return_offsets.push_back(off);
@@ -592,7 +594,9 @@ void FunctionDecoder::decode() {
     }
     for (const auto& p : f_.params) {
       if (p.space == StateSpace::Reg) fail(p.loc, "register parameters of .func are not supported");
-      declare(VarDecl{p.name, StateSpace::Param, p.type, p.vector, p.align, p.array_dims}, p.loc);
+      VarDecl as_param = p;
+      as_param.space = StateSpace::Param;
+      declare(as_param, p.loc);
       std::uint32_t off, size;
       lookupLocal(p.name, off, &size);
       fn().param_offsets.push_back(off);
