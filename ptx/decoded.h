@@ -135,8 +135,8 @@ enum class SpecialReg : std::uint8_t {
 };
 
 struct SlotInit {
-  enum class Kind : std::uint8_t { Constant, Special, LocalAddress } kind;
-  std::uint32_t slot;
+  enum class Kind : std::uint8_t { Constant, Special, LocalAddress, PredicateTrue } kind;
+  std::uint32_t slot;       // register slot, or predicate slot for PredicateTrue
   std::uint64_t value;      // Constant bits; Special: SpecialReg; LocalAddress: offset in frame
 };
 

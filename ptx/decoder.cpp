@@ -163,6 +163,8 @@ class FunctionDecoder {
   bool lookupLocal(const std::string& name, std::uint32_t& offset, std::uint32_t* size = nullptr) const;
   std::uint32_t regSlot(const Operand& op);
   std::uint32_t predSlot(const Operand& op);
+  // A predicate source: a predicate register, or 0/1 as a constant predicate slot.
+  std::uint32_t predSource(const Operand& op);
   std::uint32_t constSlot(std::uint64_t bits);
   std::uint32_t localAddressSlot(std::uint32_t offset);
   std::uint32_t specialSlot(SpecialReg r);
@@ -456,6 +458,18 @@ std::uint32_t FunctionDecoder::predSlot(const Operand& op) {
   return it->second;
 }
 
+std::uint32_t FunctionDecoder::predSource(const Operand& op) {
+  if (op.kind != Operand::Kind::IntImmediate) return predSlot(op);
+  // Frames start with every predicate false; a true constant gets an initialised slot.
+  const bool value = op.int_value != 0;
+  auto [it, inserted] = pred_slots_.try_emplace(value ? "%%ptrue" : "%%pfalse", fn().num_preds);
+  if (inserted) {
+    if (value) fn().inits.push_back({SlotInit::Kind::PredicateTrue, fn().num_preds, 0});
+    fn().num_preds++;
+  }
+  return it->second;
+}
+
 std::uint32_t FunctionDecoder::constSlot(std::uint64_t bits) {
   auto [it, inserted] = const_slots_.try_emplace(bits, fn().num_regs);
   if (inserted) {
@@ -703,13 +717,7 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
       out.dst[0] = predSlot(ops[0]);
       out.ndst = 1;
       for (std::size_t i = 1; i < ops.size(); ++i) {
-        if (ops[i].kind == Operand::Kind::IntImmediate) {
-          // A constant predicate: materialise as a slot that is all ones or all zeros.
-          std::string name = ops[i].int_value ? "%%ptrue" : "%%pfalse";
-          out.src[out.nsrc++] = predSlot(named("%%psink"));
-          fail(ops[i].loc, "immediate predicate operands are not supported");
-        }
-        out.src[out.nsrc] = predSlot(ops[i]);
+        out.src[out.nsrc] = predSource(ops[i]);
         if (ops[i].negated) out.flags |= (out.nsrc == 0 ? kNegPredSrc0 : kNegPredSrc1);
         out.nsrc++;
       }
@@ -763,7 +771,7 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
       }
       m.words = rest;
     }
-    if (op == Op::Bfind && m.has("shiftamt")) out.flags |= kClamp;  // bfind.shiftamt
+    if (op == Op::Bfind && m.has("shiftamt")) out.flags |= kShiftAmountIsB32;  // bfind.shiftamt
     words_ok({"xorsign", "abs"});
     if (op == Op::Selp) {
       need(4, 4);
@@ -873,7 +881,7 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
     if (out.type == Type::Pred) {
       out.dst[0] = predSlot(ops[0]);
       out.ndst = 1;
-      out.src[0] = predSlot(ops[1]);
+      out.src[0] = predSource(ops[1]);
       if (ops[1].negated) out.flags |= kNegPredSrc0;
       out.nsrc = 1;
       return;

@@ -18,6 +18,19 @@ class Warp;
 struct BlockState;
 struct LaunchState;
 
+// The addresses a memory instruction touched, lane by lane, for the timing model's coalescer,
+// shared-memory bank model and caches. Filled only when ExecContext::trace is set.
+struct MemTrace {
+  std::uint32_t mask = 0;                 // lanes that accessed memory
+  std::uint32_t bytes = 0;                // bytes per lane (element size x vector width)
+  bool write = false, atomic = false;
+  // Per lane: the address in its resolved space (generic addresses resolved through the windows;
+  // shared and local addresses are offsets in their space).
+  std::uint64_t addr[kWarpSize] = {};
+  ptx::Space space[kWarpSize] = {};
+  void clear() { mask = 0; }
+};
+
 struct ExecContext {
   // Register file of the current frame: R[slot * 32 + lane], each slot 64 bits wide; narrower
   // types live in the low bits, zero-extended when written.
@@ -33,6 +46,8 @@ struct ExecContext {
   BlockState* block = nullptr;
   LaunchState* launch = nullptr;
   const ptx::Program* program = nullptr;
+  // Set by the timing model: memory instructions record their per-lane addresses here.
+  MemTrace* trace = nullptr;
 };
 
 // Runs f(lane) for every lane in mask, in lane order. The full-mask case is a plain loop the

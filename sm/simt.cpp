@@ -81,6 +81,9 @@ void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const B
       case ptx::SlotInit::Kind::LocalAddress:
         std::fill(slot, slot + kWarpSize, fr.local_base + init.value);
         break;
+      case ptx::SlotInit::Kind::PredicateTrue:
+        w.preds[fr.pred_base + init.slot] = kFullMask;
+        break;
       case ptx::SlotInit::Kind::Special:
         for (int lane = 0; lane < kWarpSize; ++lane)
           slot[lane] = specialValue(ptx::SpecialReg(init.value), w, lane, block, launch);

@@ -69,17 +69,14 @@ JOIN:
             Error::Success);
   auto got = rt.download<std::uint32_t>(out, n);
   auto gotm = rt.download<std::uint32_t>(masks, 2 * n);
-  std::uint32_t even = 0, odd3 = 0, odd_other = 0;
-  for (int l = 0; l < 32; ++l) {
-    if (l % 2 == 0) even |= 1u << l;
-    else if (l % 3 == 0) odd3 |= 1u << l;
-    else odd_other |= 1u << l;
-  }
+  // The lanes of a warp that took the same path as thread t: its activemask on that path.
+  auto path = [](int t) { return t % 2 == 0 ? 0 : (t % 3 == 0 ? 1 : 2); };
   for (int t = 0; t < n; ++t) {
     std::uint32_t want = (t % 2 == 0) ? 2 * t : (t % 3 == 0 ? t + 100 : t - 1);
     EXPECT_EQ(got[t], want + 1000) << t;
-    std::uint32_t l = t % 32;
-    std::uint32_t wantmask = (l % 2 == 0) ? even : (l % 3 == 0 ? odd3 : odd_other);
+    std::uint32_t wantmask = 0;
+    for (int l = 0; l < 32; ++l)
+      if (path(t / 32 * 32 + l) == path(t)) wantmask |= 1u << l;
     EXPECT_EQ(gotm[2 * t], wantmask) << t;
     EXPECT_EQ(gotm[2 * t + 1], 0xFFFFFFFFu) << "reconverged at JOIN, thread " << t;
   }

@@ -11,6 +11,8 @@ namespace {
 struct Case {
   std::string workload, arch;
 };
+// Names the case in gtest's messages instead of dumping its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.workload << " on " << c.arch; }
 
 std::vector<Case> cases() {
   std::vector<Case> out;

@@ -147,11 +147,14 @@ Config Config::loadDefault(const std::vector<std::string>& overrides) {
 
 namespace {
 YAML::Node lookup(const YAML::Node& root, const std::string& path) {
-  YAML::Node node = root;
+  // reset(), not operator=: assigning a yaml-cpp node overwrites the node it refers to.
+  YAML::Node node;
+  node.reset(root);
   for (const auto& part : splitPath(path)) {
     if (!node.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-    node = node[part];
-    if (!node) return YAML::Node(YAML::NodeType::Undefined);
+    YAML::Node child = node[part];
+    if (!child) return YAML::Node(YAML::NodeType::Undefined);
+    node.reset(child);
   }
   return node;
 }

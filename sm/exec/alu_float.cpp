@@ -34,23 +34,43 @@ using ptx::SubOp;
 using ptx::Type;
 
 // ---------------------------------------------------------------------------------------------
-// Operation functors (same code for float and double).
-struct OAdd { template <class T> static T f(T a, T b) { return a + b; } };
-struct OSub { template <class T> static T f(T a, T b) { return a - b; } };
-struct OMul { template <class T> static T f(T a, T b) { return a * b; } };
-struct ODiv { template <class T> static T f(T a, T b) { return a / b; } };
-struct OFma { template <class T> static T f(T a, T b, T c) { return std::fma(a, b, c); } };
+// Operation functors (same code for float and double). tiny(a, b): whether the exact f32 result
+// is below 2^-126 in magnitude, asked only when the rounded result is exactly +-2^-126 (.ftz
+// detects tininess before rounding, so a result rounded up to the smallest normal is flushed).
+constexpr float kMinNormal = 0x1p-126f;
+
+struct OAdd {
+  template <class T> static T f(T a, T b) { return a + b; }
+  static bool tiny(float, float) { return false; }  // sums of normals are exact below 2^-126
+};
+struct OSub {
+  template <class T> static T f(T a, T b) { return a - b; }
+  static bool tiny(float, float) { return false; }
+};
+struct OMul {
+  template <class T> static T f(T a, T b) { return a * b; }
+  static bool tiny(float a, float b) { return std::fabs(double(a) * double(b)) < 0x1p-126; }
+};
+struct ODiv {
+  template <class T> static T f(T a, T b) { return a / b; }
+  static bool tiny(float a, float b) { return std::fabs(double(a) / double(b)) < 0x1p-126; }
+};
 struct ORcp { template <class T> static T f(T a) { return T(1) / a; } };
 struct OSqrt { template <class T> static T f(T a) { return std::sqrt(a); } };
 struct ORsqrt {
   static float f(float a) { return float(1.0 / std::sqrt(double(a))); }
-  static double f(double a) { return 1.0 / std::sqrt(a); }
+  static double f(double a) { return double(1.0L / std::sqrt(static_cast<long double>(a))); }
 };
 struct OSin { static float f(float a) { return std::sin(a); } };
 struct OCos { static float f(float a) { return std::cos(a); } };
 struct OLg2 { static float f(float a) { return std::log2(a); } };
 struct OEx2 { static float f(float a) { return std::exp2(a); } };
 struct OTanh { static float f(float a) { return std::tanh(a); } };
+
+inline float flushTiny(float r, bool tinyAtBoundary) {
+  const float m = std::fabs(r);
+  return (m < kMinNormal || (m == kMinNormal && tinyAtBoundary)) ? std::copysign(0.0f, r) : r;
+}
 
 // ---------------------------------------------------------------------------------------------
 // f32 handlers
@@ -63,7 +83,7 @@ void f32Bin(ExecContext& c, const DecodedInst& in) {
       b = ftz(b);
     }
     float r = O::f(a, b);
-    if (Ftz) r = ftz(r);
+    if (Ftz) r = flushTiny(r, std::fabs(r) == kMinNormal && O::tiny(a, b));
     if (Sat) r = sat01(r);
     return canon(r);
   });
@@ -72,6 +92,15 @@ template <class O, bool Ftz, bool Sat>
 void f32BinDir(ExecContext& c, const DecodedInst& in) {
   fp::ScopedRounding g(fp::rmodeOf(in.round));
   f32Bin<O, Ftz, Sat>(c, in);
+}
+
+// Whether a*b+c (exact) is below 2^-126 in magnitude, given the rounded result is +-2^-126.
+inline bool fmaTiny(float a, float b, float c) {
+  const double p = double(a) * double(b);  // exact
+  const double s = p + double(c);
+  const double e = fp::twoSumErr(p, c, s);
+  const double m = std::fabs(s);
+  return m < 0x1p-126 || (m == 0x1p-126 && (s > 0 ? e < 0 : e > 0));
 }
 
 template <bool Ftz, bool Sat>
@@ -83,7 +112,7 @@ void f32Fma(ExecContext& c, const DecodedInst& in) {
       s = ftz(s);
     }
     float r = std::fma(a, b, s);
-    if (Ftz) r = ftz(r);
+    if (Ftz) r = flushTiny(r, std::fabs(r) == kMinNormal && fmaTiny(a, b, s));
     if (Sat) r = sat01(r);
     return canon(r);
   });
@@ -109,42 +138,56 @@ void f32UnDir(ExecContext& c, const DecodedInst& in) {
   f32Un<O, Ftz>(c, in);
 }
 
-// div.approx.f32: a * (1/b) with the reciprocal flushed like the hardware's (so |b| in
-// [2^126, 2^128] gives 0 for finite a).
-template <bool Ftz>
-void f32DivApprox(ExecContext& c, const DecodedInst& in) {
+// 1/b rounded to 24 significant bits but without the f32 exponent range, as a double. With
+// Flush, a reciprocal below 2^-126 (|b| > 2^126) is zero, as div.approx specifies.
+template <bool Flush>
+inline double rcp24(float b) {
+  const float m = std::fabs(b);
+  if (m >= kMinNormal && m < 0x1p126f) return 1.0f / b;
+  if (m >= 0x1p126f) {  // including infinity
+    if (Flush) return std::copysign(0.0, double(b));
+    return double(float((1.0 / double(b)) * 0x1p64)) * 0x1p-64;
+  }
+  if (m == 0.0f || m != m) return 1.0 / double(b);
+  return double(float((1.0 / double(b)) * 0x1p-64)) * 0x1p64;  // subnormal b
+}
+
+// div.approx.f32 and div.full.f32: a * (1/b) with the reciprocal rounded to f32 precision and
+// the product rounded once (as measured: 3/7 gives 0x3EDB6DB8, the IEEE quotient is ...B7).
+// .approx flushes reciprocals below 2^-126 (|b| > 2^126 gives 0); .full covers the full range.
+template <bool Full, bool Ftz>
+void f32DivFast(ExecContext& c, const DecodedInst& in) {
   map2<float, float, float>(c, in, [](float a, float b) {
     if (Ftz) {
       a = ftz(a);
       b = ftz(b);
     }
-    float r = a * ftz(1.0f / b);
-    if (Ftz) r = ftz(r);
-    return canon(r);
+    const double p = double(a) * rcp24<!Full>(b);  // exact
+    float q = float(p);
+    if (Ftz) q = flushTiny(q, std::fabs(p) < 0x1p-126);
+    return canon(q);
   });
 }
 
-template <bool Ftz>
-void f32AbsNeg(ExecContext& c, const DecodedInst& in, std::uint32_t andMask, std::uint32_t xorMask) {
-  map1<std::uint32_t, float>(c, in, [=](float a) {
+// abs/neg: sign-bit operations; a NaN gives the canonical NaN (as the GPU does).
+template <bool Neg, bool Ftz>
+void f32AbsNeg(ExecContext& c, const DecodedInst& in) {
+  map1<std::uint32_t, float>(c, in, [](float a) {
+    if (a != a) return fp::kCanonNaN32;
     if (Ftz) a = ftz(a);
-    return (fp::bits(a) & andMask) ^ xorMask;
+    return Neg ? (fp::bits(a) ^ 0x80000000u) : (fp::bits(a) & 0x7FFFFFFFu);
   });
 }
-template <bool Ftz>
-void f32Abs(ExecContext& c, const DecodedInst& in) { f32AbsNeg<Ftz>(c, in, 0x7FFFFFFFu, 0); }
-template <bool Ftz>
-void f32Neg(ExecContext& c, const DecodedInst& in) { f32AbsNeg<Ftz>(c, in, 0xFFFFFFFFu, 0x80000000u); }
 
-// min/max: a NaN operand is ignored (both NaN: canonical NaN); .NaN: any NaN gives the canonical
-// NaN; -0 is less than +0.
+// min/max: a NaN operand is ignored; both NaN gives the canonical NaN (f32) or operand b
+// quieted (f64); .NaN: any NaN gives the canonical NaN; -0 is less than +0.
 template <class T, bool Max, bool NaNMode>
 inline T minMaxF(T a, T b) {
   const bool na = a != a, nb = b != b;
   if (na || nb) {
     if (NaNMode || (na && nb)) {
       if constexpr (sizeof(T) == 4) return fp::canonNaN32();
-      else return fp::canonNaN64();
+      else return fp::quiet(nb ? b : a);
     }
     return na ? b : a;
   }
@@ -171,37 +214,42 @@ void f32MinMax(ExecContext& c, const DecodedInst& in) {
   });
 }
 
-// copysign d, a, b: the value of b with the sign of a.
-template <class T, class UI>
+// copysign d, a, b: the value of b with the sign of a (a pure bit operation, NaNs included).
+template <class UI>
 void copysignH(ExecContext& c, const DecodedInst& in) {
   constexpr UI kSign = UI(1) << (sizeof(UI) * 8 - 1);
   map2<UI, UI, UI>(c, in, [](UI a, UI b) { return UI((b & ~kSign) | (a & kSign)); });
 }
 
+// testp: as measured on the GPU, .normal is true for zeros too (finite and not subnormal).
 template <class T, SubOp S>
 void testp(ExecContext& c, const DecodedInst& in) {
   const std::uint64_t* a = lanes(c, in.src[0]);
   std::uint32_t r = 0;
   forLanes(c.mask, [&](int l) {
     const T v = as<T>(a[l]);
+    const bool sub = std::fpclassify(v) == FP_SUBNORMAL;
     bool t;
     if constexpr (S == SubOp::TestFinite) t = std::isfinite(v);
     else if constexpr (S == SubOp::TestInfinite) t = std::isinf(v);
     else if constexpr (S == SubOp::TestNumber) t = !std::isnan(v);
     else if constexpr (S == SubOp::TestNotANumber) t = std::isnan(v);
-    else if constexpr (S == SubOp::TestNormal) t = std::isnormal(v);
-    else t = std::fpclassify(v) == FP_SUBNORMAL;
+    else if constexpr (S == SubOp::TestNormal) t = std::isfinite(v) && !sub;
+    else t = sub;
     r |= std::uint32_t(t) << l;
   });
   writePred(c, in.dst[0], r);
 }
 
 // ---------------------------------------------------------------------------------------------
-// f64 handlers
+// f64 handlers (NaN results: fp::nanOf)
 
 template <class O>
 void f64Bin(ExecContext& c, const DecodedInst& in) {
-  map2<double, double, double>(c, in, [](double a, double b) { return canon(O::f(a, b)); });
+  map2<double, double, double>(c, in, [](double a, double b) {
+    const double r = O::f(a, b);
+    return r == r ? r : fp::nanOf(a, b);
+  });
 }
 template <class O>
 void f64BinDir(ExecContext& c, const DecodedInst& in) {
@@ -210,36 +258,48 @@ void f64BinDir(ExecContext& c, const DecodedInst& in) {
 }
 void f64Fma(ExecContext& c, const DecodedInst& in) {
   map3<double, double, double, double>(c, in, [](double a, double b, double s) {
-    return canon(std::fma(a, b, s));
+    const double r = std::fma(a, b, s);
+    return r == r ? r : fp::nanOf(a, b, s);
   });
 }
 void f64FmaDir(ExecContext& c, const DecodedInst& in) {
   fp::ScopedRounding g(fp::rmodeOf(in.round));
   f64Fma(c, in);
 }
-template <class O, bool Ftz>
+template <class O>
 void f64Un(ExecContext& c, const DecodedInst& in) {
   map1<double, double>(c, in, [](double a) {
-    if (Ftz) a = ftz(a);
-    double r = O::f(a);
-    if (Ftz) r = ftz(r);
-    return canon(r);
+    const double r = O::f(a);
+    return r == r ? r : fp::nanOf(a);
   });
 }
 template <class O>
 void f64UnDir(ExecContext& c, const DecodedInst& in) {
   fp::ScopedRounding g(fp::rmodeOf(in.round));
-  f64Un<O, false>(c, in);
+  f64Un<O>(c, in);
+}
+// rcp.approx.ftz.f64, rsqrt.approx.ftz.f64: as measured, the result keeps the upper 32 bits of
+// the exact reciprocal (square root) and zeroes the lower 32; subnormals flush to zero.
+template <class O>
+void f64ApproxFtz(ExecContext& c, const DecodedInst& in) {
+  map1<double, double>(c, in, [](double a) {
+    a = ftz(a);
+    double r = O::f(a);
+    if (r != r) return fp::nanOf(a);
+    r = ftz(r);
+    return fp::f64(fp::bits(r) & 0xFFFFFFFF00000000ull);
+  });
 }
 template <bool Neg>
 void f64AbsNeg(ExecContext& c, const DecodedInst& in) {
-  map1<std::uint64_t, std::uint64_t>(c, in, [](std::uint64_t a) {
-    return Neg ? (a ^ 0x8000000000000000ull) : (a & 0x7FFFFFFFFFFFFFFFull);
+  map1<double, double>(c, in, [](double a) {
+    if (a != a) return fp::quiet(a);
+    return fp::f64(Neg ? (fp::bits(a) ^ 0x8000000000000000ull) : (fp::bits(a) & 0x7FFFFFFFFFFFFFFFull));
   });
 }
-template <bool Max, bool NaNMode>
+template <bool Max>
 void f64MinMax(ExecContext& c, const DecodedInst& in) {
-  map2<double, double, double>(c, in, [](double a, double b) { return minMaxF<double, Max, NaNMode>(a, b); });
+  map2<double, double, double>(c, in, [](double a, double b) { return minMaxF<double, Max, false>(a, b); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -305,9 +365,10 @@ ExecFn selectF32(const DecodedInst& in) {
       return sat ? &f32Fma<false, true> : &f32Fma<false, false>;
     case Op::Div:
       if (sat) return nullptr;
-      if (approx) return ftz ? &f32DivApprox<true> : &f32DivApprox<false>;
+      if (approx) return ftz ? &f32DivFast<false, true> : &f32DivFast<false, false>;
+      if (in.flags & ptx::kFull) return ftz ? &f32DivFast<true, true> : &f32DivFast<true, false>;
       if (!isFpRound(in.round)) return nullptr;
-      return pickF32Bin<ODiv>(ftz, false, dir);  // .full and IEEE forms
+      return pickF32Bin<ODiv>(ftz, false, dir);
     case Op::Rcp:
       if (approx) return ftz ? &f32Un<ORcp, true> : &f32Un<ORcp, false>;
       if (!isFpRound(in.round)) return nullptr;
@@ -322,11 +383,11 @@ ExecFn selectF32(const DecodedInst& in) {
     case Op::Lg2: return ftz ? &f32Un<OLg2, true> : &f32Un<OLg2, false>;
     case Op::Ex2: return ftz ? &f32Un<OEx2, true> : &f32Un<OEx2, false>;
     case Op::Tanh: return ftz ? &f32Un<OTanh, true> : &f32Un<OTanh, false>;
-    case Op::Abs: return ftz ? &f32Abs<true> : &f32Abs<false>;
-    case Op::Neg: return ftz ? &f32Neg<true> : &f32Neg<false>;
+    case Op::Abs: return ftz ? &f32AbsNeg<false, true> : &f32AbsNeg<false, false>;
+    case Op::Neg: return ftz ? &f32AbsNeg<true, true> : &f32AbsNeg<true, false>;
     case Op::Min: return pickF32MinMax<false>(in.flags & ptx::kNaN, ftz);
     case Op::Max: return pickF32MinMax<true>(in.flags & ptx::kNaN, ftz);
-    case Op::Copysign: return &copysignH<float, std::uint32_t>;
+    case Op::Copysign: return &copysignH<std::uint32_t>;
     case Op::Testp: return pickTestp<float>(in.sub);
     default: return nullptr;
   }
@@ -354,20 +415,18 @@ ExecFn selectF64(const DecodedInst& in) {
       if (!isFpRound(in.round)) return nullptr;
       return dir ? &f64FmaDir : &f64Fma;
     case Op::Rcp:
-      if (approx) return &f64Un<ORcp, true>;  // rcp.approx.ftz.f64
+      if (approx) return &f64ApproxFtz<ORcp>;  // rcp.approx.ftz.f64
       if (!isFpRound(in.round)) return nullptr;
-      return dir ? &f64UnDir<ORcp> : &f64Un<ORcp, false>;
+      return dir ? &f64UnDir<ORcp> : &f64Un<ORcp>;
     case Op::Sqrt:
       if (approx || !isFpRound(in.round)) return nullptr;
-      return dir ? &f64UnDir<OSqrt> : &f64Un<OSqrt, false>;
-    case Op::Rsqrt: return ftz ? &f64Un<ORsqrt, true> : &f64Un<ORsqrt, false>;
+      return dir ? &f64UnDir<OSqrt> : &f64Un<OSqrt>;
+    case Op::Rsqrt: return ftz ? &f64ApproxFtz<ORsqrt> : &f64Un<ORsqrt>;
     case Op::Abs: return &f64AbsNeg<false>;
     case Op::Neg: return &f64AbsNeg<true>;
-    case Op::Min:
-      return (in.flags & ptx::kNaN) ? &f64MinMax<false, true> : &f64MinMax<false, false>;
-    case Op::Max:
-      return (in.flags & ptx::kNaN) ? &f64MinMax<true, true> : &f64MinMax<true, false>;
-    case Op::Copysign: return &copysignH<double, std::uint64_t>;
+    case Op::Min: return (in.flags & ptx::kNaN) ? nullptr : &f64MinMax<false>;
+    case Op::Max: return (in.flags & ptx::kNaN) ? nullptr : &f64MinMax<true>;
+    case Op::Copysign: return &copysignH<std::uint64_t>;
     case Op::Testp: return pickTestp<double>(in.sub);
     default: return nullptr;
   }

@@ -4,9 +4,10 @@
 //
 // Arithmetic is exact: operands are widened to double, the sum is computed with its rounding
 // error (TwoSum), rounded to odd, and then rounded once to the 16-bit format with round to
-// nearest even (fp::roundPack), so there is no double-rounding error. NaN results become the
-// canonical NaN 0x7FFF. For the x2 types each 16-bit half is computed independently (the lower
-// half from the lower halves).
+// nearest even (fp::roundPack), so there is no double-rounding error. NaN results (abs and neg
+// included) become the canonical NaN 0x7FFF; .relu turns negative results and -0 into +0; .ftz
+// flushes subnormal inputs, and results that are subnormal before rounding, to signed zeros.
+// For the x2 types each 16-bit half is computed independently (lower half from lower halves).
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -30,6 +31,7 @@ struct EF16 {
   static std::uint16_t flush(std::uint16_t h) { return fp::ftzHalf(h); }
   static bool isNaN(std::uint16_t h) { return (h & 0x7FFFu) > 0x7C00u; }
   static constexpr std::uint16_t kNaN = fp::kCanonNaN16;
+  static constexpr double kMinNormal = 0x1p-14;
 };
 struct EBF16 {
   static double toD(std::uint16_t h) { return fp::bf16ToFloat(h); }
@@ -37,6 +39,7 @@ struct EBF16 {
   static std::uint16_t flush(std::uint16_t h) { return fp::ftzBf16(h); }
   static bool isNaN(std::uint16_t h) { return (h & 0x7FFFu) > 0x7F80u; }
   static constexpr std::uint16_t kNaN = fp::kCanonNaNBF16;
+  static constexpr double kMinNormal = 0x1p-126;
 };
 
 enum class HOp { Add, Sub, Mul, Fma };
@@ -66,11 +69,10 @@ inline std::uint16_t arith(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
   }
   if (s != s) return Sat ? std::uint16_t(0) : E::kNaN;
   if (std::fabs(s) <= DBL_MAX) s = fp::toOdd(s, err);  // infinities are exact
-  if (Relu && s < 0) s = 0.0;
+  if (Relu && s <= 0) s = 0.0;                          // -0 gives +0 too
   if (Sat) s = fp::sat01(s);
-  std::uint16_t r = E::fromD(s);
-  if (Ftz) r = E::flush(r);
-  return r;
+  if (Ftz && std::fabs(s) < E::kMinNormal) return std::uint16_t(std::signbit(s) ? 0x8000u : 0u);
+  return E::fromD(s);
 }
 
 template <class E, HOp O, bool Ftz, bool Sat, bool Relu, bool Pair>
@@ -98,6 +100,7 @@ template <class E, bool Neg, bool Ftz, bool Pair>
 void absNegH(ExecContext& c, const DecodedInst& in) {
   map1<std::uint32_t, std::uint32_t>(c, in, [](std::uint32_t a) {
     auto one = [](std::uint16_t h) -> std::uint32_t {
+      if (E::isNaN(h)) return E::kNaN;  // as measured: NaN gives the canonical NaN
       if (Ftz) h = E::flush(h);
       return Neg ? std::uint32_t(h ^ 0x8000u) : std::uint32_t(h & 0x7FFFu);
     };

@@ -245,12 +245,12 @@ void sad(ExecContext& c, const DecodedInst& in) {
   });
 }
 
-// Division by zero gives all ones (-1 for signed) and remainder by zero gives the dividend, as
-// the hardware's reciprocal-based sequence does; MIN / -1 wraps to MIN with remainder 0.
+// Division or remainder by zero gives all ones (-1 for signed), as measured on the GPU for every
+// width and signedness; MIN / -1 wraps to MIN with remainder 0.
 template <class T, bool Rem>
 void divRem(ExecContext& c, const DecodedInst& in) {
   map2<T, T, T>(c, in, [](T a, T b) -> T {
-    if (b == 0) return Rem ? a : T(~U<T>(0));
+    if (b == 0) return T(~U<T>(0));
     if constexpr (std::is_signed_v<T>) {
       if (b == T(-1)) return Rem ? T(0) : T(UA<T>(0) - UA<T>(a));
     }

@@ -164,10 +164,41 @@ struct KF64 {
   using F = fp::FmtF64;
   static constexpr int kRank = 3;
   static double get(std::uint64_t b) { return as<double>(b); }
-  static Bits nan() { return fp::kCanonNaN64; }
   template <bool Dir>
   static Bits enc(double x, RMode) { return fp::bits(x); }  // only used when exact
 };
+
+// The NaN a conversion produces from a NaN source (measured on sm_90): f16/bf16 destinations get
+// the canonical 0x7FFF except from f64, which like f64 -> f32 keeps the sign and the leading
+// payload bits (quieted); widening to f64 keeps the payload; f16 -> f32 gives 0x7FFFFFFF while
+// bf16 -> f32 is a plain shift; f32 -> f32 is unchanged unless .ftz (then canonical); f32 -> tf32
+// clears the low 13 bits.
+template <class DK, class SK, bool Canon>
+typename DK::Bits cvtNaN(std::uint64_t b) {
+  using Bits = typename DK::Bits;
+  if constexpr (std::is_same_v<DK, KF64>) {
+    if constexpr (std::is_same_v<SK, KF64>) return b | 0x0008000000000000ull;
+    const std::uint64_t q = 0x7FF8000000000000ull;
+    if constexpr (std::is_same_v<SK, KF32>)
+      return (std::uint64_t(b & 0x80000000u) << 32) | q | (std::uint64_t(b & 0x7FFFFFu) << 29);
+    else if constexpr (std::is_same_v<SK, KF16>)
+      return (std::uint64_t(b & 0x8000u) << 48) | q | (std::uint64_t(b & 0x3FFu) << 42);
+    else
+      return (std::uint64_t(b & 0x8000u) << 48) | q | (std::uint64_t(b & 0x7Fu) << 45);
+  } else if constexpr (std::is_same_v<DK, KTF32>) {
+    return Bits(b & 0xFFFFE000u);
+  } else if constexpr (std::is_same_v<SK, KF64>) {
+    using F = typename DK::F;
+    const std::uint64_t sign = (b >> 63) ? F::kSignBit : 0;
+    return Bits(sign | F::kExpMask | (1ull << (F::kMant - 1)) | ((b & ((1ull << 52) - 1)) >> (52 - F::kMant)));
+  } else if constexpr (std::is_same_v<DK, KF32>) {
+    if constexpr (std::is_same_v<SK, KF32>) return Canon ? fp::kCanonNaN32 : Bits(b);
+    else if constexpr (std::is_same_v<SK, KBF16>) return Bits((b & 0xFFFFu) << 16);
+    else return fp::kCanonNaN32;
+  } else {
+    return DK::nan();
+  }
+}
 
 // Destination DK holds every value of source SK exactly.
 template <class DK, class SK>
@@ -191,8 +222,8 @@ void cvtFF(ExecContext& c, const DecodedInst& in) {
   map1<typename DK::Bits, std::uint64_t>(c, in, [m](std::uint64_t b) -> typename DK::Bits {
     double x = SK::get(b);
     if constexpr (Ftz && SK::kIsF32) x = ftzAsF32(x);
-    if (x != x) return Sat ? typename DK::Bits(0) : DK::nan();
-    if constexpr (Relu) x = x < 0 ? 0.0 : x;
+    if (x != x) return Sat ? typename DK::Bits(0) : cvtNaN<DK, SK, Ftz || Relu>(b);
+    if constexpr (Relu) x = x <= 0 ? 0.0 : x;  // -0 gives +0 too
     if constexpr (Sat) x = fp::sat01(x);
     typename DK::Bits r = DK::template enc<Dir>(x, m);
     if constexpr (Ftz && DK::kIsF32) r = fp::bits(fp::ftz(fp::f32(r)));
@@ -206,7 +237,7 @@ void cvtRoundInt(ExecContext& c, const DecodedInst& in) {
   map1<typename K::Bits, std::uint64_t>(c, in, [](std::uint64_t b) -> typename K::Bits {
     double x = K::get(b);
     if constexpr (Ftz && K::kIsF32) x = ftzAsF32(x);
-    if (x != x) return Sat ? typename K::Bits(0) : K::nan();
+    if (x != x) return Sat ? typename K::Bits(0) : cvtNaN<K, K, true>(b);
     x = roundIntegral<R>(x);
     if constexpr (Sat) x = fp::sat01(x);
     return K::template enc<false>(x, RMode::Rn);  // integral values are representable
@@ -267,7 +298,7 @@ void cvtPairX2(ExecContext& c, const DecodedInst& in) {
   map2<std::uint32_t, float, float>(c, in, [m](float a, float b) {
     auto one = [m](double x) -> std::uint32_t {
       if (x != x) return DK::nan();
-      if constexpr (Relu) x = x < 0 ? 0.0 : x;
+      if constexpr (Relu) x = x <= 0 ? 0.0 : x;
       return DK::template enc<Dir>(x, m);
     };
     return (one(a) << 16) | one(b);

@@ -59,6 +59,24 @@ inline std::uint8_t* resolve(ExecContext& c, int lane, std::uint64_t addr, std::
   }
 }
 
+// Records a lane's access for the timing model (generic addresses resolved to their space).
+template <ptx::Space S>
+inline void traceAccess(ExecContext& c, int lane, std::uint64_t addr, std::uint32_t bytes, bool write, bool atomic) {
+  MemTrace& t = *c.trace;
+  ptx::Space space = S;
+  if constexpr (S == ptx::Space::Generic) {
+    if (inSharedWindow(addr)) { space = ptx::Space::Shared; addr -= kSharedWindowBase; }
+    else if (inLocalWindow(addr)) { space = ptx::Space::Local; addr -= kLocalWindowBase; }
+    else space = ptx::Space::Global;
+  }
+  t.mask |= 1u << lane;
+  t.bytes = bytes;
+  t.write = write;
+  t.atomic = atomic;
+  t.addr[lane] = addr;
+  t.space[lane] = space;
+}
+
 // A lane's effective address: base slot plus offset.
 inline std::uint64_t effectiveAddress(const ExecContext& c, const ptx::DecodedInst& in, int lane) {
   std::uint64_t base = in.aux == ptx::kNoSlot ? 0 : c.R[std::size_t(in.aux) * kWarpSize + lane];

@@ -24,7 +24,9 @@ void load(ExecContext& c, const DecodedInst& in) {
   const std::uint32_t vec = in.vec;
   const bool sign = ptx::isSigned(in.type);
   forLanes(c.mask, [&](int lane) {
-    const std::uint8_t* p = resolve<S>(c, lane, effectiveAddress(c, in, lane), Bytes * vec, false);
+    const std::uint64_t addr = effectiveAddress(c, in, lane);
+    const std::uint8_t* p = resolve<S>(c, lane, addr, Bytes * vec, false);
+    if (c.trace) traceAccess<S>(c, lane, addr, Bytes * vec, false, false);
     for (std::uint32_t e = 0; e < vec; ++e) {
       std::uint64_t v = 0;
       std::memcpy(&v, p + e * Bytes, Bytes);
@@ -38,7 +40,9 @@ template <Space S, std::uint32_t Bytes>
 void store(ExecContext& c, const DecodedInst& in) {
   const std::uint32_t vec = in.vec;
   forLanes(c.mask, [&](int lane) {
-    std::uint8_t* p = resolve<S>(c, lane, effectiveAddress(c, in, lane), Bytes * vec, true);
+    const std::uint64_t addr = effectiveAddress(c, in, lane);
+    std::uint8_t* p = resolve<S>(c, lane, addr, Bytes * vec, true);
+    if (c.trace) traceAccess<S>(c, lane, addr, Bytes * vec, true, false);
     for (std::uint32_t e = 0; e < vec; ++e) {
       std::uint64_t v = c.R[std::size_t(in.src[e]) * kWarpSize + lane];
       std::memcpy(p + e * Bytes, &v, Bytes);
@@ -77,7 +81,9 @@ template <Space S, typename T>
 void atomic(ExecContext& c, const DecodedInst& in) {
   const bool returns = in.op == ptx::Op::Atom;
   forLanes(c.mask, [&](int lane) {
-    std::uint8_t* p = resolve<S>(c, lane, effectiveAddress(c, in, lane), sizeof(T), true);
+    const std::uint64_t addr = effectiveAddress(c, in, lane);
+    std::uint8_t* p = resolve<S>(c, lane, addr, sizeof(T), true);
+    if (c.trace) traceAccess<S>(c, lane, addr, sizeof(T), true, true);
     T old;
     std::memcpy(&old, p, sizeof(T));
     T b = as<T>(c.R[std::size_t(in.src[0]) * kWarpSize + lane]);

@@ -26,7 +26,7 @@ constexpr const char* kMainFooter = R"(Examples:
   scgpu list
   scgpu run saxpy
   scgpu run sgemm_tiled --config hopper --set sm.count=8 --stats-json stats.json
-  scgpu run examples/saxpy.yaml
+  scgpu run my_kernel.yaml
 
 Exit status: 0 passed, 1 check failed, 2 kernel fault, 3 usage, config, launch-file or PTX error.
 Run `scgpu COMMAND --help` for the options of a command; docs/cli.md has the reference.)";

@@ -194,7 +194,7 @@ struct Fields {
 
 class Parser {
  public:
-  Parser(std::string file) : file_(std::move(file)), dir_(fs::path(file_).parent_path()) {}
+  explicit Parser(std::string file) : file_(std::move(file)), dir_(fs::path(file_).parent_path()) {}
 
   LaunchSpec parse(const YAML::Node& root) {
     LaunchSpec spec;

@@ -1,0 +1,33 @@
+// A memory transaction as it travels SM -> crossbar -> L2 slice -> DRAM channel and back. It
+// carries no data: values are exact in the functional core; the timing model moves only the
+// bytes' timing. Between blocks it rides in a tlm_generic_payload (tlm/payload.h).
+#pragma once
+
+#include <cstdint>
+
+namespace scgpu::memsys {
+
+enum class MemOp : std::uint8_t {
+  Read,      // load (sectors in sector_mask)
+  Write,     // store (write-through from L1, or L2 write-back to DRAM)
+  Atomic,    // read-modify-write executed at the L2 slice
+  Fetch,     // instruction fetch (icache miss)
+};
+
+struct MemRequest {
+  std::uint64_t id = 0;            // unique within a run, assigned by the initiator
+  MemOp op = MemOp::Read;
+  std::uint64_t addr = 0;          // address of the 128-byte line (aligned), or of the access
+  std::uint32_t sector_mask = 0;   // 32-byte sectors of the line touched (bit i = sector i)
+  std::uint32_t bytes = 0;         // payload bytes this transaction carries (data, not header)
+  std::uint16_t sm = 0;            // source SM: routes the response back
+  std::uint16_t warp = 0;          // warp slot in the SM (statistics and tracing)
+  std::uint32_t tag = 0;           // the initiator's own cookie (e.g. its MSHR index)
+  std::uint64_t issue_cycle = 0;   // core cycle the SM sent it (latency statistics)
+  bool response = false;           // false on the way out, true on the way back
+  bool needs_response = true;      // writes from L2 write-back need none
+};
+
+inline std::uint32_t sectorCount(std::uint32_t mask) { return std::uint32_t(__builtin_popcount(mask)); }
+
+}  // namespace scgpu::memsys

@@ -1,0 +1,72 @@
+// Parameters of the memory-system blocks, filled from YAML by tlm/gpu_params.cpp. Field names
+// are the YAML keys; units are in the names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace scgpu {
+
+struct CacheParams {
+  std::uint64_t size_bytes = 0;
+  std::uint32_t line_bytes = 128;
+  std::uint32_t sector_bytes = 32;
+  std::uint32_t associativity = 4;
+  std::uint32_t hit_latency_cycles = 1;
+  std::uint32_t mshr_entries = 32;        // outstanding line misses
+  std::uint32_t mshr_max_merge = 8;       // requests merged into one MSHR
+  std::string replacement = "lru";        // lru | fifo
+  std::string write_policy = "write_through";  // write_through | write_back
+  bool allocate_on_write = false;
+};
+
+struct CrossbarParams {
+  std::uint32_t flit_bytes = 32;
+  std::uint32_t latency_cycles = 8;              // traversal, in interconnect cycles
+  std::uint32_t input_buffer_flits = 64;         // per input port
+  std::uint32_t output_buffer_flits = 64;        // per output port
+  std::string arbitration = "round_robin";       // round_robin | fixed_priority
+  std::uint32_t request_header_bytes = 8;        // a read request's size on the wire
+};
+
+struct L2Params {
+  std::uint32_t slices = 2;
+  CacheParams cache;                             // per slice: size_bytes is per slice
+  std::uint32_t atomic_latency_cycles = 4;       // extra cycles of an atomic at the slice
+  std::uint32_t request_queue_entries = 32;
+  std::string hash = "xor";                      // linear | xor
+  std::uint32_t interleave_bytes = 256;          // consecutive bytes mapped to one slice
+};
+
+struct DramTimingParams {
+  // In DRAM command-clock cycles (tCK = 1 / clocks.dram_clock_mhz).
+  std::uint32_t tRCD = 12, tRP = 12, tRAS = 28, tRC = 40, tCL = 12, tCWL = 8;
+  std::uint32_t tCCD_S = 2, tCCD_L = 4, tRRD_S = 4, tRRD_L = 6, tFAW = 16;
+  std::uint32_t tWTR = 5, tRTW = 6, tWR = 12, tRTP = 4, tREFI = 3900, tRFC = 180;
+  std::uint32_t burst_length = 16;               // transfers per access
+};
+
+struct DramParams {
+  std::string standard = "gddr6";                // gddr5 | gddr6 | hbm2 | hbm3 (names the preset)
+  std::uint32_t channels = 1;
+  std::uint32_t bank_groups = 4;
+  std::uint32_t banks_per_group = 4;
+  std::uint32_t rows = 16384;
+  std::uint32_t row_bytes = 2048;                // page size per bank
+  std::uint32_t bus_width_bits = 32;             // per channel
+  std::uint32_t transfers_per_clock = 2;         // data rate per command clock (DDR = 2)
+  std::uint32_t access_bytes = 32;               // bytes moved by one RD/WR (bus width x burst length / 8)
+  std::uint32_t read_queue_entries = 32;
+  std::uint32_t write_queue_entries = 32;
+  std::uint32_t write_drain_high_watermark = 24;
+  std::uint32_t write_drain_low_watermark = 8;
+  std::string scheduler = "fr_fcfs";             // fr_fcfs | fcfs
+  std::string page_policy = "open";              // open | closed
+  bool refresh = true;
+  std::string address_mapping = "row_bank_column";  // row_bank_column | row_column_bank
+  std::uint32_t channel_interleave_bytes = 256;
+  std::uint32_t controller_latency_cycles = 4;   // queueing pipeline, in DRAM cycles, each way
+  DramTimingParams timing;
+};
+
+}  // namespace scgpu

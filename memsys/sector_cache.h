@@ -1,0 +1,94 @@
+// A sectored, set-associative cache tag array: lines of `line_bytes` split into `sector_bytes`
+// sectors, each with its own valid and dirty bit, as in NVIDIA's L1 and L2. It holds tags only
+// (values live in the backing store). Used by the SM's L1 and instruction/constant caches and by
+// the L2 slices; MSHRs are separate (memsys/mshr.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "memsys/memsys_params.h"
+
+namespace scgpu::memsys {
+
+class SectorCache {
+ public:
+  explicit SectorCache(const CacheParams& params);
+
+  struct Result {
+    bool line_present = false;   // the line's tag is in the cache
+    std::uint32_t hit_mask = 0;  // requested sectors that are valid
+    std::uint32_t miss_mask = 0; // requested sectors that are not
+  };
+  struct Victim {
+    bool valid = false;          // a line was evicted
+    std::uint64_t line_addr = 0;
+    std::uint32_t dirty_mask = 0;  // sectors to write back
+  };
+
+  // Looks up the sectors of `addr`'s line in `sector_mask`; on a hit updates recency. A write
+  // under write_back marks hit sectors dirty; under write_through it only updates recency.
+  Result access(std::uint64_t addr, std::uint32_t sector_mask, bool write, std::uint64_t now);
+  // Looks up without changing any state.
+  Result probe(std::uint64_t addr, std::uint32_t sector_mask) const;
+  // Installs sectors after a miss (allocating the line, evicting a victim if the set is full);
+  // `dirty` marks them dirty (write-allocate under write_back). Returns the victim, if any.
+  Victim fill(std::uint64_t addr, std::uint32_t sector_mask, bool dirty, std::uint64_t now);
+  // Drops a line (e.g. a write-through, no-allocate store that hit: the L1 invalidates).
+  void invalidate(std::uint64_t addr, std::uint32_t sector_mask);
+
+  std::uint64_t lineAddr(std::uint64_t addr) const { return addr & ~std::uint64_t(line_bytes_ - 1); }
+  // Sectors of [addr, addr+bytes) within its line.
+  std::uint32_t sectorMask(std::uint64_t addr, std::uint32_t bytes) const;
+  std::uint32_t lineBytes() const { return line_bytes_; }
+  std::uint32_t sectorBytes() const { return sector_bytes_; }
+  std::uint32_t sets() const { return sets_; }
+
+ private:
+  struct Line {
+    std::uint64_t tag = 0;
+    bool valid = false;
+    std::uint32_t valid_mask = 0, dirty_mask = 0;
+    std::uint64_t last_use = 0, inserted = 0;
+  };
+  Line* find(std::uint64_t addr);
+  const Line* find(std::uint64_t addr) const;
+  std::uint32_t setIndex(std::uint64_t line_addr) const;
+
+  CacheParams params_;
+  std::uint32_t line_bytes_, sector_bytes_, sets_, ways_;
+  bool write_back_, lru_;
+  std::vector<Line> lines_;  // sets_ x ways_
+};
+
+// Miss status holding registers: one entry per outstanding line, merging later requests to the
+// same line until the fill returns.
+class MshrTable {
+ public:
+  MshrTable(std::uint32_t entries, std::uint32_t max_merge) : entries_(entries), max_merge_(max_merge) {}
+
+  enum class Outcome { NewEntry, Merged, Full };
+  // Records a waiter (its opaque tag) for a line. NewEntry: the caller must send the miss.
+  Outcome add(std::uint64_t line_addr, std::uint32_t sector_mask, std::uint64_t waiter);
+  // Sectors already requested for a pending line (0 if none): a merge needs only the others.
+  std::uint32_t pendingSectors(std::uint64_t line_addr) const;
+  void addSectors(std::uint64_t line_addr, std::uint32_t sector_mask);
+  // The fill for a line returned: its waiters, in arrival order; the entry is freed.
+  std::vector<std::uint64_t> complete(std::uint64_t line_addr);
+  bool full() const { return used_ >= entries_; }
+  std::uint32_t used() const { return used_; }
+
+ private:
+  struct Entry {
+    std::uint64_t line_addr = 0;
+    std::uint32_t sectors = 0;
+    std::vector<std::uint64_t> waiters;
+    bool valid = false;
+  };
+  std::uint32_t entries_, max_merge_, used_ = 0;
+  std::vector<Entry> table_;
+  Entry* find(std::uint64_t line_addr);
+  const Entry* find(std::uint64_t line_addr) const;
+};
+
+}  // namespace scgpu::memsys

@@ -1,0 +1,64 @@
+// Parameters of a streaming multiprocessor, filled from YAML by tlm/gpu_params.cpp. Field names
+// are the YAML keys; units are in the names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "memsys/memsys_params.h"
+
+namespace scgpu {
+
+// One execution pipeline class of a sub-core.
+struct PipeParams {
+  std::uint32_t latency_cycles = 4;              // issue to result available
+  std::uint32_t initiation_interval_cycles = 1;  // cycles before the pipe takes the next warp instruction
+};
+
+struct SmParams {
+  std::uint32_t count = 2;
+  std::uint32_t sub_cores = 4;                   // processing blocks, one warp scheduler each
+  std::uint32_t max_threads_per_sm = 2048;
+  std::uint32_t max_warps_per_sm = 64;
+  std::uint32_t max_blocks_per_sm = 32;
+  std::uint32_t max_threads_per_block = 1024;
+  std::uint32_t registers_per_sm = 65536;
+  std::uint32_t max_registers_per_block = 65536;
+  std::uint32_t max_registers_per_thread = 255;
+  std::uint32_t register_allocation_unit_size = 256;  // registers, per warp
+  std::uint64_t shared_memory_per_sm_bytes = 233472;
+  std::uint64_t shared_memory_per_block_bytes = 49152;
+  std::uint64_t shared_memory_per_block_optin_bytes = 232448;
+  std::uint32_t shared_memory_allocation_unit_bytes = 128;
+  std::uint32_t reserved_shared_memory_per_block_bytes = 1024;  // the CUDA runtime's per-block reserve (cc >= 8.0)
+  std::uint32_t block_launch_latency_cycles = 8;
+
+  // Warp scheduling, one scheduler per sub-core.
+  std::string scheduler_policy = "gto";          // lrr | gto | two_level
+  std::uint32_t scheduler_issue_per_cycle = 1;
+  std::uint32_t two_level_active_warps = 8;      // two_level: size of the active set
+
+  // Instruction supply.
+  CacheParams icache;                            // hit_latency_cycles, miss latency below
+  std::uint32_t icache_miss_latency_cycles = 20;
+  std::uint32_t instruction_bytes = 16;          // one decoded instruction's footprint in the icache
+  std::uint32_t instruction_buffer_entries = 2;  // per warp
+
+  // Register file and operand collection.
+  std::uint32_t register_banks = 2;              // per sub-core
+  std::uint32_t operand_collectors = 2;          // per sub-core
+
+  // Execution pipelines per sub-core.
+  PipeParams pipe_int, pipe_fp32, pipe_fp64, pipe_sfu, pipe_lsu, pipe_tensor, pipe_branch;
+
+  // Memory instructions.
+  std::uint32_t lsu_queue_entries = 16;          // per SM: memory instructions waiting for the L1/shared pipe
+  std::uint32_t shared_memory_banks = 32;
+  std::uint32_t shared_memory_bank_width_bytes = 4;
+  std::uint32_t shared_memory_latency_cycles = 23;
+  CacheParams l1;                                // data cache part of L1/shared
+  CacheParams constant_cache;
+  std::uint32_t constant_miss_latency_cycles = 100;
+};
+
+}  // namespace scgpu

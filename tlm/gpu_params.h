@@ -1,0 +1,50 @@
+// The typed description of a GPU: one parameter struct per block (the blocks' own structs live
+// beside them: sm/sm_params.h, memsys/memsys_params.h), filled from YAML by
+// tlm/gpu_params.cpp (which checks every key, type, range and combination) and handed to the
+// blocks' constructors. Field names are the YAML keys; units are in the names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memsys/memsys_params.h"
+#include "sm/sm_params.h"
+
+namespace scgpu {
+class Config;
+
+struct ClockParams {
+  double core_clock_mhz = 1755;   // SMs, GigaThread engine
+  double icnt_clock_mhz = 1755;   // crossbar and L2 slices
+  double dram_clock_mhz = 1593;   // DRAM command clock (tCK = 1 / dram_clock_mhz)
+};
+
+struct GigaThreadParams {
+  std::uint32_t dispatch_latency_cycles = 4;     // from a free slot to the block starting on the SM
+  std::uint32_t blocks_per_cycle = 1;
+};
+
+struct WatchdogParams {
+  std::uint64_t no_progress_cycles = 1000000;    // core cycles with no instruction retired anywhere
+};
+
+struct GpuParams {
+  std::string name = "tiny";
+  std::uint32_t cc_major = 9, cc_minor = 0;
+  ClockParams clocks;
+  SmParams sm;
+  CrossbarParams crossbar;
+  L2Params l2;
+  DramParams dram;
+  GigaThreadParams gigathread;
+  WatchdogParams watchdog;
+  std::uint64_t global_size_bytes = 4ull << 30;
+  std::uint64_t constant_size_bytes = 65536;
+
+  // Reads and checks a whole config. Throws ConfigError with file:line:col and the key path for
+  // unknown keys, wrong types, values out of range and inconsistent combinations.
+  static GpuParams fromConfig(const Config& config);
+};
+
+}  // namespace scgpu
