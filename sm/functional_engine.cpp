@@ -9,15 +9,12 @@
 
 namespace scgpu::sm {
 
-namespace {
-
 std::uint32_t liveWarps(const BlockState& b) {
   std::uint32_t n = 0;
   for (const auto& w : b.warps) n += w.state != WarpState::Exited;
   return n;
 }
 
-// Releases barrier `id` when enough warps have arrived; writes bar.red results.
 void tryRelease(BlockState& b, std::uint32_t id) {
   BarrierState& bs = b.barriers[id];
   if (bs.arrived_warps == 0) return;
@@ -41,7 +38,25 @@ void tryRelease(BlockState& b, std::uint32_t id) {
   bs = BarrierState{};
 }
 
-}  // namespace
+void onWarpExited(BlockState& b) {
+  for (std::uint32_t id = 0; id < kNumBarriers; ++id) tryRelease(b, id);
+}
+
+void initBlock(BlockState& b, const LaunchState& launch, std::uint32_t linear, std::uint32_t sm_id) {
+  b.linear_id = linear;
+  b.ctaid[0] = linear % launch.grid[0];
+  b.ctaid[1] = (linear / launch.grid[0]) % launch.grid[1];
+  b.ctaid[2] = linear / (launch.grid[0] * launch.grid[1]);
+  b.sm_id = sm_id;
+  const ptx::Program& prog = *launch.program;
+  const std::uint32_t align = prog.dynamic_shared_align;
+  const std::uint32_t static_end = (prog.static_shared_bytes + align - 1) / align * align;
+  b.shared.assign(launch.dynamic_shared_bytes ? static_end + launch.dynamic_shared_bytes : prog.static_shared_bytes, 0);
+  const std::uint32_t nthreads = launch.block[0] * launch.block[1] * launch.block[2];
+  const std::uint32_t nwarps = (nthreads + kWarpSize - 1) / kWarpSize;
+  b.warps.resize(nwarps);
+  for (std::uint32_t i = 0; i < nwarps; ++i) initWarp(b.warps[i], i, b, launch);
+}
 
 void arriveAtBarrier(ExecContext& c, const ptx::DecodedInst& in, std::uint32_t id, std::uint32_t count,
                      std::uint32_t reduce_bits) {
@@ -120,19 +135,7 @@ FaultReport makeFaultReport(const FaultSignal& s, const LaunchState& launch, con
 
 bool FunctionalEngine::runBlock(LaunchState& launch, std::uint32_t linear, LaunchResult& result) {
   BlockState b;
-  b.linear_id = linear;
-  b.ctaid[0] = linear % launch.grid[0];
-  b.ctaid[1] = (linear / launch.grid[0]) % launch.grid[1];
-  b.ctaid[2] = linear / (launch.grid[0] * launch.grid[1]);
-  b.sm_id = linear % launch.num_sms;
   const ptx::Program& prog = *launch.program;
-  std::uint32_t align = prog.dynamic_shared_align;
-  std::uint32_t static_end = (prog.static_shared_bytes + align - 1) / align * align;
-  b.shared.assign(launch.dynamic_shared_bytes ? static_end + launch.dynamic_shared_bytes : prog.static_shared_bytes, 0);
-  const std::uint32_t nthreads = launch.block[0] * launch.block[1] * launch.block[2];
-  const std::uint32_t nwarps = (nthreads + kWarpSize - 1) / kWarpSize;
-  b.warps.resize(nwarps);
-
   ExecContext c;
   c.block = &b;
   c.launch = &launch;
@@ -140,10 +143,7 @@ bool FunctionalEngine::runBlock(LaunchState& launch, std::uint32_t linear, Launc
   Warp* current = nullptr;
   std::uint64_t executed = 0;
   try {
-    for (std::uint32_t i = 0; i < nwarps; ++i) {
-      current = &b.warps[i];
-      initWarp(b.warps[i], i, b, launch);
-    }
+    initBlock(b, launch, linear, linear % launch.num_sms);
     for (;;) {
       bool progressed = false;
       for (auto& w : b.warps) {
@@ -156,10 +156,7 @@ bool FunctionalEngine::runBlock(LaunchState& launch, std::uint32_t linear, Launc
         launch.clock += w.instructions - before;
         executed += w.instructions - before;
         progressed = true;
-        if (w.state == WarpState::Exited) {
-          // Fewer live warps may complete barriers that wait for all of them.
-          for (std::uint32_t id = 0; id < kNumBarriers; ++id) tryRelease(b, id);
-        }
+        if (w.state == WarpState::Exited) onWarpExited(b);
       }
       if (liveWarps(b) == 0) break;
       if (!progressed) {
@@ -198,6 +195,7 @@ bool FunctionalEngine::runBlock(LaunchState& launch, std::uint32_t linear, Launc
       }
     }
   } catch (const FaultSignal& s) {
+    if (!current) current = &b.warps.front();
     Warp& w = *current;
     std::uint32_t pc = c.pc;
     result.fault = makeFaultReport(s, launch, b, w, pc);

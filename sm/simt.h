@@ -20,6 +20,16 @@ void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const B
 // reconvergence point; a popped call entry returns to the caller's frame.
 void settleStack(Warp& w, const LaunchState& launch);
 
+// Creates a block's state: its index, shared memory, and warps at the kernel entry. Throws
+// FaultSignal if a warp cannot be set up.
+void initBlock(BlockState& b, const LaunchState& launch, std::uint32_t linear_block, std::uint32_t sm_id);
+
+// Barriers (sm/functional_engine.cpp): live warps of a block, releasing barrier `id` when enough
+// warps arrived, and re-checking every barrier after a warp exited (fewer warps to wait for).
+std::uint32_t liveWarps(const BlockState& b);
+void tryRelease(BlockState& b, std::uint32_t id);
+void onWarpExited(BlockState& b);
+
 // Points c.R and c.P at the warp's current frame.
 inline void bindFrame(ExecContext& c, Warp& w) {
   c.R = w.frameRegs();

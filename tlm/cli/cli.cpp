@@ -82,8 +82,10 @@ bool isKernelFault(driver::Error e) {
 
 void printLaunchError(const driver::Runtime& runtime, driver::Error error) {
   std::fflush(stdout);
-  if (const auto& fault = runtime.lastFault())
-    std::cerr << fault->toString() << "\n";
+  if (const auto& fault = runtime.lastFault()) {
+    const std::string report = fault->toString();
+    std::cerr << report << (report.empty() || report.back() != '\n' ? "\n" : "");
+  }
   else
     std::cerr << "scgpu: error: kernel launch failed: " << driver::errorName(error) << "\n";
 }
