@@ -1,6 +1,7 @@
 // Simulation speed of the functional mode: runs suite workloads and reports thread instructions
 // per second of wall time spent inside kernel launches (host-side setup and checks excluded).
 // bench/README.md says how to run it and what the goal is.
+#include <systemc>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -71,7 +72,8 @@ Measurement measure(const scgpu::kernels::Workload& w, const scgpu::Config& conf
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// SystemC's library provides main() and calls sc_main.
+int sc_main(int argc, char** argv) {
   CLI::App app{"scgpu_bench - functional-mode simulation speed on the kernel suite", "scgpu_bench"};
   std::vector<std::string> names;
   std::string config_name = "tiny";

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "driver/module.h"
+#include "driver/timing_backend.h"
 #include "memsys/backing_store.h"
 #include "ptx/decoder.h"
 #include "ptx/parser.h"
@@ -32,6 +33,13 @@ const char* errorName(Error e) {
   return "cudaErrorUnknown";
 }
 
+const char* modeName(Mode m) { return m == Mode::Timing ? "timing" : "functional"; }
+Mode modeFromName(const std::string& name) {
+  if (name == "functional") return Mode::Functional;
+  if (name == "timing") return Mode::Timing;
+  throw RuntimeError(Error::InvalidValue, fmt::format("unknown mode '{}': expected functional or timing", name));
+}
+
 namespace {
 Error errorOfFault(const std::string& kind) {
   if (kind == "illegal address" || kind == "stack overflow") return Error::IllegalAddress;
@@ -44,6 +52,7 @@ Error errorOfFault(const std::string& kind) {
 }  // namespace
 
 struct Runtime::Impl {
+  Mode mode;
   Config config;
   DeviceProperties props;
   memsys::BackingStore memory;
@@ -51,12 +60,14 @@ struct Runtime::Impl {
   Error last_error = Error::Success;
   std::optional<sm::FaultReport> last_fault;
   std::string printf_output;
+  std::string printf_log;
+  std::unique_ptr<TimingBackend> timing;
   std::vector<LaunchRecord> launches;
   std::uint64_t grid_id = 0;
   sm::EngineLimits limits;
 
-  explicit Impl(const Config& c)
-      : config(c), props(DeviceProperties::fromConfig(c)), memory(props.total_global_mem) {
+  Impl(const Config& c, Mode m)
+      : mode(m), config(c), props(DeviceProperties::fromConfig(c)), memory(props.total_global_mem) {
     limits.watchdog_warp_instructions_per_block =
         std::uint64_t(c.getInt("limits.watchdog_warp_instructions_per_block", 1'000'000'000));
   }
@@ -73,8 +84,11 @@ struct Runtime::Impl {
   }
 };
 
-Runtime::Runtime(const Config& config) : impl_(std::make_unique<Impl>(config)) {}
+Runtime::Runtime(const Config& config, Mode mode) : impl_(std::make_unique<Impl>(config, mode)) {
+  if (mode == Mode::Timing) impl_->timing = std::make_unique<TimingBackend>(config, impl_->memory);
+}
 Runtime::Runtime() : Runtime(Config::loadDefault()) {}
+Mode Runtime::mode() const { return impl_->mode; }
 Runtime::~Runtime() = default;
 
 const DeviceProperties& Runtime::properties() const { return impl_->props; }
@@ -204,18 +218,26 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
     std::copy(bytes.begin(), bytes.end(), launch.params.begin() + param.offset);
   }
 
-  sm::FunctionalEngine engine(s.limits);
-  auto t0 = std::chrono::steady_clock::now();
-  sm::LaunchResult r = engine.run(launch);
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  s.printf_output += launch.printf_output;
   LaunchRecord rec;
   rec.kernel = prog.kernel_name;
   rec.grid = grid;
   rec.block = block;
+  auto t0 = std::chrono::steady_clock::now();
+  sm::LaunchResult r;
+  if (s.timing) {
+    TimingResult t = s.timing->run(launch, fn.program(), static_cast<std::uint32_t>(dynamic_shared_bytes));
+    r = t.result;
+    rec.core_cycles = t.core_cycles;
+    rec.simulated_ns = t.simulated_ns;
+  } else {
+    sm::FunctionalEngine engine(s.limits);
+    r = engine.run(launch);
+  }
+  rec.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.printf_output += launch.printf_output;
+  s.printf_log += launch.printf_output;
   rec.warp_instructions = r.warp_instructions;
   rec.thread_instructions = r.thread_instructions;
-  rec.wall_seconds = secs;
   s.launches.push_back(rec);
   if (r.fault) {
     s.last_fault = r.fault;
@@ -238,5 +260,21 @@ std::string Runtime::takePrintfOutput() {
   return out;
 }
 const std::vector<LaunchRecord>& Runtime::launches() const { return impl_->launches; }
+const std::string& Runtime::printfLog() const { return impl_->printf_log; }
+
+nlohmann::json Runtime::statistics() const {
+  nlohmann::json launches = nlohmann::json::array();
+  for (const auto& l : impl_->launches)
+    launches.push_back({{"kernel", l.kernel},
+                        {"grid", {l.grid.x, l.grid.y, l.grid.z}},
+                        {"block", {l.block.x, l.block.y, l.block.z}},
+                        {"warp_instructions", l.warp_instructions},
+                        {"thread_instructions", l.thread_instructions},
+                        {"core_cycles", l.core_cycles},
+                        {"simulated_ns", l.simulated_ns}});
+  nlohmann::json out = {{"mode", modeName(impl_->mode)}, {"launches", launches}};
+  if (impl_->timing) out["components"] = impl_->timing->statistics();
+  return out;
+}
 
 }  // namespace scgpu::driver

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "driver/kernel_args.h"
 #include "driver/device_properties.h"
 #include "sm/fault.h"
@@ -54,20 +56,32 @@ class Module;
 class Function;
 
 // Statistics of one launch (functional mode): counts, not time.
+// Statistics of one launch.
 struct LaunchRecord {
   std::string kernel;
   Dim3 grid, block;
   std::uint64_t warp_instructions = 0;
   std::uint64_t thread_instructions = 0;
   double wall_seconds = 0;
+  // Timing mode only: core cycles from launch to the last block's retirement, and the time.
+  std::uint64_t core_cycles = 0;
+  double simulated_ns = 0;
 };
+
+// Functional: instructions execute with exact semantics and no notion of time (fast).
+// Timing: the cycle-level model of the configured GPU; same results, plus cycles and statistics.
+// A process can hold one timing-mode Runtime (SystemC elaborates one design per process).
+enum class Mode { Functional, Timing };
+const char* modeName(Mode m);
+Mode modeFromName(const std::string& name);  // "functional" | "timing"; throws RuntimeError
 
 class Runtime {
  public:
   // Builds a device from a config (see configs/). Throws ConfigError on a bad config.
-  explicit Runtime(const Config& config);
-  // The default config (configs/tiny.yaml).
+  explicit Runtime(const Config& config, Mode mode = Mode::Functional);
+  // The default config (configs/tiny.yaml), functional mode.
   Runtime();
+  Mode mode() const;
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -117,6 +131,11 @@ class Runtime {
 
   // Text the kernels printed with printf, in device order, since the last call.
   std::string takePrintfOutput();
+  // Everything the kernels printed since construction (not consumed by takePrintfOutput).
+  const std::string& printfLog() const;
+  // Statistics of the timing model (every component's counters and the derived metrics) as
+  // JSON; in functional mode, the launch counts only.
+  nlohmann::json statistics() const;
   // Per-launch records since construction.
   const std::vector<LaunchRecord>& launches() const;
 

@@ -314,6 +314,14 @@ TEST(AluBits, BfeBfi) {
   EXPECT_EQ(ev(Op::Bfi, Type::B64, {0xFF, 0, 60, 8}), 0xF000000000000000ull);
   EXPECT_EQ(ev(Op::Bfi, Type::B32, {0xFF, 0x12345678, 32, 8}), 0x12345678u);
   EXPECT_EQ(ev(Op::Bfi, Type::B32, {0xFF, 0x12345678, 0, 0}), 0x12345678u);
+  EXPECT_EQ(ev(Op::Bfi, Type::B32, {0xAB, 0x12345678, 0x104, 8}), 0x12345AB8u);  // 32-bit: low 8 bits
+  // (sm_90) 64-bit forms use the whole 32-bit position and length.
+  EXPECT_EQ(ev(Op::Bfi, Type::B64, {0x2F408DE8, 0x2071AE018CDAFD02ull, 0x104, 0x10}), 0x2071AE018CDAFD02ull);
+  EXPECT_EQ(ev(Op::Bfi, Type::B64, {0x8373B298F3F0DF53ull, 0xFFFFFFFFFFFFECA2ull, 0x1F, 0x104}), 0x79F86FA9FFFFECA2ull);
+  EXPECT_EQ(ev(Op::Bfe, Type::U64, {0x8000000000000000ull, 8, 0xA11C7426}), 0x0080000000000000ull);
+  EXPECT_EQ(ev(Op::Bfe, Type::U64, {0x5D7E9CBD453970CCull, 0x87177830, 0x18}), 0u);
+  EXPECT_EQ(ev(Op::Bfe, Type::S64, {0x7FFFFFFFFFFFFFFFull, 0x104, 0x28}), 0u);
+  EXPECT_EQ(ev(Op::Bfe, Type::S64, {0x9E5B9F33A81FB3AAull, 0x1C, 0x104}), 0xFFFFFFF9E5B9F33Aull);
 }
 
 TEST(AluBits, PrmtAllModes) {
@@ -352,7 +360,7 @@ TEST(AluBits, Lop3) {
   EXPECT_EQ(lop3(0x96, 0xF0F0F0F0, 0xCCCCCCCC, 0x12345678), 0x2E086A44u);
   // The LUT applied to the canonical operands reproduces itself.
   for (std::uint32_t lut : {0x00u, 0xFFu, 0x80u, 0xF0u, 0xCCu, 0xAAu, 0x6Au, 0x1Bu})
-    EXPECT_EQ(lop3(lut, 0xF0, 0xCC, 0xAA), lut) << lut;
+    EXPECT_EQ(lop3(lut, 0xF0, 0xCC, 0xAA) & 0xFF, lut) << lut;
 }
 
 TEST(AluBits, Shifts) {
@@ -394,6 +402,8 @@ TEST(AluBits, LogicAndFns) {
   EXPECT_EQ(ev(Op::Fns, Type::B32, {0xAAAAAAAAu, 2, 0}), 0xFFFFFFFFu);
   EXPECT_EQ(ev(Op::Fns, Type::B32, {0xAAAAAAAAu, 3, 1}), 3u);
   EXPECT_EQ(ev(Op::Fns, Type::B32, {0xAAAAAAAAu, 3, u32(-1)}), 3u);
+  EXPECT_EQ(ev(Op::Fns, Type::B32, {0x0C114D67u, 0x28, 3}), 0xFFFFFFFFu);     // base > 31 (sm_90)
+  EXPECT_EQ(ev(Op::Fns, Type::B32, {0x7FFFFFFFu, 0x1C, 0x80000000u}), 0u);    // INT_MIN (sm_90)
 }
 
 TEST(AluBits, PredicateLogic) {
@@ -510,6 +520,18 @@ TEST(AluFloat, FtzAndSubnormals) {
   EXPECT_EQ(ev(Op::Mul, Type::F32, {F(1.0f - 0x1p-24f), F(0x1p-126f)}, ptx::kFtz), 0u);
   // (sm_90) the fma product is not flushed: 2^-70 * 2^-70 + 2^-126.
   EXPECT_EQ(ev(Op::Fma, Type::F32, {F(0x1p-70f), F(0x1p-70f), F(0x1p-126f)}, ptx::kFtz, Round::Rn), 0x00800200u);
+  // (sm_90) tininess is decided after rounding to 24 bits with an unbounded exponent:
+  // 2^-126 - 2^-150 is tiny (flushed), 2^-126 - 2^-152 rounds to 2^-126 and is kept.
+  EXPECT_EQ(ev(Op::Fma, Type::F32, {0xB239B7AFu, 0x008B8451u, 0x00800000u}, ptx::kFtz, Round::Rn), 0x00800000u);
+  EXPECT_EQ(ev(Op::Fma, Type::F32, {0x3F7FFFFFu, 0x00800000u, 0}, ptx::kFtz, Round::Rn), 0u);
+  EXPECT_EQ(ev(Op::Mul, Type::F32, {0x3F7FFFFFu, 0x00800000u}, ptx::kFtz, Round::Rp), 0u);
+  EXPECT_EQ(ev(Op::Div, Type::F32, {0x3F7FFFFFu, 0x7E800000u}, ptx::kFtz, Round::Rn), 0u);
+  EXPECT_EQ(ev(Op::Div, Type::F32, {0x3F7FFFFFu, 0x7E800000u}, 0, Round::Rn), 0x00800000u);
+  EXPECT_EQ(ev(Op::Rcp, Type::F32, {0x7E800001u}, ptx::kFtz, Round::Rn), 0u);
+  EXPECT_EQ(ev(Op::Rcp, Type::F32, {0x7E800001u}, 0, Round::Rn), 0x007FFFFFu);
+  EXPECT_EQ(ev(Op::Rcp, Type::F32, {0x7E800001u}, ptx::kFtz, Round::Rp), 0u);  // rounds up to 2^-126, tiny
+  EXPECT_EQ(ev(Op::Rcp, Type::F32, {0x7E800001u}, 0, Round::Rp), 0x00800000u);
+  EXPECT_EQ(ev(Op::Sub, Type::F32, {0x00800001u, 0x00000001u}, ptx::kFtz), 0x00800001u);  // input flushed
   EXPECT_EQ(ev(Op::Sub, Type::F32, {F(0x1p-125f), F(0x1p-126f + 0x1p-140f)}, ptx::kFtz), 0u);  // (sm_90)
   EXPECT_EQ(ev(Op::Abs, Type::F32, {nsub}, ptx::kFtz), 0u);               // (sm_90)
   EXPECT_EQ(ev(Op::Neg, Type::F32, {sub}, ptx::kFtz), 0x80000000u);       // (sm_90)
@@ -560,6 +582,10 @@ TEST(AluFloat, NaNResults) {
   EXPECT_EQ(ev(Op::Sqrt, Type::F64, {D(-1.0)}, 0, Round::Rn), 0xFFF8000000000000ull);
   EXPECT_EQ(ev(Op::Div, Type::F64, {0, 0}, 0, Round::Rn), 0xFFF8000000000000ull);
   EXPECT_EQ(ev(Op::Rcp, Type::F64, {n2}, 0, Round::Rn), n2);
+  EXPECT_EQ(ev(Op::Div, Type::F64, {n2, sn}, 0, Round::Rz), n2);  // div: a's NaN first
+  EXPECT_EQ(ev(Op::Div, Type::F64, {n1, n2}, 0, Round::Rm), n1);
+  EXPECT_EQ(ev(Op::Fma, Type::F64, {0x7FF8000000000000ull, D(3.0), n2}, 0, Round::Rn), n2);  // fma: b, c, a
+  EXPECT_EQ(ev(Op::Fma, Type::F64, {n2, D(3.0), sn}, 0, Round::Rn), 0x7FF8000000000001ull);
   EXPECT_EQ(ev(Op::Neg, Type::F64, {sn}), 0x7FF8000000000001ull);
   EXPECT_EQ(ev(Op::Abs, Type::F64, {sn | 0x8000000000000000ull}), 0xFFF8000000000001ull);
   EXPECT_EQ(ev(Op::Neg, Type::F64, {D(2.0)}), D(-2.0));
@@ -592,6 +618,7 @@ TEST(AluFloat, DivApproxAndFull) {
   EXPECT_EQ(ev(Op::Div, Type::F32, {F(3.0f), F(7.0f)}, ptx::kFull), 0x3EDB6DB8u);
   EXPECT_EQ(ev(Op::Div, Type::F32, {F(3.0f), F(7.0f)}, 0, Round::Rn), 0x3EDB6DB7u);
   EXPECT_EQ(ev(Op::Div, Type::F32, {F(1.0f), F(0x1p127f)}, ptx::kApprox), 0u);
+  EXPECT_EQ(ev(Op::Div, Type::F32, {0x3D680D66u, F(0x1p126f)}, ptx::kApprox), 0x0007406Bu);  // 1/2^126 is normal
   EXPECT_EQ(ev(Op::Div, Type::F32, {F(1.0f), F(0x1p127f)}, ptx::kFull), 0x00400000u);
   EXPECT_EQ(ev(Op::Div, Type::F32, {F(1.0f), F(0x1p127f)}, ptx::kFull | ptx::kFtz), 0u);
   EXPECT_EQ(ev(Op::Div, Type::F32, {F(3e38f), F(0x1p127f)}, ptx::kFull), 0x3FE1B1E6u);
@@ -616,6 +643,9 @@ TEST(AluFloat, ApproxFunctions) {
   EXPECT_EQ(ev(Op::Rcp, Type::F64, {D(7.0)}, ptx::kApprox | ptx::kFtz), 0x3FC2492400000000ull);
   EXPECT_EQ(ev(Op::Rcp, Type::F64, {D(-0.1)}, ptx::kApprox | ptx::kFtz), D(-10.0));
   EXPECT_EQ(ev(Op::Rsqrt, Type::F64, {D(2.0)}, ptx::kApprox | ptx::kFtz), 0x3FE6A09E00000000ull);
+  EXPECT_EQ(ev(Op::Rcp, Type::F64, {0x7FF0000000000001ull}, ptx::kApprox | ptx::kFtz), 0u);  // upper word only
+  EXPECT_EQ(ev(Op::Rcp, Type::F64, {0x40D4828F40000000ull}, ptx::kApprox | ptx::kFtz), 0x3F08F6A300000000ull);
+  EXPECT_EQ(ev(Op::Rsqrt, Type::F64, {D(-4.0)}, ptx::kApprox | ptx::kFtz), 0x7FFFFFFF00000000ull);
   EXPECT_EQ(ev(Op::Rsqrt, Type::F64, {D(2.0)}, ptx::kApprox), 0x3FE6A09E667F3BCDull);
   EXPECT_EQ(ev(Op::Rsqrt, Type::F64, {D(3.0)}, ptx::kApprox), 0x3FE279A74590331Cull);
   EXPECT_EQ(ev(Op::Rsqrt, Type::F32, {0x80000000u}, ptx::kApprox), 0xFF800000u);
@@ -682,15 +712,22 @@ TEST(AluHalf, F16Arithmetic) {
   EXPECT_EQ(ev(Op::Add, Type::F16, {0x3C00, 0x1000}, 0, Round::Rn), 0x3C00u);  // 1 + 2^-11: tie to even (sm_90)
   EXPECT_EQ(ev(Op::Add, Type::F16, {0x3C01, 0x1000}), 0x3C02u);                 // tie to even, upwards
   EXPECT_EQ(ev(Op::Fma, Type::F16, {0x3C01, 0x3C01, 0x0001}, 0, Round::Rn), 0x3C02u);  // (sm_90)
-  // 1 + 2^-11 + 2^-24 must round up (a double-rounding trap through f32 would give 1.0).
-  EXPECT_EQ(ev(Op::Fma, Type::F16, {0x3C00, 0x1000, 0x0001}, 0, Round::Rn), 0x3C01u);
+  // (1+2^-10)(1-2^-11) + 9*2^-24 = 1 + 2^-11 + 2^-24 rounds up; through f32 it would be a tie
+  // rounded down to 1.0 (double rounding).
+  EXPECT_EQ(ev(Op::Fma, Type::F16, {0x3C01, 0x3BFF, 0x0009}, 0, Round::Rn), 0x3C01u);
   EXPECT_EQ(ev(Op::Fma, Type::F16, {0x7BFF, 0x4000, 0}, 0, Round::Rn), 0x7C00u);  // overflow (sm_90)
   EXPECT_EQ(ev(Op::Mul, Type::F16, {0x7E01, 0x3C00}), 0x7FFFu);                   // (sm_90)
   EXPECT_EQ(ev(Op::Add, Type::F16, {0x7C00, 0xFC00}), 0x7FFFu);                   // (sm_90)
   EXPECT_EQ(ev(Op::Sub, Type::F16, {0x3C00, 0x3C00}), 0u);                        // +0 (sm_90)
   EXPECT_EQ(ev(Op::Add, Type::F16, {0x0001, 0}), 1u);                              // (sm_90)
   EXPECT_EQ(ev(Op::Add, Type::F16, {0x0001, 0}, ptx::kFtz), 0u);                   // (sm_90)
-  EXPECT_EQ(ev(Op::Mul, Type::F16, {0x3BFF, 0x0400}, ptx::kFtz), 0u);  // rounds up to 2^-14: flushed
+  EXPECT_EQ(ev(Op::Mul, Type::F16, {0x3BFF, 0x0400}, ptx::kFtz), 0u);  // rounds up to 2^-14: flushed (sm_90)
+  EXPECT_EQ(ev(Op::Fma, Type::F16, {0x3BFF, 0x0400, 0x8000}, ptx::kFtz, Round::Rn), 0u);      // (sm_90)
+  EXPECT_EQ(ev(Op::Fma, Type::F16, {0xBBFF, 0x0400, 0x0000}, ptx::kFtz, Round::Rn), 0x8000u);  // (sm_90)
+  // (sm_90) 2^-14 - 2^-34 rounds to 2^-14 even with an unbounded exponent: not tiny, kept.
+  EXPECT_EQ(ev(Op::Mul, Type::F16, {0x2001, 0x1FFE}, ptx::kFtz), 0x0400u);
+  EXPECT_EQ(ev(Op::Mul, Type::F16x2, {0x20012001u, 0x1FFE1FFEu}, ptx::kFtz), 0x04000400u);
+  EXPECT_EQ(ev(Op::Fma, Type::F16, {0x2001, 0x1FFE, 0}, ptx::kFtz, Round::Rn), 0x0400u);
   EXPECT_EQ(ev(Op::Mul, Type::F16, {0x3BFF, 0x0400}), 0x0400u);
   EXPECT_EQ(ev(Op::Add, Type::F16, {0x8000, 0x8000}, ptx::kSat), 0u);             // (sm_90)
   EXPECT_EQ(ev(Op::Fma, Type::F16, {0x7E01, 0x3C00, 0}, ptx::kSat, Round::Rn), 0u);  // (sm_90)
@@ -767,7 +804,7 @@ TEST(AluCompare, SetpIntegerAndCombine) {
     w.setAll(1, a);
     w.setAll(2, b);
     w.P[3] = c ? kFullMask : 0;
-    DecodedInst in = inst(Op::Setp, Type::S32, 2, ptx::kDualPred | (neg ? ptx::kNegPredSrc : 0));
+    DecodedInst in = inst(Op::Setp, Type::S32, 2, ptx::kDualPred | (neg ? std::uint32_t(ptx::kNegPredSrc) : 0u));
     in.cmp = Cmp::Lt;
     in.sub = op;
     in.ndst = 2;
@@ -924,6 +961,13 @@ TEST(AluCvt, FloatToInt) {
   EXPECT_EQ(cvt(Type::U8, Type::F32, F(300.0f), 0, Round::Rzi), 0xFFu);
   EXPECT_EQ(cvt(Type::S8, Type::F32, F(-300.0f), 0, Round::Rzi), 0x80u);
   EXPECT_EQ(cvt(Type::U16, Type::F16, 0x7C00, 0, Round::Rzi), 0xFFFFu);
+  // NaN gives 0, but the sign bit alone into 64-bit integers or from f64 (sm_90).
+  EXPECT_EQ(cvt(Type::U32, Type::F32, 0x7FC00001u, 0, Round::Rni), 0u);
+  EXPECT_EQ(cvt(Type::S16, Type::F16, 0x7E01, 0, Round::Rzi), 0u);
+  EXPECT_EQ(cvt(Type::U64, Type::F32, 0x7FC00000u, 0, Round::Rzi), 0x8000000000000000ull);
+  EXPECT_EQ(cvt(Type::S64, Type::BF16, 0x7FC1, 0, Round::Rmi), 0x8000000000000000ull);
+  EXPECT_EQ(cvt(Type::U8, Type::F64, 0x7FF8000000000001ull, 0, Round::Rni), 0x80u);
+  EXPECT_EQ(cvt(Type::S32, Type::F64, 0xFFF8000000000002ull, 0, Round::Rzi), 0x80000000u);
   // Hand-derived.
   EXPECT_EQ(cvt(Type::S32, Type::F32, F(-2.5f), 0, Round::Rni), u32(-2));
   EXPECT_EQ(cvt(Type::S32, Type::F32, F(3.5f), 0, Round::Rni), 4u);
@@ -945,7 +989,7 @@ TEST(AluCvt, IntToFloat) {
   EXPECT_EQ(cvt(Type::F16, Type::S32, 70000, 0, Round::Rz), 0x7BFFu);
   EXPECT_EQ(cvt(Type::F16, Type::U16, 65535, 0, Round::Rn), 0x7C00u);
   EXPECT_EQ(cvt(Type::F32, Type::S32, 5, ptx::kSat, Round::Rn), F(1.0f));
-  EXPECT_EQ(cvt(Type::F32, Type::S64, std::uint64_t(-(0x1p62 + 1)), 0, Round::Rm), 0xDE800001u);
+  EXPECT_EQ(cvt(Type::F32, Type::S64, std::uint64_t(-((std::int64_t(1) << 62) + 1)), 0, Round::Rm), 0xDE800001u);
   EXPECT_EQ(cvt(Type::F64, Type::U64, ~0ull, 0, Round::Rp), 0x43F0000000000000ull);
   // Hand-derived: 2^24 + 1 under each mode, and a 64-bit value needing a sticky bit.
   EXPECT_EQ(cvt(Type::F32, Type::S32, 0x1000001, 0, Round::Rn), F(16777216.0f));
@@ -984,6 +1028,9 @@ TEST(AluCvt, FloatToFloat) {
   EXPECT_EQ(cvt(Type::F32, Type::F64, D(1e39), 0, Round::Rz), 0x7F7FFFFFu);
   EXPECT_EQ(cvt(Type::F32, Type::F64, D(1e-40), 0, Round::Rn), 0x000116C2u);
   EXPECT_EQ(cvt(Type::F32, Type::F64, D(1e-40), ptx::kFtz, Round::Rn), 0u);
+  EXPECT_EQ(cvt(Type::F32, Type::F64, D(0x1p-126 - 0x1p-152), ptx::kFtz, Round::Rn), 0x00800000u);
+  EXPECT_EQ(cvt(Type::F32, Type::F64, D(0x1p-126 - 0x1p-150), ptx::kFtz, Round::Rn), 0u);
+  EXPECT_EQ(cvt(Type::F32, Type::F64, D(0x1p-126 - 0x1p-152), ptx::kFtz, Round::Rz), 0u);
   EXPECT_EQ(cvt(Type::F32, Type::F32, 0x80000000u, ptx::kSat), 0u);
   EXPECT_EQ(cvt(Type::F32, Type::F32, F(-0.5f), 0, Round::Rzi), 0x80000000u);
   EXPECT_EQ(cvt(Type::F32, Type::F32, F(2.5f), 0, Round::Rni), F(2.0f));
@@ -999,6 +1046,11 @@ TEST(AluCvt, FloatToFloat) {
   EXPECT_EQ(cvt(Type::F16, Type::F32, 0x80000000u, ptx::kRelu, Round::Rn), 0u);
   EXPECT_EQ(cvt(Type::F16, Type::F32, F(-1.0f), ptx::kRelu, Round::Rn), 0u);
   EXPECT_EQ(cvt(Type::F16, Type::F32, 0x7FC00001u, ptx::kRelu, Round::Rn), 0x7FFFu);
+  // (sm_90) .ftz does not flush an f32 source converted to f16 (it does for bf16).
+  EXPECT_EQ(cvt(Type::F16, Type::F32, 0x80741B94u, ptx::kFtz, Round::Rm), 0x8001u);
+  EXPECT_EQ(cvt(Type::F16, Type::F32, 0x00741B94u, ptx::kFtz, Round::Rp), 0x0001u);
+  EXPECT_EQ(cvt(Type::BF16, Type::F32, 0x80741B94u, ptx::kFtz, Round::Rm), 0x8000u);
+  EXPECT_EQ(cvt(Type::BF16, Type::F32, 0x80741B94u, 0, Round::Rm), 0x8075u);
   // tf32 (sm_90): 10-bit mantissa, rounded to nearest with ties away.
   EXPECT_EQ(cvt(Type::TF32, Type::F32, F(1.0f + 0x1p-11f), 0, Round::Rna), 0x3F802000u);
   EXPECT_EQ(cvt(Type::TF32, Type::F32, F(1.0f + 0x1p-11f + 0x1p-23f), 0, Round::Rna), 0x3F802000u);
@@ -1025,6 +1077,9 @@ TEST(AluCvt, NaNConversions) {
   EXPECT_EQ(cvt(Type::F16, Type::F64, 0xFFF8000000000002ull, 0, Round::Rn), 0xFE00u);
   EXPECT_EQ(cvt(Type::BF16, Type::F64, 0xFFF8000000000002ull, 0, Round::Rn), 0xFFC0u);
   EXPECT_EQ(cvt(Type::F32, Type::F32, 0x7F800001u), 0x7F800001u);
+  EXPECT_EQ(cvt(Type::F64, Type::F64, 0x7FF0000000000001ull), 0x7FF0000000000001ull);
+  EXPECT_EQ(cvt(Type::F64, Type::F32, 0x7FC00001u, ptx::kFtz), 0x7FFFFFFFE0000000ull);
+  EXPECT_EQ(cvt(Type::F32, Type::BF16, 0xFFC1, ptx::kFtz), 0x7FFFFFFFu);
   EXPECT_EQ(cvt(Type::F32, Type::F32, 0x7FC00001u, ptx::kFtz), 0x7FFFFFFFu);
   EXPECT_EQ(cvt(Type::F32, Type::F32, 0x7FC00001u, 0, Round::Rni), 0x7FFFFFFFu);
   EXPECT_EQ(cvt(Type::F64, Type::F64, 0xFFF8000000000002ull, 0, Round::Rzi), 0xFFF8000000000002ull);
@@ -1063,8 +1118,12 @@ TEST(AluCvt, ExhaustiveHalfRoundTripAndRandomRounding) {
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
     const std::uint16_t v = std::uint16_t(h);
     const bool nan16 = (v & 0x7FFF) > 0x7C00, nanb = (v & 0x7FFF) > 0x7F80;
-    if (!nan16) ASSERT_EQ(sm::fp::floatToHalf(sm::fp::halfToFloat(v)), v) << h;
-    if (!nanb) ASSERT_EQ(sm::fp::floatToBf16(sm::fp::bf16ToFloat(v)), v) << h;
+    if (!nan16) {
+      ASSERT_EQ(sm::fp::floatToHalf(sm::fp::halfToFloat(v)), v) << h;
+    }
+    if (!nanb) {
+      ASSERT_EQ(sm::fp::floatToBf16(sm::fp::bf16ToFloat(v)), v) << h;
+    }
   }
   // roundPack to f32 agrees with the host's conversion under each rounding mode.
   std::mt19937_64 rng(12345);
@@ -1079,11 +1138,39 @@ TEST(AluCvt, ExhaustiveHalfRoundTripAndRandomRounding) {
     for (int m = 0; m < 4; ++m) {
       std::fesetround(fe[m]);
       volatile double vd = d;
-      const float host = float(vd);
+      volatile float host = float(vd);  // volatile: keeps the conversion before the mode reset
       std::fesetround(FE_TONEAREST);
       ASSERT_EQ(sm::fp::fromDouble<sm::fp::FmtF32>(d, modes[m], 0), F(host)) << std::hexfloat << d << " mode " << m;
     }
   }
+}
+
+TEST(AluCvt, FastHalfRoundingMatchesGenericRounder) {
+  // toHalfRn (bit tricks) against roundPack (generic) on every f32 near the f16/bf16 ranges'
+  // interesting points and on random doubles, including values rounded to odd.
+  auto check = [](double d) {
+    ASSERT_EQ(sm::fp::toHalfRn<sm::fp::FmtF16>(d), sm::fp::fromDouble<sm::fp::FmtF16>(d, sm::fp::RMode::Rn, 0x7FFF))
+        << std::hexfloat << d;
+    ASSERT_EQ(sm::fp::toHalfRn<sm::fp::FmtBF16>(d), sm::fp::fromDouble<sm::fp::FmtBF16>(d, sm::fp::RMode::Rn, 0x7FFF))
+        << std::hexfloat << d;
+  };
+  for (double base : {65504.0, 65520.0, 0x1p-14, 0x1p-24, 0x1p-25, 0x1p-126, 0x1p-133, 0x1p-134, 0x1.fep127, 0x1.ffp127, 1.0}) {
+    std::uint32_t b = std::uint32_t(F(float(base)));
+    for (std::uint32_t k = b - 40000; k != b + 40000; ++k) {
+      check(toF(k));
+      check(-toF(k));
+    }
+  }
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 200000; ++i) {
+    std::uint64_t u = rng();
+    u = (u & 0x800FFFFFFFFFFFFFull) | (std::uint64_t(1023 - 140 + int(rng() % 290)) << 52);
+    check(toD(u));
+  }
+  check(0.0);
+  check(-0.0);
+  check(toD(0x7FF0000000000000ull));
+  check(toD(0xFFF0000000000000ull));
 }
 
 TEST(AluMov, ScalarPackUnpack) {

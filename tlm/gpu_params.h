@@ -29,6 +29,13 @@ struct WatchdogParams {
   std::uint64_t no_progress_cycles = 1000000;    // core cycles with no instruction retired anywhere
 };
 
+// Limits of the functional core that the CUDA runtime exposes (cudaLimit*).
+struct LimitsParams {
+  std::uint64_t stack_size_bytes = 1024;                           // per thread (cudaLimitStackSize)
+  std::uint64_t printf_fifo_size_bytes = 1 << 20;                  // cudaLimitPrintfFifoSize
+  std::uint64_t watchdog_warp_instructions_per_block = 1000000000; // functional mode: a block that runs longer hangs
+};
+
 struct GpuParams {
   std::string name = "tiny";
   std::uint32_t cc_major = 9, cc_minor = 0;
@@ -41,6 +48,7 @@ struct GpuParams {
   WatchdogParams watchdog;
   std::uint64_t global_size_bytes = 4ull << 30;
   std::uint64_t constant_size_bytes = 65536;
+  LimitsParams limits;
 
   // Reads and checks a whole config. Throws ConfigError with file:line:col and the key path for
   // unknown keys, wrong types, values out of range and inconsistent combinations.

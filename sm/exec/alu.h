@@ -10,10 +10,16 @@
 //   lop3 d, a, b, c, immLut     src = {a, b, c}, immLut in aux
 //   shf  d, a(lo), b(hi), n     src = {a, b, n}; kLeft = .l, kClamp = .clamp (else .wrap)
 //   mul/mad .wide               dst (and mad's c) are twice the width of `type`
+//   bfind.shiftamt              kShiftAmountIsB32 (InstFlag has no .shiftamt bit)
 //   dp4a/dp2a                   type = .atype, type2 = .btype; dp2a .hi = kHi (else .lo)
+//   fns  d, mask, base, offset  src = {mask, base, offset}
+//   min/max .relu (s32)         kRelu; float min/max .NaN: kNaN
+//   div.full / .approx          kFull / kApprox (round None); div/rcp/sqrt IEEE forms use round
 //   slct d, a, b, c             type = d/a/b type, type2 = c's type (.s32 or .f32)
 //   cvt                         type = destination, type2 = source; .f16x2/.bf16x2 with
-//                               nsrc 2 packs cvt(a) in the upper and cvt(b) in the lower half
+//                               nsrc 2 packs cvt(a) in the upper and cvt(b) in the lower half;
+//                               float -> int with round None means .rzi; f32 -> tf32 uses
+//                               type TF32 and round Rna/Rn/Rz
 //   cvt.pack.sat.T.s32(.b32)    type = T (u16/s16/u8/s8), type2 = s32; src = {a, b[, c]}
 //   testp                       dst[0] is a predicate slot, sub = Test*
 //   mov                         nsrc > 1: pack src[0] (least significant) ... into dst[0];

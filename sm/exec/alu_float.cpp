@@ -4,15 +4,18 @@
 //
 // Round-to-nearest is the host's default mode and takes the plain path. A directed mode sets the
 // host rounding mode once per warp instruction (fp::ScopedRounding), so every lane gets the
-// exactly rounded IEEE result. f32 results that are NaN become the canonical NaN 0x7FFFFFFF, as
-// on the GPU; .ftz flushes f32 subnormal inputs and results to zeros of the same sign; .sat
-// clamps to [0, 1] with NaN giving +0.
+// exactly rounded IEEE result. .ftz flushes f32 subnormal inputs, and results that are tiny after
+// rounding, to zeros of the same sign; .sat clamps to [0, 1] with NaN and -0 giving +0.
+// NaN results follow the GPU (see float_util.h): canonical 0x7FFFFFFF for f32, propagated
+// operands for f64. Behaviour beyond the ISA text was measured on an H100 (sm_90) and is marked
+// so where it is implemented.
 //
-// The .approx transcendental functions use the C library in f32 (sinf, cosf, log2f, exp2f,
-// tanhf: within 1-2 ulp of the exact value, hence at least as accurate as the GPU's MUFU
-// results, which are documented with errors of 2^-20.5 absolute (sin/cos), 2^-22 relative
-// (lg2/ex2) and 2^-11 relative (tanh)); the results are therefore not bit-identical to hardware.
-// rcp.approx/sqrt.approx/rsqrt.approx/div.approx/div.full return correctly rounded values.
+// Approximations: rcp/sqrt/rsqrt.approx.f32 return the correctly rounded value and div.approx/
+// div.full the product a * RN(1/b) (the GPU's MUFU results differ from these by 1-2 ulp in a few
+// percent of cases); sin/cos/lg2/ex2/tanh.approx.f32 use the C library in f32 (within 1-2 ulp of
+// the exact value, at least as accurate as the GPU's documented 2^-20.5 absolute (sin/cos),
+// 2^-22 relative (lg2/ex2) and 2^-11 relative (tanh) errors), so they are not bit-identical to
+// hardware. rcp/rsqrt.approx.ftz.f64 keep the upper 32 bits (see f64ApproxFtz).
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -34,56 +37,90 @@ using ptx::SubOp;
 using ptx::Type;
 
 // ---------------------------------------------------------------------------------------------
-// Operation functors (same code for float and double). tiny(a, b): whether the exact f32 result
-// is below 2^-126 in magnitude, asked only when the rounded result is exactly +-2^-126 (.ftz
-// detects tininess before rounding, so a result rounded up to the smallest normal is flushed).
+// .ftz and tininess. The GPU flushes a result that is tiny *after rounding with an unbounded
+// exponent* (IEEE's "after rounding" rule, measured on sm_90): (1 - 2^-24) * 2^-126 rounds to
+// 2^-126 but is flushed, while 2^-126 - 2^-152 (from an fma) is kept. Only a rounded result of
+// exactly +-2^-126 needs the exact value v to decide; fp::tinyAfterRoundingF32 does that.
 constexpr float kMinNormal = 0x1p-126f;
 
+inline float flushTiny(float r, fp::RMode m, double exact) {
+  const float ar = std::fabs(r);
+  if (ar < kMinNormal || (ar == kMinNormal && fp::tinyAfterRoundingF32(exact, m))) return std::copysign(0.0f, r);
+  return r;
+}
+
+// Operation functors (same code for float and double). exact(a, b): the exact f32 result, or a
+// double that compares with the tininess thresholds as it would (asked only at +-2^-126).
 struct OAdd {
+  static constexpr bool kDividendFirst = false;  // f64 NaN precedence: b, then a
   template <class T> static T f(T a, T b) { return a + b; }
-  static bool tiny(float, float) { return false; }  // sums of normals are exact below 2^-126
+  static double exact(float a, float b) { return double(a) + double(b); }  // exact near 2^-126
 };
 struct OSub {
+  static constexpr bool kDividendFirst = false;
   template <class T> static T f(T a, T b) { return a - b; }
-  static bool tiny(float, float) { return false; }
+  static double exact(float a, float b) { return double(a) - double(b); }
 };
 struct OMul {
+  static constexpr bool kDividendFirst = false;
   template <class T> static T f(T a, T b) { return a * b; }
-  static bool tiny(float a, float b) { return std::fabs(double(a) * double(b)) < 0x1p-126; }
+  static double exact(float a, float b) { return double(a) * double(b); }  // exact
 };
 struct ODiv {
+  static constexpr bool kDividendFirst = true;  // f64 NaN precedence: a, then b
   template <class T> static T f(T a, T b) { return a / b; }
-  static bool tiny(float a, float b) { return std::fabs(double(a) / double(b)) < 0x1p-126; }
+  // Not exact, but a quotient of floats is never within a double ulp of a threshold it differs
+  // from, so the comparisons come out the same.
+  static double exact(float a, float b) { return double(a) / double(b); }
 };
-struct ORcp { template <class T> static T f(T a) { return T(1) / a; } };
-struct OSqrt { template <class T> static T f(T a) { return std::sqrt(a); } };
+// Unary functors; exact(a) is the (near-)exact f32 result for the tininess decision.
+struct ORcp {
+  template <class T> static T f(T a) { return T(1) / a; }
+  static double exact(float a) { return 1.0 / double(a); }
+};
+struct OSqrt {
+  template <class T> static T f(T a) { return std::sqrt(a); }
+  static double exact(float a) { return std::sqrt(double(a)); }
+};
 struct ORsqrt {
   static float f(float a) { return float(1.0 / std::sqrt(double(a))); }
   static double f(double a) { return double(1.0L / std::sqrt(static_cast<long double>(a))); }
+  static double exact(float a) { return 1.0 / std::sqrt(double(a)); }
 };
-struct OSin { static float f(float a) { return std::sin(a); } };
-struct OCos { static float f(float a) { return std::cos(a); } };
-struct OLg2 { static float f(float a) { return std::log2(a); } };
-struct OEx2 { static float f(float a) { return std::exp2(a); } };
-struct OTanh { static float f(float a) { return std::tanh(a); } };
-
-inline float flushTiny(float r, bool tinyAtBoundary) {
-  const float m = std::fabs(r);
-  return (m < kMinNormal || (m == kMinNormal && tinyAtBoundary)) ? std::copysign(0.0f, r) : r;
-}
+struct OSin {
+  static float f(float a) { return std::sin(a); }
+  static double exact(float a) { return f(a); }
+};
+struct OCos {
+  static float f(float a) { return std::cos(a); }
+  static double exact(float a) { return f(a); }
+};
+struct OLg2 {
+  static float f(float a) { return std::log2(a); }
+  static double exact(float a) { return f(a); }
+};
+struct OEx2 {
+  static float f(float a) { return std::exp2(a); }
+  static double exact(float a) { return std::exp2(double(a)); }
+};
+struct OTanh {
+  static float f(float a) { return std::tanh(a); }
+  static double exact(float a) { return f(a); }
+};
 
 // ---------------------------------------------------------------------------------------------
 // f32 handlers
 
 template <class O, bool Ftz, bool Sat>
 void f32Bin(ExecContext& c, const DecodedInst& in) {
-  map2<float, float, float>(c, in, [](float a, float b) {
+  const fp::RMode m = fp::rmodeOf(in.round);
+  map2<float, float, float>(c, in, [m](float a, float b) {
     if (Ftz) {
       a = ftz(a);
       b = ftz(b);
     }
     float r = O::f(a, b);
-    if (Ftz) r = flushTiny(r, std::fabs(r) == kMinNormal && O::tiny(a, b));
+    if (Ftz) r = flushTiny(r, m, std::fabs(r) == kMinNormal ? O::exact(a, b) : 0.0);
     if (Sat) r = sat01(r);
     return canon(r);
   });
@@ -94,25 +131,25 @@ void f32BinDir(ExecContext& c, const DecodedInst& in) {
   f32Bin<O, Ftz, Sat>(c, in);
 }
 
-// Whether a*b+c (exact) is below 2^-126 in magnitude, given the rounded result is +-2^-126.
-inline bool fmaTiny(float a, float b, float c) {
-  const double p = double(a) * double(b);  // exact
+// The exact a*b + c rounded to odd (so it compares with the thresholds like the exact value);
+// exact in round-to-nearest, approximate within a double ulp under a directed host mode.
+inline double fmaExact(float a, float b, float c) {
+  const double p = double(a) * double(b);
   const double s = p + double(c);
-  const double e = fp::twoSumErr(p, c, s);
-  const double m = std::fabs(s);
-  return m < 0x1p-126 || (m == 0x1p-126 && (s > 0 ? e < 0 : e > 0));
+  return fp::toOdd(s, fp::twoSumErr(p, c, s));
 }
 
 template <bool Ftz, bool Sat>
 void f32Fma(ExecContext& c, const DecodedInst& in) {
-  map3<float, float, float, float>(c, in, [](float a, float b, float s) {
+  const fp::RMode m = fp::rmodeOf(in.round);
+  map3<float, float, float, float>(c, in, [m](float a, float b, float s) {
     if (Ftz) {
       a = ftz(a);
       b = ftz(b);
       s = ftz(s);
     }
     float r = std::fma(a, b, s);
-    if (Ftz) r = flushTiny(r, std::fabs(r) == kMinNormal && fmaTiny(a, b, s));
+    if (Ftz) r = flushTiny(r, m, std::fabs(r) == kMinNormal ? fmaExact(a, b, s) : 0.0);
     if (Sat) r = sat01(r);
     return canon(r);
   });
@@ -125,10 +162,11 @@ void f32FmaDir(ExecContext& c, const DecodedInst& in) {
 
 template <class O, bool Ftz>
 void f32Un(ExecContext& c, const DecodedInst& in) {
-  map1<float, float>(c, in, [](float a) {
+  const fp::RMode m = fp::rmodeOf(in.round);
+  map1<float, float>(c, in, [m](float a) {
     if (Ftz) a = ftz(a);
     float r = O::f(a);
-    if (Ftz) r = ftz(r);
+    if (Ftz) r = flushTiny(r, m, std::fabs(r) == kMinNormal ? O::exact(a) : 0.0);
     return canon(r);
   });
 }
@@ -143,8 +181,8 @@ void f32UnDir(ExecContext& c, const DecodedInst& in) {
 template <bool Flush>
 inline double rcp24(float b) {
   const float m = std::fabs(b);
-  if (m >= kMinNormal && m < 0x1p126f) return 1.0f / b;
-  if (m >= 0x1p126f) {  // including infinity
+  if (m >= kMinNormal && m <= 0x1p126f) return 1.0f / b;
+  if (m > 0x1p126f) {  // including infinity
     if (Flush) return std::copysign(0.0, double(b));
     return double(float((1.0 / double(b)) * 0x1p64)) * 0x1p-64;
   }
@@ -164,7 +202,7 @@ void f32DivFast(ExecContext& c, const DecodedInst& in) {
     }
     const double p = double(a) * rcp24<!Full>(b);  // exact
     float q = float(p);
-    if (Ftz) q = flushTiny(q, std::fabs(p) < 0x1p-126);
+    if (Ftz) q = flushTiny(q, fp::RMode::Rn, p);
     return canon(q);
   });
 }
@@ -248,7 +286,8 @@ template <class O>
 void f64Bin(ExecContext& c, const DecodedInst& in) {
   map2<double, double, double>(c, in, [](double a, double b) {
     const double r = O::f(a, b);
-    return r == r ? r : fp::nanOf(a, b);
+    if (r == r) return r;
+    return O::kDividendFirst ? fp::nanOf(a, b) : fp::nanOf(b, a);
   });
 }
 template <class O>
@@ -259,7 +298,7 @@ void f64BinDir(ExecContext& c, const DecodedInst& in) {
 void f64Fma(ExecContext& c, const DecodedInst& in) {
   map3<double, double, double, double>(c, in, [](double a, double b, double s) {
     const double r = std::fma(a, b, s);
-    return r == r ? r : fp::nanOf(a, b, s);
+    return r == r ? r : fp::nanOf(b, s, a);
   });
 }
 void f64FmaDir(ExecContext& c, const DecodedInst& in) {
@@ -278,14 +317,16 @@ void f64UnDir(ExecContext& c, const DecodedInst& in) {
   fp::ScopedRounding g(fp::rmodeOf(in.round));
   f64Un<O>(c, in);
 }
-// rcp.approx.ftz.f64, rsqrt.approx.ftz.f64: as measured, the result keeps the upper 32 bits of
-// the exact reciprocal (square root) and zeroes the lower 32; subnormals flush to zero.
+// rcp.approx.ftz.f64, rsqrt.approx.ftz.f64: the GPU (MUFU.RCP64H/RSQ64H) reads only the upper 32
+// bits of the operand and produces only the upper 32 bits of the result; this keeps the upper
+// 32 bits of the exact value for that operand (the GPU's, or one or two units of bit 32 away).
+// Subnormals flush to zero; NaN gives 0x7FFFFFFF00000000.
 template <class O>
 void f64ApproxFtz(ExecContext& c, const DecodedInst& in) {
   map1<double, double>(c, in, [](double a) {
-    a = ftz(a);
+    a = ftz(fp::f64(fp::bits(a) & 0xFFFFFFFF00000000ull));
     double r = O::f(a);
-    if (r != r) return fp::nanOf(a);
+    if (r != r) return fp::f64(0x7FFFFFFF00000000ull);
     r = ftz(r);
     return fp::f64(fp::bits(r) & 0xFFFFFFFF00000000ull);
   });

@@ -2,9 +2,10 @@
 // .ftz/.sat for f16, .relu for fma), neg, abs, min, max (.NaN, .ftz for f16), ex2.approx and
 // tanh.approx.
 //
-// Arithmetic is exact: operands are widened to double, the sum is computed with its rounding
-// error (TwoSum), rounded to odd, and then rounded once to the 16-bit format with round to
-// nearest even (fp::roundPack), so there is no double-rounding error. NaN results (abs and neg
+// Arithmetic is exact: operands are widened to double; add/sub/mul round once to double, which
+// is innocuous for a later rounding to 11 or 8 bits (53 >= 2p + 2); fma's product is exact and
+// its sum is rounded once to double (f16) or rounded to odd with TwoSum (bf16, see arith). The result is then rounded once to the
+// 16-bit format, to nearest even (fp::toHalfRn). NaN results (abs and neg
 // included) become the canonical NaN 0x7FFF; .relu turns negative results and -0 into +0; .ftz
 // flushes subnormal inputs, and results that are subnormal before rounding, to signed zeros.
 // For the x2 types each 16-bit half is computed independently (lower half from lower halves).
@@ -26,52 +27,57 @@ using ptx::Round;
 using ptx::Type;
 
 struct EF16 {
-  static double toD(std::uint16_t h) { return fp::halfToFloat(h); }
-  static std::uint16_t fromD(double d) { return fp::doubleToHalf(d); }
-  static std::uint16_t flush(std::uint16_t h) { return fp::ftzHalf(h); }
-  static bool isNaN(std::uint16_t h) { return (h & 0x7FFFu) > 0x7C00u; }
+  SCGPU_FP_INLINE static double toD(std::uint16_t h) { return fp::halfToDouble(h); }
+  SCGPU_FP_INLINE static std::uint16_t fromD(double d) { return fp::toHalfRn<fp::FmtF16>(d); }
+  SCGPU_FP_INLINE static std::uint16_t flush(std::uint16_t h) { return fp::ftzHalf(h); }
+  SCGPU_FP_INLINE static bool isNaN(std::uint16_t h) { return (h & 0x7FFFu) > 0x7C00u; }
   static constexpr std::uint16_t kNaN = fp::kCanonNaN16;
-  static constexpr double kMinNormal = 0x1p-14;
+  // Results below this are tiny for .ftz: they stay below 2^-14 when rounded to 11 bits with an
+  // unbounded exponent (IEEE tininess after rounding, as measured on sm_90).
+  static constexpr double kTiny = 0x1p-14 - 0x1p-26;
+  static constexpr bool kFmaToOdd = false;
 };
 struct EBF16 {
-  static double toD(std::uint16_t h) { return fp::bf16ToFloat(h); }
-  static std::uint16_t fromD(double d) { return fp::doubleToBf16(d); }
-  static std::uint16_t flush(std::uint16_t h) { return fp::ftzBf16(h); }
-  static bool isNaN(std::uint16_t h) { return (h & 0x7FFFu) > 0x7F80u; }
+  SCGPU_FP_INLINE static double toD(std::uint16_t h) { return fp::bf16ToFloat(h); }
+  SCGPU_FP_INLINE static std::uint16_t fromD(double d) { return fp::toHalfRn<fp::FmtBF16>(d); }
+  SCGPU_FP_INLINE static std::uint16_t flush(std::uint16_t h) { return fp::ftzBf16(h); }
+  SCGPU_FP_INLINE static bool isNaN(std::uint16_t h) { return (h & 0x7FFFu) > 0x7F80u; }
   static constexpr std::uint16_t kNaN = fp::kCanonNaNBF16;
-  static constexpr double kMinNormal = 0x1p-126;
+  static constexpr double kTiny = 0x1p-126 - 0x1p-135;
+  static constexpr bool kFmaToOdd = true;
 };
 
 enum class HOp { Add, Sub, Mul, Fma };
 
 template <class E, HOp O, bool Ftz, bool Sat, bool Relu>
-inline std::uint16_t arith(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
+SCGPU_FP_INLINE std::uint16_t arith(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
   if (Ftz) {
     a = E::flush(a);
     b = E::flush(b);
     c = E::flush(c);
   }
   const double x = E::toD(a), y = E::toD(b);
-  double s, err = 0;
-  if constexpr (O == HOp::Add) {
-    s = x + y;
-    err = fp::twoSumErr(x, y, s);
+  double s;
+  if constexpr (O == HOp::Fma) {
+    const double z = E::toD(c);
+    const double p = x * y;  // exact: at most 22 significant bits
+    s = p + z;
+    // For f16 the double rounding of p + z is innocuous: every term is a multiple of 2^-48, the
+    // smallest nonzero f16 is 2^-24, so a result within half a double ulp of an f16 midpoint is
+    // the midpoint itself. bf16's range allows a tiny c next to a product that is exactly a
+    // midpoint, so its sum is rounded to odd first.
+    if (E::kFmaToOdd && std::fabs(s) <= DBL_MAX) s = fp::toOdd(s, fp::twoSumErr(p, z, s));
+  } else if constexpr (O == HOp::Add) {
+    s = x + y;  // one rounding to double, then one to 16 bits: innocuous (53 >= 2*11 + 2)
   } else if constexpr (O == HOp::Sub) {
     s = x - y;
-    err = fp::twoSumErr(x, -y, s);
-  } else if constexpr (O == HOp::Mul) {
-    s = x * y;  // exact: at most 22 significant bits
   } else {
-    const double z = E::toD(c);
-    const double p = x * y;  // exact
-    s = p + z;
-    err = fp::twoSumErr(p, z, s);
+    s = x * y;  // exact
   }
   if (s != s) return Sat ? std::uint16_t(0) : E::kNaN;
-  if (std::fabs(s) <= DBL_MAX) s = fp::toOdd(s, err);  // infinities are exact
   if (Relu && s <= 0) s = 0.0;                          // -0 gives +0 too
   if (Sat) s = fp::sat01(s);
-  if (Ftz && std::fabs(s) < E::kMinNormal) return std::uint16_t(std::signbit(s) ? 0x8000u : 0u);
+  if (Ftz && std::fabs(s) < E::kTiny) return std::uint16_t(std::signbit(s) ? 0x8000u : 0u);
   return E::fromD(s);
 }
 
@@ -111,7 +117,7 @@ void absNegH(ExecContext& c, const DecodedInst& in) {
 }
 
 template <class E, bool Max, bool NaNMode, bool Ftz>
-inline std::uint16_t minMaxHalf(std::uint16_t a, std::uint16_t b) {
+SCGPU_FP_INLINE std::uint16_t minMaxHalf(std::uint16_t a, std::uint16_t b) {
   if (Ftz) {
     a = E::flush(a);
     b = E::flush(b);

@@ -328,20 +328,29 @@ void brev(ExecContext& c, const DecodedInst& in) {
 // ---------------------------------------------------------------------------------------------
 // bfe, bfi, prmt, lop3
 
+// bfe/bfi: position and length are the low 8 bits of their operands for 32-bit types; for 64-bit
+// types the GPU (measured on sm_90) uses the whole 32-bit values (a position of 0x104 is out of
+// range, not 4), which the same code expresses by not masking.
+template <class T>
+inline std::uint32_t fieldArg(std::uint32_t v) {
+  return sizeof(T) == 8 ? v : (v & 0xFFu);
+}
+
 template <class T>
 void bfe(ExecContext& c, const DecodedInst& in) {
   map3<T, T, std::uint32_t, std::uint32_t>(c, in, [](T a, std::uint32_t b, std::uint32_t cl) -> T {
-    constexpr unsigned W = kBits<T>;
-    const unsigned pos = b & 0xFFu, len = cl & 0xFFu;
+    constexpr std::uint32_t W = kBits<T>;
+    const std::uint32_t pos = fieldArg<T>(b), len = fieldArg<T>(cl);
     if (len == 0) return T(0);
     const U<T> ua = U<T>(a);
-    const unsigned avail = pos >= W ? 0u : W - pos;
-    const unsigned n = len < avail ? len : avail;
+    const std::uint32_t avail = pos >= W ? 0u : W - pos;
+    const std::uint32_t n = len < avail ? len : avail;
     const U<T> mask = n >= W ? U<T>(~U<T>(0)) : U<T>((U<T>(1) << n) - 1);
     const U<T> field = pos >= W ? U<T>(0) : U<T>(ua >> pos);
     U<T> r = U<T>(field & mask);
     if constexpr (std::is_signed_v<T>) {
-      const unsigned top = pos + len - 1 < W - 1 ? pos + len - 1 : W - 1;
+      const std::uint64_t last = std::uint64_t(pos) + len - 1;
+      const std::uint32_t top = last < W - 1 ? std::uint32_t(last) : W - 1;
       if ((ua >> top) & 1) r = U<T>(r | ~mask);
     }
     return T(r);
@@ -356,14 +365,14 @@ void bfi(ExecContext& c, const DecodedInst& in) {
   const std::uint64_t* p = lanes(c, in.src[2]);
   const std::uint64_t* n = lanes(c, in.src[3]);
   forLanes(c.mask, [&](int l) {
-    constexpr unsigned W = kBits<T>;
-    const unsigned pos = unsigned(p[l] & 0xFFu), len = unsigned(n[l] & 0xFFu);
+    constexpr std::uint32_t W = kBits<T>;
+    const std::uint32_t pos = fieldArg<T>(std::uint32_t(p[l])), len = fieldArg<T>(std::uint32_t(n[l]));
     const T bv = as<T>(b[l]);
     if (pos >= W || len == 0) {
       d[l] = bitsOf<T>(bv);
       return;
     }
-    const unsigned k = len < W - pos ? len : W - pos;
+    const std::uint32_t k = len < W - pos ? len : W - pos;
     const T mask = T((k >= W ? T(~T(0)) : T((T(1) << k) - 1)) << pos);
     d[l] = bitsOf<T>(T((bv & ~mask) | (T(as<T>(a[l]) << pos) & mask)));
   });
@@ -531,7 +540,10 @@ void dp2a(ExecContext& c, const DecodedInst& in) {
 void fns(ExecContext& c, const DecodedInst& in) {
   map3<std::uint32_t, std::uint32_t, std::uint32_t, std::int32_t>(
       c, in, [](std::uint32_t mask, std::uint32_t base, std::int32_t offset) {
-        base &= 31u;
+        // Measured on sm_90: an offset of INT_MIN gives 0; a base above 31 (undefined in the ISA)
+        // finds nothing.
+        if (offset == INT32_MIN) return 0u;
+        if (base > 31u) return 0xFFFFFFFFu;
         if (offset == 0) return ((mask >> base) & 1u) ? base : 0xFFFFFFFFu;
         std::uint32_t count = offset > 0 ? std::uint32_t(offset) : std::uint32_t(0) - std::uint32_t(offset);
         std::uint32_t m = offset > 0 ? (mask & (~0u << base)) : (mask & (0xFFFFFFFFu >> (31u - base)));

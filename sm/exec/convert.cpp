@@ -5,7 +5,7 @@
 //  - int -> int: truncation or sign/zero extension by the source type; .sat clamps to the
 //    destination range. A narrow signed result is written zero-extended from its width.
 //  - float -> int: .rni/.rzi/.rmi/.rpi (none given: .rzi); always saturating to the destination
-//    range; NaN gives 0; .ftz flushes an f32 subnormal source first.
+//    range; NaN gives 0 (or the sign bit, see cvtFI); .ftz flushes an f32 subnormal source first.
 //  - int -> float: .rn/.rz/.rm/.rp, exact for every 64-bit value (fp::roundPack).
 //  - float -> float: widening is exact; narrowing rounds once with the mode (no double rounding:
 //    the source is held exactly in a double and rounded straight to the target format); the
@@ -120,27 +120,30 @@ struct KF16 {
   static constexpr bool kIsF32 = false, kReluOk = true;
   using Bits = std::uint16_t;
   using F = fp::FmtF16;
-  static constexpr int kRank = 1;  // precision/range order for "exact widening"
-  static double get(std::uint64_t b) { return fp::halfToFloat(std::uint16_t(b)); }
+  static double get(std::uint64_t b) { return fp::halfToDouble(std::uint16_t(b)); }
   static Bits nan() { return fp::kCanonNaN16; }
   template <bool Dir>
-  static Bits enc(double x, RMode m) { return Bits(fp::fromDouble<F>(x, Dir ? m : RMode::Rn, nan())); }
+  static Bits enc(double x, RMode m) {
+    if constexpr (Dir) return Bits(fp::fromDouble<F>(x, m, nan()));
+    else return fp::toHalfRn<F>(x);
+  }
 };
 struct KBF16 {
   static constexpr bool kIsF32 = false, kReluOk = true;
   using Bits = std::uint16_t;
   using F = fp::FmtBF16;
-  static constexpr int kRank = 1;
   static double get(std::uint64_t b) { return fp::bf16ToFloat(std::uint16_t(b)); }
   static Bits nan() { return fp::kCanonNaNBF16; }
   template <bool Dir>
-  static Bits enc(double x, RMode m) { return Bits(fp::fromDouble<F>(x, Dir ? m : RMode::Rn, nan())); }
+  static Bits enc(double x, RMode m) {
+    if constexpr (Dir) return Bits(fp::fromDouble<F>(x, m, nan()));
+    else return fp::toHalfRn<F>(x);
+  }
 };
 struct KTF32 {  // destination only: an f32 bit pattern with the low 13 bits zero
-  static constexpr bool kIsF32 = false, kReluOk = true;
+  static constexpr bool kIsF32 = false;
   using Bits = std::uint32_t;
   using F = fp::FmtTF32;
-  static constexpr int kRank = 1;
   static Bits nan() { return fp::kCanonNaN32; }
   template <bool Dir>
   static Bits enc(double x, RMode m) { return Bits(fp::fromDouble<F>(x, Dir ? m : RMode::Rn, 0) << 13); }
@@ -149,7 +152,6 @@ struct KF32 {
   static constexpr bool kIsF32 = true, kReluOk = false;
   using Bits = std::uint32_t;
   using F = fp::FmtF32;
-  static constexpr int kRank = 2;
   static double get(std::uint64_t b) { return as<float>(b); }
   static Bits nan() { return fp::kCanonNaN32; }
   template <bool Dir>
@@ -162,7 +164,6 @@ struct KF64 {
   static constexpr bool kIsF32 = false, kReluOk = false;
   using Bits = std::uint64_t;
   using F = fp::FmtF64;
-  static constexpr int kRank = 3;
   static double get(std::uint64_t b) { return as<double>(b); }
   template <bool Dir>
   static Bits enc(double x, RMode) { return fp::bits(x); }  // only used when exact
@@ -171,13 +172,15 @@ struct KF64 {
 // The NaN a conversion produces from a NaN source (measured on sm_90): f16/bf16 destinations get
 // the canonical 0x7FFF except from f64, which like f64 -> f32 keeps the sign and the leading
 // payload bits (quieted); widening to f64 keeps the payload; f16 -> f32 gives 0x7FFFFFFF while
-// bf16 -> f32 is a plain shift; f32 -> f32 is unchanged unless .ftz (then canonical); f32 -> tf32
-// clears the low 13 bits.
+// bf16 -> f32 is a plain shift; f32 -> f32 and f64 -> f64 are unchanged; f32 -> tf32 clears the
+// low 13 bits. Canon (.ftz, .relu, or rounding to an integral value) makes an f32/bf16 source
+// the canonical f32 NaN first (and quiets an f64 one).
 template <class DK, class SK, bool Canon>
 typename DK::Bits cvtNaN(std::uint64_t b) {
   using Bits = typename DK::Bits;
   if constexpr (std::is_same_v<DK, KF64>) {
-    if constexpr (std::is_same_v<SK, KF64>) return b | 0x0008000000000000ull;
+    if constexpr (std::is_same_v<SK, KF64>) return Canon ? (b | 0x0008000000000000ull) : b;
+    if constexpr (Canon && (std::is_same_v<SK, KF32> || std::is_same_v<SK, KBF16>)) return 0x7FFFFFFFE0000000ull;
     const std::uint64_t q = 0x7FF8000000000000ull;
     if constexpr (std::is_same_v<SK, KF32>)
       return (std::uint64_t(b & 0x80000000u) << 32) | q | (std::uint64_t(b & 0x7FFFFFu) << 29);
@@ -193,7 +196,7 @@ typename DK::Bits cvtNaN(std::uint64_t b) {
     return Bits(sign | F::kExpMask | (1ull << (F::kMant - 1)) | ((b & ((1ull << 52) - 1)) >> (52 - F::kMant)));
   } else if constexpr (std::is_same_v<DK, KF32>) {
     if constexpr (std::is_same_v<SK, KF32>) return Canon ? fp::kCanonNaN32 : Bits(b);
-    else if constexpr (std::is_same_v<SK, KBF16>) return Bits((b & 0xFFFFu) << 16);
+    else if constexpr (std::is_same_v<SK, KBF16>) return Canon ? fp::kCanonNaN32 : Bits((b & 0xFFFFu) << 16);
     else return fp::kCanonNaN32;
   } else {
     return DK::nan();
@@ -221,12 +224,17 @@ void cvtFF(ExecContext& c, const DecodedInst& in) {
   const RMode m = fp::rmodeOf(in.round);
   map1<typename DK::Bits, std::uint64_t>(c, in, [m](std::uint64_t b) -> typename DK::Bits {
     double x = SK::get(b);
-    if constexpr (Ftz && SK::kIsF32) x = ftzAsF32(x);
+    // As measured on sm_90, .ftz does not flush an f32 source converted to f16.
+    if constexpr (Ftz && SK::kIsF32 && !std::is_same_v<DK, KF16>) x = ftzAsF32(x);
     if (x != x) return Sat ? typename DK::Bits(0) : cvtNaN<DK, SK, Ftz || Relu>(b);
     if constexpr (Relu) x = x <= 0 ? 0.0 : x;  // -0 gives +0 too
     if constexpr (Sat) x = fp::sat01(x);
     typename DK::Bits r = DK::template enc<Dir>(x, m);
-    if constexpr (Ftz && DK::kIsF32) r = fp::bits(fp::ftz(fp::f32(r)));
+    if constexpr (Ftz && DK::kIsF32) {
+      const std::uint32_t mag = std::uint32_t(r) & 0x7FFFFFFFu;
+      if (mag < 0x00800000u || (mag == 0x00800000u && fp::tinyAfterRoundingF32(x, Dir ? m : RMode::Rn)))
+        r = typename DK::Bits(r & 0x80000000u);
+    }
     return r;
   });
 }
@@ -244,13 +252,18 @@ void cvtRoundInt(ExecContext& c, const DecodedInst& in) {
   });
 }
 
-// float -> int (saturating, NaN -> 0)
+// float -> int (saturating). A NaN gives 0, except (measured on sm_90) into a 64-bit integer or
+// from an f64, where it gives the destination's sign bit alone (0x80, 0x8000, 0x80000000, 2^63).
 template <class D, class SK, RMode R, bool Ftz>
 void cvtFI(ExecContext& c, const DecodedInst& in) {
   map1<D, std::uint64_t>(c, in, [](std::uint64_t b) -> D {
     double x = SK::get(b);
     if constexpr (Ftz && SK::kIsF32) x = ftzAsF32(x);
-    if (x != x) return D(0);
+    if (x != x) {
+      if constexpr (sizeof(D) == 8 || std::is_same_v<SK, KF64>)
+        return D(std::make_unsigned_t<D>(1) << (sizeof(D) * 8 - 1));
+      else return D(0);
+    }
     x = roundIntegral<R>(x);
     constexpr double lo = double(std::numeric_limits<D>::min());
     constexpr double hi = double(std::numeric_limits<D>::max());  // 2^63 / 2^64 for 64-bit
@@ -265,6 +278,7 @@ template <class DK, class S, bool Dir, bool Sat>
 void cvtIF(ExecContext& c, const DecodedInst& in) {
   const RMode m = fp::rmodeOf(in.round);
   map1<typename DK::Bits, S>(c, in, [m](S v) -> typename DK::Bits {
+    (void)m;  // unused on the native round-to-nearest path
     if constexpr (Sat) v = v <= 0 ? S(0) : S(1);
     if constexpr (!Dir && (std::is_same_v<DK, KF32> || std::is_same_v<DK, KF64>)) {
       if constexpr (std::is_same_v<DK, KF32>) return fp::bits(float(v));

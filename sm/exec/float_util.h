@@ -12,6 +12,13 @@
 
 #include "ptx/decoded.h"
 
+// Hot helpers are forced inline: the lane loops call them for every element.
+#if defined(__GNUC__)
+#define SCGPU_FP_INLINE inline __attribute__((always_inline))
+#else
+#define SCGPU_FP_INLINE inline
+#endif
+
 namespace scgpu::sm::fp {
 
 // ---------------------------------------------------------------------------------------------
@@ -40,8 +47,8 @@ inline double f64(std::uint64_t u) {
 // ---------------------------------------------------------------------------------------------
 // NaNs as NVIDIA GPUs produce them (measured on sm_90): every f32, f16 and bf16 operation that
 // yields a NaN gives the canonical NaN (0x7FFFFFFF, 0x7FFF); f64 operations propagate an input
-// NaN (quieted; operand b takes precedence over a, then c) and otherwise give the default NaN
-// 0xFFF8000000000000.
+// NaN, quieted, in an order that depends on the operation (add/sub/mul: b then a; div: a then b;
+// fma: b, c, a), and otherwise give the default NaN 0xFFF8000000000000.
 constexpr std::uint32_t kCanonNaN32 = 0x7FFFFFFFu;
 constexpr std::uint64_t kDefaultNaN64 = 0xFFF8000000000000ull;
 constexpr std::uint16_t kCanonNaN16 = 0x7FFF;    // f16
@@ -50,19 +57,16 @@ constexpr std::uint16_t kCanonNaNBF16 = 0x7FFF;  // bf16
 inline float canonNaN32() { return f32(kCanonNaN32); }
 inline float canon(float x) { return x == x ? x : canonNaN32(); }
 inline double quiet(double x) { return f64(bits(x) | 0x0008000000000000ull); }
-// The NaN an f64 operation with result NaN returns.
-inline double nanOf(double a, double b) {
-  if (b != b) return quiet(b);
-  if (a != a) return quiet(a);
-  return f64(kDefaultNaN64);
+// The NaN an f64 operation returns, given its operands in order of precedence.
+inline double nanOf(double x) { return x != x ? quiet(x) : f64(kDefaultNaN64); }
+inline double nanOf(double x, double y) {
+  if (x != x) return quiet(x);
+  return nanOf(y);
 }
-inline double nanOf(double a, double b, double c) {
-  if (b != b) return quiet(b);
-  if (a != a) return quiet(a);
-  if (c != c) return quiet(c);
-  return f64(kDefaultNaN64);
+inline double nanOf(double x, double y, double z) {
+  if (x != x) return quiet(x);
+  return nanOf(y, z);
 }
-inline double nanOf(double a) { return a != a ? quiet(a) : f64(kDefaultNaN64); }
 
 // .ftz: a subnormal becomes a zero of the same sign.
 inline float ftz(float x) {
@@ -100,6 +104,15 @@ inline int feModeOf(RMode m) {
   }
 }
 
+// .ftz tininess for an f32 result, as the GPU decides it (IEEE "after rounding"): the exact value
+// v, rounded to 24 bits under mode m with an unbounded exponent, is below 2^-126. Only needed
+// when the rounded result is exactly +-2^-126 (below that it is tiny, above it is not).
+inline bool tinyAfterRoundingF32(double v, RMode m) {
+  const double av = v < 0 ? -v : v;
+  if (m == RMode::Rn || m == RMode::Rna) return av < 0x1p-126 - 0x1p-151;  // a tie rounds up
+  const bool away = (m == RMode::Rp && v > 0) || (m == RMode::Rm && v < 0);
+  return away ? av <= 0x1p-126 - 0x1p-150 : av < 0x1p-126;
+}
 // Sets the host's rounding mode for one warp instruction and restores round-to-nearest (the
 // simulator's default environment) on exit. Used only for the directed modes of f32/f64
 // arithmetic, where the host FPU then gives the exactly rounded IEEE result.
@@ -222,7 +235,7 @@ inline std::uint64_t fromDouble(double d, RMode mode, std::uint64_t nan_bits) {
 
 // ---------------------------------------------------------------------------------------------
 // Half precision
-inline float halfToFloat(std::uint16_t h) {
+SCGPU_FP_INLINE float halfToFloat(std::uint16_t h) {
   const std::uint32_t s = std::uint32_t(h & 0x8000u) << 16;
   const std::uint32_t e = (h >> 10) & 0x1Fu;
   const std::uint32_t m = h & 0x3FFu;
@@ -233,26 +246,71 @@ inline float halfToFloat(std::uint16_t h) {
   }
   return f32(s | ((e + 112u) << 23) | (m << 13));
 }
-inline float bf16ToFloat(std::uint16_t h) { return f32(std::uint32_t(h) << 16); }
+SCGPU_FP_INLINE double halfToDouble(std::uint16_t h) {
+  const std::uint64_t s = std::uint64_t(h & 0x8000u) << 48;
+  const std::uint32_t e = (h >> 10) & 0x1Fu;
+  const std::uint64_t m = h & 0x3FFu;
+  if (e == 0) {
+    const double v = double(m) * 0x1p-24;  // exact
+    return s ? -v : v;
+  }
+  return f64(s | (std::uint64_t(e == 0x1F ? 0x7FFu : e + 1008u) << 52) | (m << 42));
+}
+SCGPU_FP_INLINE float bf16ToFloat(std::uint16_t h) { return f32(std::uint32_t(h) << 16); }
+
+constexpr double pow2(int e) {
+  double r = 1.0;
+  for (; e > 0; --e) r *= 2.0;
+  for (; e < 0; ++e) r *= 0.5;
+  return r;
+}
+
+// Round-to-nearest-even from a double (exact, or rounded to odd) to f16 or bf16 bits: the fast
+// path of every RN conversion to a 16-bit format (the same result as fromDouble<F>(d, Rn), which
+// the tests check). NaN gives the canonical NaN 0x7FFF. Uses the host's rounding (round to
+// nearest) for subnormal results, so it must not run under ScopedRounding.
+template <class F>
+SCGPU_FP_INLINE std::uint16_t toHalfRn(double d) {
+  constexpr int M = F::kMant, B = F::kBias, kDrop = 52 - M;
+  const std::uint64_t u = bits(d);
+  const std::uint16_t sign = std::uint16_t((u >> 48) & 0x8000u);
+  const std::uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
+  // |d| >= (2 - 2^-(M+1)) * 2^B rounds to infinity.
+  constexpr std::uint64_t kOverflow =
+      (std::uint64_t(B + 1023) << 52) | (((1ull << (M + 1)) - 1) << (52 - M - 1));
+  if (a >= kOverflow) {
+    if (a > 0x7FF0000000000000ull) return 0x7FFF;
+    return std::uint16_t(sign | F::kExpMask);
+  }
+  if (a < (std::uint64_t(1 - B + 1023) << 52)) {  // below the smallest normal: subnormal result
+    constexpr double kC = pow2(52 + 1 - B - M);  // its last place is the subnormal spacing
+    const double t = f64(a) + kC;  // rounds to a multiple of the subnormal spacing (RN)
+    return std::uint16_t(sign | (bits(t) - bits(kC)));
+  }
+  const std::uint64_t r = a + ((1ull << (kDrop - 1)) - 1) + ((a >> kDrop) & 1);
+  return std::uint16_t(sign | ((r >> kDrop) - (std::uint64_t(1023 - B) << M)));
+}
 
 inline std::uint16_t doubleToHalf(double d, RMode mode = RMode::Rn) {
+  if (mode == RMode::Rn) return toHalfRn<FmtF16>(d);
   return std::uint16_t(fromDouble<FmtF16>(d, mode, kCanonNaN16));
 }
 inline std::uint16_t doubleToBf16(double d, RMode mode = RMode::Rn) {
+  if (mode == RMode::Rn) return toHalfRn<FmtBF16>(d);
   return std::uint16_t(fromDouble<FmtBF16>(d, mode, kCanonNaNBF16));
 }
 inline std::uint16_t floatToHalf(float f, RMode mode = RMode::Rn) { return doubleToHalf(f, mode); }
 inline std::uint16_t floatToBf16(float f, RMode mode = RMode::Rn) { return doubleToBf16(f, mode); }
 
 // f16 .ftz on bits: a subnormal becomes a zero of the same sign.
-inline std::uint16_t ftzHalf(std::uint16_t h) { return (h & 0x7C00u) ? h : std::uint16_t(h & 0x8000u); }
-inline std::uint16_t ftzBf16(std::uint16_t h) { return (h & 0x7F80u) ? h : std::uint16_t(h & 0x8000u); }
+SCGPU_FP_INLINE std::uint16_t ftzHalf(std::uint16_t h) { return (h & 0x7C00u) ? h : std::uint16_t(h & 0x8000u); }
+SCGPU_FP_INLINE std::uint16_t ftzBf16(std::uint16_t h) { return (h & 0x7F80u) ? h : std::uint16_t(h & 0x8000u); }
 
 // ---------------------------------------------------------------------------------------------
 // Error-free transformations and round-to-odd
 //
 // twoSumErr: for s = a + b rounded to nearest, the exact a + b - s (Knuth's TwoSum).
-inline double twoSumErr(double a, double b, double s) {
+SCGPU_FP_INLINE double twoSumErr(double a, double b, double s) {
   const double bp = s - a;
   const double ap = s - bp;
   return (a - ap) + (b - bp);
@@ -260,12 +318,12 @@ inline double twoSumErr(double a, double b, double s) {
 // Given s = RN(v) and the sign of v - s (err), returns v rounded to odd in double precision.
 // A value rounded to odd with at least two more bits than the target format rounds correctly
 // to that format under any mode (so double suffices for f32, tf32, bf16 and f16 results).
-inline double toOdd(double s, double err) {
-  if (err == 0 || s == 0) return s;
-  std::uint64_t u = bits(s);
-  if (u & 1) return s;
-  u += ((err > 0) == (s > 0)) ? 1 : std::uint64_t(-1);
-  return f64(u);
+SCGPU_FP_INLINE double toOdd(double s, double err) {
+  // Branch-free: err is nonzero only for a nonzero s.
+  const std::uint64_t u = bits(s);
+  const std::uint64_t step = ((err > 0) == (s > 0)) ? 1u : ~std::uint64_t(0);
+  const std::uint64_t need = std::uint64_t(err != 0) & ~u & 1u;
+  return f64(u + (step & (std::uint64_t(0) - need)));
 }
 
 }  // namespace scgpu::sm::fp

@@ -1,4 +1,5 @@
 #include "tlm/cli/cli.h"
+#include "tlm/cli/stats_diff.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -163,7 +164,7 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false)  // one KEY=VALUE per --set, so a positional after it stays one
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   run_cmd->add_option("--mode", opt.mode, "Simulation mode")
-      ->check(CLI::IsMember({"functional"}))
+      ->check(CLI::IsMember({"timing", "functional"}))
       ->capture_default_str();
   CLI::Option* arch = run_cmd->add_option("--arch", opt.arch, "Which committed PTX to run (workloads)")
                           ->check(CLI::IsMember({"sm_75", "sm_80", "sm_90"}))
@@ -177,8 +178,12 @@ int main(int argc, char** argv) {
       ->type_name("FILE");
   run_cmd->add_flag("-q,--quiet", opt.quiet, "Print only the verdict (and kernel printf output)");
 
+  addStatsDiffCommand(app);
+
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();  // `stats diff` ran: 0 same, 1 different, 2 unreadable
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);  // prints help, version or the usage error
     return code == 0 ? kExitOk : kExitInputError;

@@ -30,7 +30,7 @@ struct RunOptions {
   std::string target;  // a suite workload name, or a launch file (*.yaml, *.yml)
   std::string config = "tiny";
   std::vector<std::string> overrides;  // --set key=value
-  std::string mode = "functional";
+  std::string mode = "timing";  // timing | functional
   // Suite workloads only.
   std::string arch = "sm_90";
   int scale = 1;

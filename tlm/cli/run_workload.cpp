@@ -61,6 +61,7 @@ nlohmann::json report(const RunOptions& o, const Config& config, const driver::R
   j["mode"] = o.mode;
   j["config_source"] = config.sourceName();
   j["config"] = configJson(config);
+  j["stats"] = rt.statistics();
   return j;
 }
 
@@ -74,7 +75,7 @@ int runWorkload(const RunOptions& o) {
                                   fmt::join(w->archs, ", ")));
 
   const Config config = loadConfig(o.config, o.overrides);
-  driver::Runtime rt(config);
+  driver::Runtime rt(config, driver::modeFromName(o.mode));
   if (!o.quiet)
     fmt::print("{}: {} [config {}, {}, scale {}, seed {}, {}]\n", w->name, w->description, o.config, o.arch, o.scale, o.seed, o.mode);
   std::fflush(stdout);
@@ -84,7 +85,7 @@ int runWorkload(const RunOptions& o) {
   wo.seed = o.seed;
   wo.arch = o.arch;
   const kernels::WorkloadResult result = w->run(rt, wo);
-  printPrintf(rt.takePrintfOutput());
+  printPrintf(rt.printfLog());
 
   int code;
   std::string verdict;
@@ -101,6 +102,7 @@ int runWorkload(const RunOptions& o) {
   }
   fmt::print("{} {}{}{}\n", verdict, w->name, result.message.empty() ? "" : ": ", result.message);
   if (!o.quiet && !rt.launches().empty()) fmt::print("\n{}", launchTable(rt.launches()));
+  if (!o.quiet && rt.mode() == driver::Mode::Timing) fmt::print("\n{}", timingSummary(rt.statistics()));
   std::fflush(stdout);
 
   if (!o.stats_json.empty()) {
@@ -117,7 +119,7 @@ int runWorkload(const RunOptions& o) {
 int runLaunchFile(const RunOptions& o) {
   const LaunchSpec spec = parseLaunchFile(o.target);  // before the device: errors come fast
   const Config config = loadConfig(o.config, o.overrides);
-  driver::Runtime rt(config);
+  driver::Runtime rt(config, driver::modeFromName(o.mode));
   if (!o.quiet)
     fmt::print("{}: kernel {} from {}, grid {}, block {} [config {}, {}]\n", spec.path, spec.kernel, spec.ptx,
                formatDim(spec.grid), formatDim(spec.block), o.config, o.mode);
@@ -144,6 +146,7 @@ int runLaunchFile(const RunOptions& o) {
                  out.checks.size());
   }
   if (!o.quiet && !rt.launches().empty()) fmt::print("\n{}", launchTable(rt.launches()));
+  if (!o.quiet && rt.mode() == driver::Mode::Timing) fmt::print("\n{}", timingSummary(rt.statistics()));
   std::fflush(stdout);
 
   if (!o.stats_json.empty()) {

@@ -82,24 +82,73 @@ std::string formatDim(const driver::Dim3& d) { return fmt::format("({},{},{})", 
 
 std::string launchTable(const std::vector<driver::LaunchRecord>& launches) {
   using A = Table::Align;
-  Table t({{"#", A::Right}, {"kernel", A::Left}, {"grid", A::Left}, {"block", A::Left},
-           {"warp instr", A::Right}, {"thread instr", A::Right}, {"wall", A::Right},
-           {"thread instr/s", A::Right}});
-  std::uint64_t warp = 0, thread = 0;
-  double wall = 0;
+  // Timing-mode launches also show their simulated cycles and time.
+  const bool timed = std::any_of(launches.begin(), launches.end(), [](const auto& l) { return l.core_cycles > 0; });
+  std::vector<Table::Column> cols = {{"#", A::Right}, {"kernel", A::Left}, {"grid", A::Left}, {"block", A::Left},
+                                     {"warp instr", A::Right}, {"thread instr", A::Right}};
+  if (timed) {
+    cols.push_back({"cycles", A::Right});
+    cols.push_back({"IPC", A::Right});
+    cols.push_back({"sim time", A::Right});
+  }
+  cols.push_back({"wall", A::Right});
+  cols.push_back({timed ? "KIPS" : "thread instr/s", A::Right});
+  Table t(cols);
+  std::uint64_t warp = 0, thread = 0, cycles = 0;
+  double wall = 0, ns = 0;
+  auto row = [&](std::vector<std::string> head, std::uint64_t w, std::uint64_t th, std::uint64_t cy, double sim_ns,
+                 double secs) {
+    head.push_back(groupDigits(w));
+    head.push_back(groupDigits(th));
+    if (timed) {
+      head.push_back(groupDigits(cy));
+      head.push_back(fmt::format("{:.2f}", cy ? double(w) / double(cy) : 0.0));
+      head.push_back(fmt::format("{:.1f} us", sim_ns / 1000.0));
+    }
+    head.push_back(formatSeconds(secs));
+    // Timing mode: thousands of warp instructions per host second, the unit simulators compare in.
+    head.push_back(timed ? fmt::format("{:.1f}", secs > 0 ? double(w) / secs / 1000.0 : 0.0)
+                         : formatRate(secs > 0 ? double(th) / secs : 0));
+    t.addRow(head);
+  };
   for (std::size_t i = 0; i < launches.size(); ++i) {
     const auto& l = launches[i];
-    t.addRow({std::to_string(i), l.kernel, formatDim(l.grid), formatDim(l.block), groupDigits(l.warp_instructions),
-              groupDigits(l.thread_instructions), formatSeconds(l.wall_seconds),
-              formatRate(l.wall_seconds > 0 ? double(l.thread_instructions) / l.wall_seconds : 0)});
+    row({std::to_string(i), l.kernel, formatDim(l.grid), formatDim(l.block)}, l.warp_instructions,
+        l.thread_instructions, l.core_cycles, l.simulated_ns, l.wall_seconds);
     warp += l.warp_instructions;
     thread += l.thread_instructions;
+    cycles += l.core_cycles;
+    ns += l.simulated_ns;
     wall += l.wall_seconds;
   }
   t.addRule();
-  t.addRow({"", fmt::format("total ({} launch{})", launches.size(), launches.size() == 1 ? "" : "es"), "", "",
-            groupDigits(warp), groupDigits(thread), formatSeconds(wall),
-            formatRate(wall > 0 ? double(thread) / wall : 0)});
+  row({"", fmt::format("total ({} launch{})", launches.size(), launches.size() == 1 ? "" : "es"), "", ""}, warp,
+      thread, cycles, ns, wall);
+  return t.render();
+}
+
+std::string timingSummary(const nlohmann::json& stats) {
+  if (!stats.contains("components")) return "";
+  const nlohmann::json& m = stats["components"]["metrics"];
+  auto get = [&](const char* k) { return m.contains(k) ? m[k].get<double>() : 0.0; };
+  using A = Table::Align;
+  Table t({{"metric", A::Left}, {"value", A::Right}});
+  t.addRow({"IPC (warp instructions per cycle, whole GPU)", fmt::format("{:.3f}", get("gpu.ipc"))});
+  t.addRow({"achieved occupancy", fmt::format("{:.1f} %", get("sm__warps_active.avg.pct_of_peak_sustained_active"))});
+  t.addRow({"L1 hit rate (sectors)", fmt::format("{:.1f} %", get("l1tex__t_sector_hit_rate.pct"))});
+  t.addRow({"sectors per global request", fmt::format("{:.2f}", get("l1tex__t_sectors_per_request"))});
+  t.addRow({"L2 hit rate (sectors)", fmt::format("{:.1f} %", get("lts__t_sector_hit_rate.pct"))});
+  t.addRow({"DRAM bandwidth", fmt::format("{:.1f} GB/s ({:.1f} % of peak)", get("dram__bytes.sum.per_second") / 1e9,
+                                          get("dram__throughput.avg.pct_of_peak_sustained_elapsed"))});
+  t.addRow({"DRAM row-buffer hit rate", fmt::format("{:.1f} %", get("dram.row_buffer_hit_rate.pct"))});
+  t.addRow({"crossbar utilisation", fmt::format("{:.1f} %", get("xbar.utilization.pct"))});
+  std::string stalls;
+  for (const char* r : {"selected", "long_scoreboard", "short_scoreboard", "wait", "barrier", "math_pipe_throttle",
+                        "mio_throttle", "not_selected", "no_instruction"}) {
+    double v = get((std::string("stall.") + r + ".pct").c_str());
+    if (v >= 0.5) stalls += fmt::format("{}{} {:.0f}%", stalls.empty() ? "" : ", ", r, v);
+  }
+  t.addRow({"scheduler cycles", stalls});
   return t.render();
 }
 
@@ -115,6 +164,8 @@ nlohmann::json launchesJson(const std::vector<driver::LaunchRecord>& launches) {
                     {"warp_instructions", l.warp_instructions},
                     {"thread_instructions", l.thread_instructions},
                     {"wall_seconds", l.wall_seconds},
+                    {"core_cycles", l.core_cycles},
+                    {"simulated_ns", l.simulated_ns},
                     {"thread_instructions_per_second",
                      l.wall_seconds > 0 ? double(l.thread_instructions) / l.wall_seconds : 0.0}});
     warp += l.warp_instructions;

@@ -53,6 +53,8 @@ std::string formatDim(const driver::Dim3& d);
 
 // One row per launch and a totals row.
 std::string launchTable(const std::vector<driver::LaunchRecord>& launches);
+// The timing model's headline metrics from Runtime::statistics() (empty in functional mode).
+std::string timingSummary(const nlohmann::json& stats);
 
 // {"launches": [...], "totals": {...}}: the same numbers as launchTable, unformatted.
 nlohmann::json launchesJson(const std::vector<driver::LaunchRecord>& launches);

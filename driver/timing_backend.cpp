@@ -1,0 +1,55 @@
+#include "driver/timing_backend.h"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "driver/register_counts.h"
+#include "driver/runtime.h"
+#include "tlm/config.h"
+#include "tlm/gpu_top.h"
+
+namespace scgpu::driver {
+
+namespace {
+bool g_timing_model_exists = false;
+}
+
+TimingBackend::TimingBackend(const Config& config, memsys::BackingStore& memory)
+    : params_(GpuParams::fromConfig(config)) {
+  if (g_timing_model_exists)
+    throw RuntimeError(Error::InvalidValue,
+                       "a timing-mode runtime already exists in this process (SystemC elaborates one design per "
+                       "process); use one Runtime in timing mode, or functional mode");
+  g_timing_model_exists = true;
+  // SystemC prints a banner on first use; keep the output to what the user asked for.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  top_ = std::make_unique<GpuTop>("gpu", params_, memory, stats_);
+}
+
+TimingBackend::~TimingBackend() = default;
+
+TimingResult TimingBackend::run(sm::LaunchState& launch, const ptx::Program& program,
+                                std::uint32_t dynamic_shared_bytes) {
+  sm::KernelResources k;
+  k.threads_per_block = launch.block[0] * launch.block[1] * launch.block[2];
+  k.registers_per_thread = registersPerThread(program, params_.sm.max_registers_per_thread);
+  k.static_shared_bytes = program.static_shared_bytes;
+  k.dynamic_shared_bytes = dynamic_shared_bytes;
+  KernelRun run = top_->run(launch, k);
+  TimingResult r;
+  r.result.fault = run.fault;
+  r.result.warp_instructions = run.warp_instructions;
+  r.result.thread_instructions = run.thread_instructions;
+  r.result.blocks = run.blocks;
+  r.core_cycles = run.core_cycles;
+  r.simulated_ns = run.simulated_ns;
+  return r;
+}
+
+nlohmann::json TimingBackend::statistics() const {
+  top_->computeMetrics();
+  return stats_.toJson();
+}
+
+}  // namespace scgpu::driver

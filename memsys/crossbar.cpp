@@ -1,0 +1,240 @@
+#include "memsys/crossbar.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace scgpu::memsys {
+namespace {
+
+constexpr std::uint32_t kLineBytes = 128;   // the largest payload: one line (mem_request.h)
+constexpr std::uint32_t kSectorBytes = 32;  // sector size of sector_mask (mem_request.h)
+
+std::uint32_t ceilDiv(std::uint32_t a, std::uint32_t b) { return (a + b - 1) / b; }
+
+void setBit(std::vector<std::uint64_t>& bits, std::uint32_t i) { bits[i >> 6] |= std::uint64_t(1) << (i & 63); }
+void clearBit(std::vector<std::uint64_t>& bits, std::uint32_t i) { bits[i >> 6] &= ~(std::uint64_t(1) << (i & 63)); }
+bool anyBit(const std::vector<std::uint64_t>& bits) {
+  for (std::uint64_t w : bits)
+    if (w) return true;
+  return false;
+}
+std::uint32_t countBits(const std::vector<std::uint64_t>& bits) {
+  std::uint32_t n = 0;
+  for (std::uint64_t w : bits) n += std::uint32_t(__builtin_popcountll(w));
+  return n;
+}
+
+// First set bit i in [lo, hi) (in increasing order) with pred(i); kNotFound if none.
+constexpr std::uint32_t kNotFound = ~0u;
+template <typename Pred>
+std::uint32_t findSet(const std::vector<std::uint64_t>& bits, std::uint32_t lo, std::uint32_t hi, Pred pred) {
+  if (lo >= hi) return kNotFound;
+  for (std::uint32_t w = lo >> 6; w <= (hi - 1) >> 6; ++w) {
+    std::uint64_t word = bits[w];
+    if (w == lo >> 6) word &= ~std::uint64_t(0) << (lo & 63);
+    if (w == (hi - 1) >> 6 && (hi & 63)) word &= (std::uint64_t(1) << (hi & 63)) - 1;
+    while (word) {
+      const std::uint32_t i = w * 64 + std::uint32_t(__builtin_ctzll(word));
+      if (pred(i)) return i;
+      word &= word - 1;
+    }
+  }
+  return kNotFound;
+}
+
+}  // namespace
+
+// ---- Network ----
+
+void Crossbar::Network::init(std::uint32_t inputs, std::uint32_t outputs) {
+  in.assign(inputs, Input{});
+  out.assign(outputs, Output{});
+  for (Output& o : out) o.reqs.assign((inputs + 63) / 64, 0);
+  active.assign((outputs + 63) / 64, 0);
+}
+
+void Crossbar::Network::headChanged(std::uint32_t input) {
+  if (in[input].queue.empty()) return;
+  const std::uint32_t dst = in[input].queue.front().dst;
+  setBit(out[dst].reqs, input);
+  setBit(active, dst);
+}
+
+void Crossbar::Network::push(std::uint32_t input, Packet p) {
+  Input& i = in[input];
+  i.flits += p.flits;
+  i.queue.push_back(std::move(p));
+  ++packets;
+  if (i.queue.size() == 1) headChanged(input);
+}
+
+void Crossbar::Network::pop(std::uint32_t output) {
+  Output& o = out[output];
+  o.flits -= o.ready.front().flits;
+  o.ready.pop_front();
+  --packets;
+}
+
+std::uint32_t Crossbar::Network::arbitrate(Output& o, std::uint64_t cycle) const {
+  const std::uint32_t n = std::uint32_t(in.size());
+  auto eligible = [&](std::uint32_t i) { return in[i].queue.front().eligible <= cycle; };
+  const std::uint32_t start = round_robin ? o.rr_next : 0;
+  std::uint32_t g = findSet(o.reqs, start, n, eligible);
+  if (g == kNotFound) g = findSet(o.reqs, 0, start, eligible);
+  return g == kNotFound ? kNone : g;
+}
+
+void Crossbar::Network::tick(std::uint64_t cycle) {
+  if (packets == 0) return;
+  for (std::uint32_t w = 0; w < active.size(); ++w) {
+    std::uint64_t word = active[w];  // snapshot: outputs activated during this pass start next cycle
+    while (word) {
+      const std::uint32_t oi = w * 64 + std::uint32_t(__builtin_ctzll(word));
+      word &= word - 1;
+      Output& o = out[oi];
+      if (o.granted == kNone) {
+        o.granted = arbitrate(o, cycle);
+        if (o.granted != kNone) clearBit(o.reqs, o.granted);
+      }
+      if (o.granted != kNone) {
+        *conflicts += countBits(o.reqs);
+        if (o.flits < out_cap) {
+          Input& src = in[o.granted];
+          Packet& p = src.queue.front();
+          ++p.sent;
+          --src.flits;
+          ++o.flits;
+          ++*o.busy;
+          ++*flits_switched;
+          if (p.sent == p.flits) {
+            o.traversing.push_back(Timed{cycle + latency, p.flits, p.req});
+            src.queue.pop_front();
+            ++*packets_switched;
+            const std::uint32_t g = o.granted;
+            o.granted = kNone;
+            o.rr_next = g + 1 == std::uint32_t(in.size()) ? 0 : g + 1;
+            if (!src.queue.empty()) {
+              // An input reads one flit per cycle: its next packet starts next cycle at the earliest.
+              Packet& next = src.queue.front();
+              next.eligible = std::max(next.eligible, cycle + 1);
+              headChanged(g);
+            }
+          }
+        } else {
+          ++*stalls;
+        }
+      }
+      while (!o.traversing.empty() && o.traversing.front().arrive <= cycle) {
+        o.ready.push_back(std::move(o.traversing.front()));
+        o.traversing.pop_front();
+      }
+      if (o.granted == kNone && o.traversing.empty() && !anyBit(o.reqs)) clearBit(active, oi);
+    }
+  }
+}
+
+// ---- Crossbar ----
+
+Crossbar::Crossbar(const CrossbarParams& params, std::uint32_t sm_ports, std::uint32_t l2_ports, const AddressMap& map,
+                   StatsRegistry& stats, const std::string& name)
+    : params_(params), sm_ports_(sm_ports), l2_ports_(l2_ports), map_(map) {
+  auto need = [&](bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument(name + ": " + what);
+  };
+  need(sm_ports >= 1 && l2_ports >= 1, "the crossbar needs at least one SM port and one L2 port");
+  need(map.slices() == l2_ports, "L2 ports (" + std::to_string(l2_ports) + ") must equal l2.slices (" +
+                                     std::to_string(map.slices()) + ")");
+  need(params.flit_bytes >= 1, "crossbar.flit_bytes must be at least 1");
+  need(params.arbitration == "round_robin" || params.arbitration == "fixed_priority",
+       "crossbar.arbitration must be round_robin or fixed_priority, got '" + params.arbitration + "'");
+  max_packet_flits_ = ceilDiv(params.request_header_bytes + kLineBytes, params.flit_bytes);
+  need(params.input_buffer_flits >= max_packet_flits_,
+       "crossbar.input_buffer_flits (" + std::to_string(params.input_buffer_flits) +
+           ") must hold the largest packet, header + 128-byte line = " + std::to_string(max_packet_flits_) + " flits");
+  need(params.output_buffer_flits >= max_packet_flits_,
+       "crossbar.output_buffer_flits (" + std::to_string(params.output_buffer_flits) +
+           ") must hold the largest packet, header + 128-byte line = " + std::to_string(max_packet_flits_) + " flits");
+
+  req_.init(sm_ports, l2_ports);
+  rsp_.init(l2_ports, sm_ports);
+  for (Network* n : {&req_, &rsp_}) {
+    n->in_cap = params.input_buffer_flits;
+    n->out_cap = params.output_buffer_flits;
+    n->latency = params.latency_cycles;
+    n->round_robin = params.arbitration == "round_robin";
+  }
+  auto c = [&](const std::string& n, const char* d) { return stats.counter(name + "." + n, d); };
+  req_.flits_switched = c("request_flits", "flits switched on the request network");
+  rsp_.flits_switched = c("response_flits", "flits switched on the response network");
+  req_.packets_switched = c("request_packets", "packets switched on the request network");
+  rsp_.packets_switched = c("response_packets", "packets switched on the response network");
+  req_.stalls = c("request_stall_cycles", "output-cycles a granted flit waited for L2-side output buffer room");
+  rsp_.stalls = c("response_stall_cycles", "output-cycles a granted flit waited for SM-side output buffer room");
+  req_.conflicts = c("request_conflict_cycles", "input-cycles a head packet waited for an output busy with another input");
+  rsp_.conflicts = c("response_conflict_cycles", "input-cycles a head packet waited for an output busy with another input");
+  for (std::uint32_t i = 0; i < l2_ports; ++i)
+    req_.out[i].busy = c("l2[" + std::to_string(i) + "].port_busy_cycles", "cycles this L2-side output switched a flit");
+  for (std::uint32_t i = 0; i < sm_ports; ++i)
+    rsp_.out[i].busy = c("sm[" + std::to_string(i) + "].port_busy_cycles", "cycles this SM-side output switched a flit");
+}
+
+std::uint32_t Crossbar::packetFlits(const MemRequest& req, bool response) const {
+  std::uint32_t payload = 0;
+  switch (req.op) {
+    case MemOp::Read:
+    case MemOp::Fetch:
+      payload = response ? (req.bytes ? req.bytes : sectorCount(req.sector_mask) * kSectorBytes) : 0;
+      break;
+    case MemOp::Write: payload = response ? 0 : req.bytes; break;
+    case MemOp::Atomic: payload = req.bytes; break;
+  }
+  return std::max<std::uint32_t>(1, ceilDiv(params_.request_header_bytes + payload, params_.flit_bytes));
+}
+
+bool Crossbar::canAcceptRequest(std::uint32_t sm) const {
+  return req_.in[sm].flits + max_packet_flits_ <= req_.in_cap;
+}
+bool Crossbar::canAcceptRequest(std::uint32_t sm, const MemRequest& req) const {
+  return req_.in[sm].flits + packetFlits(req, false) <= req_.in_cap;
+}
+bool Crossbar::canAcceptResponse(std::uint32_t l2) const {
+  return rsp_.in[l2].flits + max_packet_flits_ <= rsp_.in_cap;
+}
+bool Crossbar::canAcceptResponse(std::uint32_t l2, const MemRequest& resp) const {
+  return rsp_.in[l2].flits + packetFlits(resp, true) <= rsp_.in_cap;
+}
+
+void Crossbar::acceptRequest(std::uint32_t sm, const MemRequest& req, std::uint64_t cycle) {
+  if (sm >= sm_ports_) throw std::logic_error("crossbar: request from SM port " + std::to_string(sm) + " out of range");
+  if (!canAcceptRequest(sm, req))
+    throw std::logic_error("crossbar: acceptRequest on SM port " + std::to_string(sm) + " without room");
+  Packet p;
+  p.req = req;
+  p.dst = map_.sliceOf(req.addr);
+  p.flits = packetFlits(req, false);
+  p.eligible = cycle + 1;
+  req_.push(sm, std::move(p));
+}
+
+void Crossbar::acceptResponse(std::uint32_t l2, const MemRequest& resp, std::uint64_t cycle) {
+  if (l2 >= l2_ports_) throw std::logic_error("crossbar: response from L2 port " + std::to_string(l2) + " out of range");
+  if (resp.sm >= sm_ports_)
+    throw std::logic_error("crossbar: response for SM " + std::to_string(resp.sm) + " out of range");
+  if (!canAcceptResponse(l2, resp))
+    throw std::logic_error("crossbar: acceptResponse on L2 port " + std::to_string(l2) + " without room");
+  Packet p;
+  p.req = resp;
+  p.dst = resp.sm;
+  p.flits = packetFlits(resp, true);
+  p.eligible = cycle + 1;
+  rsp_.push(l2, std::move(p));
+}
+
+void Crossbar::tick(std::uint64_t cycle) {
+  req_.tick(cycle);
+  rsp_.tick(cycle);
+}
+
+std::uint32_t Crossbar::flitsInFlight(std::uint32_t port) const { return req_.in[port].flits + rsp_.out[port].flits; }
+
+}  // namespace scgpu::memsys

@@ -1,0 +1,135 @@
+// The crossbar between the SMs and the L2 slices: two independent input-queued switches, a request
+// network (SM ports -> L2 ports, routed by AddressMap::sliceOf) and a response network (L2 ports ->
+// SM ports, routed by MemRequest::sm). Plain C++, ticked once per interconnect clock by its SystemC
+// wrapper, which moves MemRequests in from and out to the SM and L2 sockets.
+//
+// Packets and flits. A packet is ceil((request_header_bytes + payload) / flit_bytes) flits (at least
+// one). Payload: request network: read and fetch 0 (header only), write and atomic `bytes`;
+// response network: read and fetch `bytes` (or 32 x sectors of sector_mask when bytes is 0), atomic
+// `bytes`, write 0 (an acknowledgement). The header size is the same both ways.
+//
+// Timing (virtual cut-through at packet granularity, one flit per output per cycle):
+// - A packet accepted at cycle c may be switched from cycle c+1 (it is written into the input buffer
+//   at c). Each output port grants one input at a time among those whose head packet targets it
+//   (round_robin: starting after the last input granted; fixed_priority: lowest input first), moves
+//   one flit of the granted packet per cycle while its output buffer has room, and after the last
+//   flit re-arbitrates. A packet reaches the output latency_cycles after its last flit is switched.
+//   Unloaded: accepted at c, visible (has*) after the tick of cycle c + flits + latency_cycles.
+// - Inputs are FIFOs: packets of one input leave in order (head-of-line blocking included), so
+//   packets of one (input, output) pair arrive in order.
+// - Input buffers hold input_buffer_flits flits per port; canAccept*(port) is true when the buffer
+//   has room for the largest packet (header + one 128-byte line) — the overloads taking the request
+//   check that packet's own size. Output buffers hold output_buffer_flits per port, counting flits
+//   from switching until the consumer pops the packet; a full output buffer stalls the switch.
+//   Both must hold the largest packet (checked).
+// Call order within a cycle: accepts, tick(cycle), then has/peek/pop.
+//
+// idle(): no packet anywhere in the crossbar (inputs, traversal, outputs waiting to be popped).
+//
+// Statistics under `name`: request_flits, response_flits (flits switched), request_packets,
+// response_packets, request_stall_cycles, response_stall_cycles (output-cycles a granted flit waited
+// for output buffer room), request_conflict_cycles, response_conflict_cycles (input-cycles a head
+// packet waited for an output busy with another input), and per output port
+// `name.l2[i].port_busy_cycles` (request network) and `name.sm[i].port_busy_cycles` (response
+// network): cycles the port switched a flit.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "memsys/address_map.h"
+#include "memsys/mem_request.h"
+#include "memsys/memsys_params.h"
+#include "tlm/stats.h"
+
+namespace scgpu::memsys {
+
+class Crossbar {
+ public:
+  // Throws std::invalid_argument on inconsistent parameters.
+  Crossbar(const CrossbarParams& params, std::uint32_t sm_ports, std::uint32_t l2_ports, const AddressMap& map,
+           StatsRegistry& stats, const std::string& name);
+
+  // Request network.
+  bool canAcceptRequest(std::uint32_t sm) const;
+  bool canAcceptRequest(std::uint32_t sm, const MemRequest& req) const;
+  void acceptRequest(std::uint32_t sm, const MemRequest& req, std::uint64_t cycle);
+  bool hasRequest(std::uint32_t l2) const { return !req_.out[l2].ready.empty(); }
+  const MemRequest& peekRequest(std::uint32_t l2) const { return req_.out[l2].ready.front().req; }
+  void popRequest(std::uint32_t l2) { req_.pop(l2); }
+
+  // Response network.
+  bool canAcceptResponse(std::uint32_t l2) const;
+  bool canAcceptResponse(std::uint32_t l2, const MemRequest& resp) const;
+  void acceptResponse(std::uint32_t l2, const MemRequest& resp, std::uint64_t cycle);
+  bool hasResponse(std::uint32_t sm) const { return !rsp_.out[sm].ready.empty(); }
+  const MemRequest& peekResponse(std::uint32_t sm) const { return rsp_.out[sm].ready.front().req; }
+  void popResponse(std::uint32_t sm) { rsp_.pop(sm); }
+
+  void tick(std::uint64_t cycle);
+  bool idle() const { return req_.packets == 0 && rsp_.packets == 0; }
+
+  // Flits held at SM port `port`: its request input buffer plus its response output buffer.
+  std::uint32_t flitsInFlight(std::uint32_t port) const;
+  // Finer views for tracing.
+  std::uint32_t requestInputFlits(std::uint32_t sm) const { return req_.in[sm].flits; }
+  std::uint32_t requestOutputFlits(std::uint32_t l2) const { return req_.out[l2].flits; }
+  std::uint32_t responseInputFlits(std::uint32_t l2) const { return rsp_.in[l2].flits; }
+  std::uint32_t responseOutputFlits(std::uint32_t sm) const { return rsp_.out[sm].flits; }
+
+  // Packet size in flits on the request (response = false) or response network.
+  std::uint32_t packetFlits(const MemRequest& req, bool response) const;
+
+ private:
+  struct Packet {
+    MemRequest req;
+    std::uint32_t dst = 0, flits = 0, sent = 0;
+    std::uint64_t eligible = 0;  // first cycle it may be switched
+  };
+  struct Timed {
+    std::uint64_t arrive;
+    std::uint32_t flits;
+    MemRequest req;
+  };
+  struct Input {
+    std::deque<Packet> queue;
+    std::uint32_t flits = 0;
+  };
+  struct Output {
+    std::uint32_t granted = kNone;
+    std::uint32_t rr_next = 0;
+    std::uint32_t flits = 0;            // output buffer occupancy
+    std::vector<std::uint64_t> reqs;    // bitset of inputs whose head packet targets this output
+    std::deque<Timed> traversing;       // switched, arriving at `arrive`
+    std::deque<Timed> ready;            // arrived, waiting to be popped
+    Counter* busy = nullptr;
+  };
+  static constexpr std::uint32_t kNone = ~0u;
+
+  struct Network {
+    std::vector<Input> in;
+    std::vector<Output> out;
+    std::vector<std::uint64_t> active;  // bitset of outputs with work (requests, grant, traversal)
+    std::uint64_t packets = 0;          // packets anywhere in this network
+    std::uint32_t in_cap = 0, out_cap = 0, latency = 0;
+    bool round_robin = true;
+    Counter *flits_switched = nullptr, *packets_switched = nullptr, *stalls = nullptr, *conflicts = nullptr;
+
+    void init(std::uint32_t inputs, std::uint32_t outputs);
+    void push(std::uint32_t input, Packet p);
+    void pop(std::uint32_t output);
+    void tick(std::uint64_t cycle);
+    void headChanged(std::uint32_t input);  // registers the input's new head packet with its output
+    std::uint32_t arbitrate(Output& o, std::uint64_t cycle) const;
+  };
+
+  CrossbarParams params_;
+  std::uint32_t sm_ports_, l2_ports_;
+  AddressMap map_;  // a copy: the crossbar does not depend on the caller's lifetime
+  std::uint32_t max_packet_flits_;
+  Network req_, rsp_;
+};
+
+}  // namespace scgpu::memsys

@@ -1,0 +1,126 @@
+// One L2 cache slice: a sectored, set-associative tag array (SectorCache) with MSHRs, executing
+// atomics, in front of its DRAM channel. Plain C++, ticked once per interconnect/L2 clock by its
+// SystemC wrapper, which moves MemRequests between it and the crossbar and the DRAM controller.
+//
+// Boundary
+//   in : accept()             requests from the crossbar (reads, writes, atomics, instruction fetches)
+//        acceptDramResponse() read data returned by the DRAM channel
+//   out: peek/popResponse()   responses to the crossbar: the original request with response=true
+//        peek/popDramRequest() reads (fills) and writes (write-backs) to the DRAM channel; addr is
+//                             the global line address (the wrapper applies AddressMap::channelLocal)
+// Call order within a cycle: inputs (accept, acceptDramResponse), then tick(cycle), then outputs.
+// With that order the latencies below hold exactly.
+//
+// Timing
+// - One tag lookup per cycle, from the head of an in-order request queue (request_queue_entries;
+//   canAccept() is false when it is full). The lookup is pipelined: its result appears
+//   hit_latency_cycles later. Cache and MSHR state change at lookup.
+// - Read / fetch hit: response after hit_latency_cycles. Atomic hit: after hit_latency_cycles +
+//   atomic_latency_cycles; the atomic unit is pipelined (no serialisation of same-address atomics).
+// - Read / fetch / atomic miss: the missing sectors go to an MshrTable entry for the line. A new
+//   entry sends ONE DRAM read for the line carrying the missing sectors (sector_mask, bytes =
+//   sectors x sector_bytes; the DRAM wrapper splits it into access_bytes transactions). The answer
+//   may come once per request or in parts (once per sector, say): each response's addr and
+//   sector_mask say which sectors arrived; each is filled on arrival. A merge with a pending line
+//   sends another read only for sectors not yet requested. DRAM requests appear hit_latency_cycles
+//   after the lookup. When every sector outstanding for the line has returned, all its waiters
+//   respond hit_latency_cycles later (atomics: + atomic_latency_cycles, then their sectors are dirty).
+// - MSHR full (no free entry, or mshr_max_merge waiters on the line): the head waits (in order;
+//   later requests wait behind it) and mshr_full_stalls counts the cycle.
+// - Writes, write_back + allocate_on_write (the L2 of every NVIDIA GPU): a write hit marks its
+//   sectors dirty; a write miss allocates the written sectors valid and dirty without fetching them.
+//   This assumes full-sector writes (the L1 sends whole 32-byte sectors, as its coalescer does);
+//   partial-sector byte masks are not modelled. write_back without allocate_on_write forwards the
+//   missing sectors to DRAM; write_through forwards every write (and atomic result) to DRAM.
+//   A write responds after hit_latency_cycles if needs_response.
+// - A fill or write-allocate that evicts a line with dirty sectors sends a DRAM write of those
+//   sectors (needs_response = false).
+// - The lookup also waits while the response queue or the DRAM request queue holds
+//   request_queue_entries or more entries (the crossbar or the DRAM channel is not taking them).
+// - DRAM requests made here: id = 1<<63 | slice<<40 | sequence, sm = the slice index (so the DRAM
+//   wrapper can route the answer back), issue_cycle = the interconnect cycle of the lookup.
+//
+// idle(): true when tick() has nothing to do and no output is waiting. Misses outstanding at DRAM do
+// not keep a slice busy (mshrUsed() shows them); their return makes it busy again.
+//
+// Statistics under `name`: reads (incl. instruction fetches), writes, atomics, hits and misses (in
+// sectors, at lookup), line_hits (lookups whose line tag was present), mshr_merges,
+// mshr_full_stalls, output_stall_cycles, evictions, dirty_writebacks, dram_reads, dram_writes (DRAM
+// requests sent), queue_full_cycles.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "memsys/mem_request.h"
+#include "memsys/memsys_params.h"
+#include "memsys/sector_cache.h"
+#include "tlm/stats.h"
+
+namespace scgpu::memsys {
+
+class L2Slice {
+ public:
+  // Throws std::invalid_argument on inconsistent parameters.
+  L2Slice(const L2Params& params, std::uint32_t index, StatsRegistry& stats, const std::string& name);
+
+  bool canAccept() const { return queue_.size() < params_.request_queue_entries; }
+  void accept(const MemRequest& req, std::uint64_t cycle);  // precondition: canAccept()
+
+  bool hasResponse() const { return !responses_.empty(); }
+  const MemRequest& peekResponse() const { return responses_.front(); }
+  void popResponse() { responses_.pop_front(); }
+
+  bool hasDramRequest() const { return !dram_out_.empty(); }
+  const MemRequest& peekDramRequest() const { return dram_out_.front(); }
+  void popDramRequest() { dram_out_.pop_front(); }
+  void acceptDramResponse(const MemRequest& resp, std::uint64_t cycle);
+
+  void tick(std::uint64_t cycle);
+  bool idle() const {
+    return queue_.empty() && fills_.empty() && hit_pipe_.empty() && atomic_pipe_.empty() && dram_pipe_.empty() &&
+           responses_.empty() && dram_out_.empty();
+  }
+  std::uint32_t queueDepth() const { return std::uint32_t(queue_.size()); }
+  std::uint32_t mshrUsed() const { return mshr_.used(); }
+  std::uint32_t index() const { return index_; }
+
+ private:
+  struct Timed {
+    std::uint64_t ready;
+    MemRequest req;
+  };
+  void lookup(std::uint64_t cycle);
+  void processFill(const MemRequest& fill, std::uint64_t cycle);
+  void respond(const MemRequest& req, std::uint64_t ready);
+  void sendDram(MemOp op, std::uint64_t line, std::uint32_t mask, std::uint64_t cycle);
+  void handleVictim(const SectorCache::Victim& v, std::uint64_t cycle);
+  std::uint32_t allocWaiter(const MemRequest& req);
+
+  L2Params params_;
+  std::uint32_t index_;
+  SectorCache cache_;
+  MshrTable mshr_;
+  bool write_back_, allocate_on_write_;
+  std::uint32_t sector_bytes_;
+
+  std::deque<MemRequest> queue_;        // request queue (lookup order)
+  std::deque<MemRequest> fills_;        // DRAM responses not yet processed
+  std::deque<Timed> hit_pipe_;          // responses ready at lookup/fill + hit latency
+  std::deque<Timed> atomic_pipe_;       // responses ready at + atomic latency
+  std::deque<Timed> dram_pipe_;         // DRAM requests ready at lookup/fill + hit latency
+  std::deque<MemRequest> responses_;    // ready for the crossbar
+  std::deque<MemRequest> dram_out_;     // ready for the DRAM channel
+  std::map<std::uint64_t, std::uint32_t> sectors_outstanding_;  // line -> sectors read, not yet back
+  std::vector<MemRequest> waiters_;     // MSHR waiter slots (the MSHR holds their indices)
+  std::vector<std::uint32_t> free_waiters_;
+  std::uint64_t dram_seq_ = 0;
+
+  Counter *reads_, *writes_, *atomics_, *hits_, *misses_, *line_hits_, *mshr_merges_, *mshr_full_stalls_,
+      *output_stall_cycles_, *evictions_, *dirty_writebacks_, *dram_reads_, *dram_writes_, *queue_full_cycles_;
+};
+
+}  // namespace scgpu::memsys

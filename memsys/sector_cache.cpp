@@ -1,0 +1,236 @@
+// SectorCache and MshrTable (see sector_cache.h).
+//
+// Choices made here:
+// - Set index = (line address / line_bytes) mod sets; sets must be a power of two. The stored tag is
+//   the full line number, so a line's address is tag * line_bytes.
+// - Replacement: an invalid way first (lowest index), otherwise the least recently used ("lru") or
+//   the oldest inserted ("fifo") line; ties go to the lowest way. Recency stamps are kept strictly
+//   increasing within a set (max(now, newest stamp in the set + 1)), so several accesses in one
+//   cycle still have a true order.
+// - access() updates recency whenever the line's tag is present, also on a sector miss (the fill
+//   that follows touches the line anyway).
+// - A victim is reported for every valid line evicted, clean or dirty; dirty_mask says what to
+//   write back. invalidate() drops sectors, including dirty ones, without reporting them.
+// - MshrTable: add() of a NewEntry records its sectors; add() of a Merged request does NOT change
+//   the entry's sectors: the caller asks pendingSectors() first, sends a miss for the sectors not
+//   yet requested, and records them with addSectors(). max_merge bounds the waiters of an entry,
+//   the first one included (max_merge = 1 disables merging). Entries are kept sorted by line
+//   address (binary search: L2 slices have hundreds of MSHRs); waiters stay in arrival order.
+#include "memsys/sector_cache.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace scgpu::memsys {
+namespace {
+
+bool isPow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("cache parameters: " + what); }
+
+}  // namespace
+
+SectorCache::SectorCache(const CacheParams& params) : params_(params) {
+  line_bytes_ = params.line_bytes;
+  sector_bytes_ = params.sector_bytes;
+  ways_ = params.associativity;
+  if (!isPow2(line_bytes_)) bad("line_bytes must be a power of two, got " + std::to_string(line_bytes_));
+  if (!isPow2(sector_bytes_) || sector_bytes_ > line_bytes_)
+    bad("sector_bytes must be a power of two no larger than line_bytes (" + std::to_string(line_bytes_) + "), got " +
+        std::to_string(sector_bytes_));
+  if (line_bytes_ / sector_bytes_ > 32)
+    bad("at most 32 sectors per line (line_bytes / sector_bytes), got " + std::to_string(line_bytes_ / sector_bytes_));
+  if (ways_ == 0) bad("associativity must be at least 1");
+  const std::uint64_t set_bytes = std::uint64_t(line_bytes_) * ways_;
+  if (params.size_bytes == 0 || params.size_bytes % set_bytes != 0)
+    bad("size_bytes (" + std::to_string(params.size_bytes) + ") must be a non-zero multiple of line_bytes x associativity (" +
+        std::to_string(set_bytes) + ")");
+  const std::uint64_t sets = params.size_bytes / set_bytes;
+  if (!isPow2(sets) || sets > (1ull << 31))
+    bad("the number of sets, size_bytes / (line_bytes x associativity) = " + std::to_string(sets) +
+        ", must be a power of two");
+  sets_ = std::uint32_t(sets);
+  if (params.replacement == "lru")
+    lru_ = true;
+  else if (params.replacement == "fifo")
+    lru_ = false;
+  else
+    bad("replacement must be lru or fifo, got '" + params.replacement + "'");
+  if (params.write_policy == "write_back")
+    write_back_ = true;
+  else if (params.write_policy == "write_through")
+    write_back_ = false;
+  else
+    bad("write_policy must be write_through or write_back, got '" + params.write_policy + "'");
+  lines_.assign(std::size_t(sets_) * ways_, Line{});
+}
+
+std::uint32_t SectorCache::setIndex(std::uint64_t line_addr) const {
+  return std::uint32_t((line_addr / line_bytes_) & (sets_ - 1));
+}
+
+SectorCache::Line* SectorCache::find(std::uint64_t addr) {
+  return const_cast<Line*>(static_cast<const SectorCache*>(this)->find(addr));
+}
+
+const SectorCache::Line* SectorCache::find(std::uint64_t addr) const {
+  const std::uint64_t line = lineAddr(addr);
+  const std::uint64_t tag = line / line_bytes_;
+  const Line* set = &lines_[std::size_t(setIndex(line)) * ways_];
+  for (std::uint32_t w = 0; w < ways_; ++w)
+    if (set[w].valid && set[w].tag == tag) return &set[w];
+  return nullptr;
+}
+
+std::uint32_t SectorCache::sectorMask(std::uint64_t addr, std::uint32_t bytes) const {
+  if (bytes == 0) return 0;
+  const std::uint64_t off = addr - lineAddr(addr);
+  std::uint64_t end = off + bytes;  // exclusive, clamped to the line
+  if (end > line_bytes_) end = line_bytes_;
+  const std::uint32_t first = std::uint32_t(off / sector_bytes_);
+  const std::uint32_t last = std::uint32_t((end - 1) / sector_bytes_);
+  std::uint32_t mask = 0;
+  for (std::uint32_t s = first; s <= last; ++s) mask |= 1u << s;
+  return mask;
+}
+
+SectorCache::Result SectorCache::probe(std::uint64_t addr, std::uint32_t sector_mask) const {
+  Result r;
+  if (const Line* l = find(addr)) {
+    r.line_present = true;
+    r.hit_mask = sector_mask & l->valid_mask;
+  }
+  r.miss_mask = sector_mask & ~r.hit_mask;
+  return r;
+}
+
+namespace {
+// Next stamp for a set: at least `now`, and newer than every stamp already in the set.
+template <typename Line, typename Field>
+std::uint64_t nextStamp(const Line* set, std::uint32_t ways, std::uint64_t now, Field field) {
+  std::uint64_t newest = 0;
+  bool any = false;
+  for (std::uint32_t w = 0; w < ways; ++w)
+    if (set[w].valid) {
+      newest = any ? std::max(newest, set[w].*field) : set[w].*field;
+      any = true;
+    }
+  return any ? std::max(now, newest + 1) : now;
+}
+}  // namespace
+
+SectorCache::Result SectorCache::access(std::uint64_t addr, std::uint32_t sector_mask, bool write, std::uint64_t now) {
+  Result r;
+  Line* l = find(addr);
+  if (l) {
+    r.line_present = true;
+    r.hit_mask = sector_mask & l->valid_mask;
+    const Line* set = &lines_[std::size_t(setIndex(lineAddr(addr))) * ways_];
+    l->last_use = nextStamp(set, ways_, now, &Line::last_use);
+    if (write && write_back_) l->dirty_mask |= r.hit_mask;
+  }
+  r.miss_mask = sector_mask & ~r.hit_mask;
+  return r;
+}
+
+SectorCache::Victim SectorCache::fill(std::uint64_t addr, std::uint32_t sector_mask, bool dirty, std::uint64_t now) {
+  Victim v;
+  const std::uint64_t line = lineAddr(addr);
+  Line* set = &lines_[std::size_t(setIndex(line)) * ways_];
+  Line* l = find(addr);
+  if (!l) {
+    // Choose a way: the first invalid one, else by policy (oldest stamp; ties to the lowest way).
+    std::uint32_t pick = ways_;
+    for (std::uint32_t w = 0; w < ways_ && pick == ways_; ++w)
+      if (!set[w].valid) pick = w;
+    if (pick == ways_) {
+      pick = 0;
+      for (std::uint32_t w = 1; w < ways_; ++w) {
+        const std::uint64_t a = lru_ ? set[w].last_use : set[w].inserted;
+        const std::uint64_t b = lru_ ? set[pick].last_use : set[pick].inserted;
+        if (a < b) pick = w;
+      }
+      v.valid = true;
+      v.line_addr = set[pick].tag * line_bytes_;
+      v.dirty_mask = set[pick].dirty_mask;
+    }
+    const std::uint64_t inserted = nextStamp(set, ways_, now, &Line::inserted);
+    const std::uint64_t used = nextStamp(set, ways_, now, &Line::last_use);
+    l = &set[pick];
+    *l = Line{};
+    l->tag = line / line_bytes_;
+    l->valid = true;
+    l->inserted = inserted;
+    l->last_use = used;
+  } else {
+    l->last_use = nextStamp(set, ways_, now, &Line::last_use);
+  }
+  l->valid_mask |= sector_mask;
+  if (dirty && write_back_) l->dirty_mask |= sector_mask;
+  return v;
+}
+
+void SectorCache::invalidate(std::uint64_t addr, std::uint32_t sector_mask) {
+  Line* l = find(addr);
+  if (!l) return;
+  l->valid_mask &= ~sector_mask;
+  l->dirty_mask &= ~sector_mask;
+  if (l->valid_mask == 0) *l = Line{};
+}
+
+// ---- MshrTable ----
+
+MshrTable::Entry* MshrTable::find(std::uint64_t line_addr) {
+  return const_cast<Entry*>(static_cast<const MshrTable*>(this)->find(line_addr));
+}
+
+namespace {
+template <typename Vec>
+auto lowerBound(Vec& table, std::uint64_t line_addr) {
+  return std::lower_bound(table.begin(), table.end(), line_addr,
+                          [](const auto& e, std::uint64_t a) { return e.line_addr < a; });
+}
+}  // namespace
+
+const MshrTable::Entry* MshrTable::find(std::uint64_t line_addr) const {
+  auto it = lowerBound(table_, line_addr);
+  return it != table_.end() && it->line_addr == line_addr ? &*it : nullptr;
+}
+
+MshrTable::Outcome MshrTable::add(std::uint64_t line_addr, std::uint32_t sector_mask, std::uint64_t waiter) {
+  if (Entry* e = find(line_addr)) {
+    if (e->waiters.size() >= std::max<std::uint32_t>(max_merge_, 1)) return Outcome::Full;
+    e->waiters.push_back(waiter);
+    return Outcome::Merged;
+  }
+  if (used_ >= entries_) return Outcome::Full;
+  Entry e;
+  e.line_addr = line_addr;
+  e.sectors = sector_mask;
+  e.waiters.push_back(waiter);
+  e.valid = true;
+  table_.insert(lowerBound(table_, line_addr), std::move(e));
+  ++used_;
+  return Outcome::NewEntry;
+}
+
+std::uint32_t MshrTable::pendingSectors(std::uint64_t line_addr) const {
+  const Entry* e = find(line_addr);
+  return e ? e->sectors : 0;
+}
+
+void MshrTable::addSectors(std::uint64_t line_addr, std::uint32_t sector_mask) {
+  if (Entry* e = find(line_addr)) e->sectors |= sector_mask;
+}
+
+std::vector<std::uint64_t> MshrTable::complete(std::uint64_t line_addr) {
+  auto it = lowerBound(table_, line_addr);
+  if (it == table_.end() || it->line_addr != line_addr) return {};
+  std::vector<std::uint64_t> waiters = std::move(it->waiters);
+  table_.erase(it);
+  --used_;
+  return waiters;
+}
+
+}  // namespace scgpu::memsys

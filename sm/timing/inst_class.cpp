@@ -1,0 +1,159 @@
+#include "sm/timing/inst_class.h"
+
+namespace scgpu::sm::timing {
+
+using ptx::Op;
+using ptx::SubOp;
+using ptx::Type;
+
+const char* toString(Pipe p) {
+  switch (p) {
+    case Pipe::Int: return "int";
+    case Pipe::Fp32: return "fp32";
+    case Pipe::Fp64: return "fp64";
+    case Pipe::Sfu: return "sfu";
+    case Pipe::Lsu: return "lsu";
+    case Pipe::Branch: return "branch";
+    default: return "?";
+  }
+}
+
+namespace {
+
+Pipe floatPipe(Type t, Pipe otherwise) {
+  if (t == Type::F64) return Pipe::Fp64;
+  if (ptx::isFloat(t)) return Pipe::Fp32;
+  return otherwise;
+}
+
+Pipe pipeOf(const ptx::DecodedInst& in) {
+  switch (in.op) {
+    case Op::Ld: case Op::St: case Op::Atom: case Op::Red:
+      return Pipe::Lsu;
+    case Op::Bra: case Op::BrxIdx: case Op::Call: case Op::Ret: case Op::Exit: case Op::Trap: case Op::Brkpt:
+    case Op::Bar: case Op::Fence: case Op::Prefetch: case Op::Nanosleep:
+      return Pipe::Branch;
+    // Multi-function unit; f64 versions are DFMA-based sequences on the FP64 pipe.
+    case Op::Rcp: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Lg2: case Op::Ex2:
+    case Op::Tanh: case Op::Div: case Op::Rem:
+      return in.type == Type::F64 ? Pipe::Fp64 : Pipe::Sfu;
+    // Arithmetic that exists for integers and floats: the type decides (setp/set/testp: `type` is
+    // the compared type).
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Mad: case Op::Fma: case Op::Min: case Op::Max:
+    case Op::Abs: case Op::Neg: case Op::Copysign: case Op::Testp: case Op::Setp: case Op::Set:
+      return floatPipe(in.type, Pipe::Int);
+    case Op::Cvt: case Op::CvtPack:
+      if (in.type == Type::F64 || in.type2 == Type::F64) return Pipe::Fp64;
+      if (ptx::isFloat(in.type) || ptx::isFloat(in.type2)) return Pipe::Fp32;
+      return Pipe::Int;
+    // Everything else (logic, shifts, mov, selp, cvta, shfl, vote, match, redux, activemask) runs on
+    // the integer pipe.
+    default:
+      return Pipe::Int;
+  }
+}
+
+}  // namespace
+
+InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vector<std::uint8_t>& const_slots) {
+  const ptx::DecodedInst& in = program.code[pc];
+  InstInfo info;
+  info.pipe = pipeOf(in);
+  info.result = info.pipe == Pipe::Sfu ? DepKind::Short : DepKind::Wait;
+  if (info.pipe == Pipe::Lsu) info.flags |= kMemory;
+  switch (in.op) {
+    case Op::Bra: case Op::BrxIdx: case Op::Call: case Op::Ret: case Op::Exit:
+      info.flags |= kControl;
+      break;
+    default: break;
+  }
+  if (in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red) {
+    if (in.aux != ptx::kNoSlot) info.flags |= kReadsAux;
+  } else {
+    if (in.flags & ptx::kCcIn) info.flags |= kReadsAux;
+    if (in.flags & ptx::kCcOut) info.flags |= kWritesAux;
+  }
+  // Predicate operands (see sm/exec/README.md, "Operand conventions").
+  switch (in.op) {
+    case Op::Setp:
+      info.pred_dst = in.ndst >= 2 ? 0x3 : 0x1;
+      if (in.sub != SubOp::None) info.pred_src |= 0x4;
+      break;
+    case Op::Set:
+      if (in.sub != SubOp::None) info.pred_src |= 0x4;
+      break;
+    case Op::Selp: info.pred_src |= 0x4; break;
+    case Op::Testp: case Op::Isspacep: info.pred_dst = 0x1; break;
+    case Op::Vote:
+      info.pred_src |= 0x1;
+      if (in.sub != SubOp::VoteBallot) info.pred_dst = 0x1;
+      break;
+    case Op::Shfl: case Op::Match:
+      if (in.flags & ptx::kDualPred) info.pred_dst = 0x2;
+      break;
+    case Op::Bar:
+      if (in.sub == SubOp::BarRed) {
+        info.pred_src |= 0x4;
+        if (in.type == Type::Pred) info.pred_dst = 0x1;
+      }
+      break;
+    default:
+      // and/or/xor/not/mov on .pred work on predicate slots only.
+      if (in.type == Type::Pred) {
+        info.pred_src = 0xF;
+        info.pred_dst = 0x3;
+      }
+      break;
+  }
+  for (int i = 0; i < in.nsrc && i < 4; ++i) {
+    const std::uint32_t s = in.src[i];
+    if (s == ptx::kNoSlot || (info.pred_src >> i & 1)) continue;
+    if (s < const_slots.size() && const_slots[s]) info.const_src |= std::uint8_t(1u << i);
+  }
+  (void)program;
+  return info;
+}
+
+std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
+  std::vector<InstInfo> out(program.code.size());
+  std::vector<std::uint8_t> consts;
+  for (const auto& f : program.functions) {
+    if (f.end_pc <= f.entry_pc) continue;
+    consts.assign(f.num_regs, 0);
+    for (const auto& init : f.inits)
+      if ((init.kind == ptx::SlotInit::Kind::Constant || init.kind == ptx::SlotInit::Kind::LocalAddress) &&
+          init.slot < consts.size())
+        consts[init.slot] = 1;
+    for (std::uint32_t pc = f.entry_pc; pc < f.end_pc && pc < program.code.size(); ++pc)
+      out[pc] = classify(program, pc, consts);
+  }
+  return out;
+}
+
+void operands(const ptx::Program& program, const ptx::DecodedInst& in, const InstInfo& info, Operands& o) {
+  o.n_reg_src = o.n_reg_dst = o.n_pred_src = o.n_pred_dst = 0;
+  if (in.guard != ptx::kNoSlot) o.pred_src[o.n_pred_src++] = in.guard;
+  for (int i = 0; i < in.nsrc && i < 4; ++i) {
+    const std::uint32_t s = in.src[i];
+    if (s == ptx::kNoSlot) continue;
+    if (info.pred_src >> i & 1) o.pred_src[o.n_pred_src++] = s;
+    else if (!(info.const_src >> i & 1)) o.reg_src[o.n_reg_src++] = s;
+  }
+  for (int i = 0; i < in.ndst && i < 4; ++i) {
+    const std::uint32_t d = in.dst[i];
+    if (d == ptx::kNoSlot) continue;
+    if (info.pred_dst >> i & 1) {
+      if (o.n_pred_dst < 2) o.pred_dst[o.n_pred_dst++] = d;
+    } else {
+      o.reg_dst[o.n_reg_dst++] = d;
+    }
+  }
+  if (info.flags & kReadsAux) o.reg_src[o.n_reg_src++] = in.aux;
+  if (info.flags & kWritesAux) o.reg_dst[o.n_reg_dst++] = in.aux;
+  if (in.op == Op::Call && in.aux < program.calls.size()) {
+    const std::uint32_t callee = program.calls[in.aux].callee_slot;
+    if (callee != ptx::kNoSlot) o.reg_src[o.n_reg_src++] = callee;
+  }
+}
+
+}  // namespace scgpu::sm::timing

@@ -1,0 +1,55 @@
+// What the timing model needs to know about a decoded instruction, computed once per program:
+// which pipeline executes it, what kind of dependency its results create, and which of its
+// operand slots are predicates, register reads and register writes. Semantics stay in sm/exec.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ptx/decoded.h"
+
+namespace scgpu::sm::timing {
+
+// Execution pipelines of a sub-core (SmParams::pipe_*). Lsu is the dispatch port to the SM's LSU.
+enum class Pipe : std::uint8_t { Int, Fp32, Fp64, Sfu, Lsu, Branch, Count };
+const char* toString(Pipe p);
+
+// What a pending register waits for; it decides the stall reason of a dependent instruction.
+enum class DepKind : std::uint8_t {
+  None,
+  Wait,   // fixed-latency pipeline result (Nsight "wait")
+  Short,  // MIO result: shared memory, constant/parameter loads, SFU (Nsight "short_scoreboard")
+  Long,   // L1TEX result: global and local memory (Nsight "long_scoreboard")
+};
+
+enum InstInfoFlag : std::uint8_t {
+  kReadsAux = 1u << 0,   // `aux` is a register slot read (address base of ld/st/atom, carry in)
+  kWritesAux = 1u << 1,  // `aux` is a register slot written (carry out)
+  kControl = 1u << 2,    // changes the PC: the warp waits pipe_branch latency (branch_resolving)
+  kMemory = 1u << 3,     // goes to the LSU
+};
+
+struct InstInfo {
+  Pipe pipe = Pipe::Int;
+  DepKind result = DepKind::Wait;  // dependency kind of fixed-pipe results
+  std::uint8_t pred_src = 0;   // bit i: src[i] is a predicate slot
+  std::uint8_t pred_dst = 0;   // bit i: dst[i] is a predicate slot
+  std::uint8_t const_src = 0;  // bit i: src[i] is a constant slot (immediate): no register-file read
+  std::uint8_t flags = 0;
+};
+
+InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vector<std::uint8_t>& const_slots);
+std::vector<InstInfo> classifyProgram(const ptx::Program& program);
+
+// Operand slots of one instruction, frame-relative, without kNoSlot entries. Register reads
+// exclude constant slots (they are never written and cost no bank read).
+struct Operands {
+  std::uint32_t reg_src[8];
+  std::uint32_t reg_dst[6];
+  std::uint32_t pred_src[6];
+  std::uint32_t pred_dst[2];
+  std::uint8_t n_reg_src = 0, n_reg_dst = 0, n_pred_src = 0, n_pred_dst = 0;
+};
+void operands(const ptx::Program& program, const ptx::DecodedInst& in, const InstInfo& info, Operands& out);
+
+}  // namespace scgpu::sm::timing

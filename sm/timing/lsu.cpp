@@ -1,0 +1,437 @@
+#include "sm/timing/lsu.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace scgpu::sm::timing {
+
+using memsys::MemOp;
+using memsys::MemRequest;
+
+struct Lsu::Step {
+  enum class Kind : std::uint8_t { Shared, Line, Const } kind = Kind::Line;
+  MemOp mem = MemOp::Read;     // Line: Read, Write or Atomic
+  std::uint32_t mask = 0;      // Line: sectors; Shared: wavefronts still to issue
+  std::uint64_t addr = 0;      // Line: line address; Const: the (synthetic) address
+  std::uint32_t bytes = 0;     // Const: bytes read
+};
+
+struct Lsu::Op {
+  LsuRequest req;
+  std::vector<Step> steps;
+  std::uint32_t next = 0;         // next step to run
+  std::uint32_t outstanding = 0;  // responses still expected (line fills, store and atomic acks)
+  std::uint64_t ready = 0;        // latest data-ready cycle so far
+  bool used = false, processed = false;
+};
+
+Lsu::Lsu(const SmParams& p, std::uint32_t sm_index, StatsRegistry& stats, const std::string& name)
+    : p_(p),
+      sm_index_(sm_index),
+      queue_capacity_(std::max<std::uint32_t>(p.lsu_queue_entries, 1)),
+      out_capacity_(std::max<std::uint32_t>(p.lsu_queue_entries, 1)),
+      line_bytes_(p.l1.line_bytes),
+      sector_bytes_(p.l1.sector_bytes),
+      mshr_(std::max<std::uint32_t>(p.l1.mshr_entries, 1), p.l1.mshr_max_merge) {
+  if (line_bytes_ == 0 || (line_bytes_ & (line_bytes_ - 1)) || sector_bytes_ == 0 || line_bytes_ % sector_bytes_ ||
+      line_bytes_ / sector_bytes_ > 32)
+    throw std::invalid_argument(fmt::format("sm.l1: line_bytes ({}) must be a power of two holding 1..32 sectors of "
+                                            "sector_bytes ({})", line_bytes_, sector_bytes_));
+  if (p.shared_memory_banks == 0 || p.shared_memory_bank_width_bytes == 0)
+    throw std::invalid_argument("sm.shared_memory_banks and shared_memory_bank_width_bytes must be at least 1");
+  if (p.l1.size_bytes) l1_ = std::make_unique<memsys::SectorCache>(p.l1);
+  if (p.constant_cache.size_bytes) const_cache_ = std::make_unique<memsys::SectorCache>(p.constant_cache);
+  auto c = [&](const char* n, const char* d) { return stats.counter(name + ".lsu." + n, d); };
+  global_loads_ = c("global_loads", "warp-level global load instructions");
+  global_stores_ = c("global_stores", "warp-level global store instructions");
+  atomics_ = c("atomics", "warp-level global atomic and reduction instructions");
+  local_loads_ = c("local_loads", "warp-level local load instructions");
+  local_stores_ = c("local_stores", "warp-level local store instructions");
+  shared_loads_ = c("shared_loads", "warp-level shared load instructions");
+  shared_stores_ = c("shared_stores", "warp-level shared store instructions");
+  shared_atomics_ = c("shared_atomics", "warp-level shared atomic and reduction instructions");
+  shared_wavefronts_ = c("shared_wavefronts", "shared-memory wavefronts (bank passes)");
+  shared_bank_conflicts_ = c("shared_bank_conflicts", "shared wavefronts beyond the ideal (one per phase)");
+  global_requests_ = c("global_requests", "128-byte lines touched by global and local accesses");
+  global_sectors_ = c("global_sectors", "32-byte sectors touched by global and local accesses");
+  l1_hits_ = stats.counter(name + ".l1.hits", "L1 data sectors hit (loads)");
+  l1_misses_ = stats.counter(name + ".l1.misses", "L1 data sectors missed (loads)");
+  mshr_merges_ = stats.counter(name + ".l1.mshr_merges", "line misses merged into a pending MSHR");
+  mshr_full_stalls_ = stats.counter(name + ".l1.mshr_full_stalls", "cycles the LSU waited for an MSHR");
+  const_requests_ = stats.counter(name + ".const.requests", "constant and parameter load instructions");
+  const_serialized_ = stats.counter(name + ".const.serialized", "extra constant-cache passes (divergent addresses)");
+  const_hits_ = stats.counter(name + ".const.hits", "constant-cache passes that hit");
+  const_misses_ = stats.counter(name + ".const.misses", "constant-cache passes that missed");
+}
+
+Lsu::~Lsu() = default;
+
+std::uint64_t Lsu::localAddress(std::uint32_t slot, std::uint32_t local_stride, int lane, std::uint64_t offset) const {
+  const std::uint64_t words = (std::uint64_t(local_stride) + 3) / 4;
+  const std::uint64_t region =
+      kLocalSyntheticBase + (std::uint64_t(sm_index_) * p_.max_warps_per_sm + slot) * words * 4 * kWarpSize;
+  return region + (offset / 4) * 4 * kWarpSize + std::uint64_t(lane) * 4 + offset % 4;
+}
+
+std::uint32_t Lsu::allocOp() {
+  std::uint32_t id;
+  if (!free_ops_.empty()) {
+    id = free_ops_.back();
+    free_ops_.pop_back();
+  } else {
+    id = std::uint32_t(ops_.size());
+    ops_.emplace_back();
+  }
+  Op& op = ops_[id];
+  op.steps.clear();
+  op.next = op.outstanding = 0;
+  op.ready = 0;
+  op.used = true;
+  op.processed = false;
+  in_flight_++;
+  return id;
+}
+
+// Shared memory: a wavefront serves at most one distinct bank-width word per bank; lanes reading
+// the same word share it (broadcast). Accesses wider than the bank row (banks x width / bytes
+// lanes) are split into phases as the CUDA programming guide describes for 64-bit (half-warps)
+// and 128-bit (quarter-warps) accesses; each phase with an active lane costs at least one
+// wavefront. Atomics do not broadcast (same-word updates serialise) and make a read and a write
+// pass, so they cost twice the per-bank maximum of lane accesses.
+std::uint32_t Lsu::sharedWavefronts(const MemTrace& t, std::uint32_t lanes, bool atomic) const {
+  const std::uint32_t bw = p_.shared_memory_bank_width_bytes, banks = p_.shared_memory_banks;
+  const std::uint32_t bytes = std::max<std::uint32_t>(t.bytes, 1);
+  const std::uint32_t per_phase = std::clamp<std::uint32_t>(banks * bw / bytes, 1, kWarpSize);
+  std::uint64_t words[256];
+  std::uint32_t total = 0;
+  for (std::uint32_t first = 0; first < std::uint32_t(kWarpSize); first += per_phase) {
+    const std::uint32_t phase_mask =
+        per_phase >= 32 ? kFullMask : (((1u << per_phase) - 1) << first);
+    std::uint32_t m = lanes & phase_mask;
+    if (!m) continue;
+    std::uint32_t n = 0;
+    while (m) {
+      const int lane = __builtin_ctz(m);
+      m &= m - 1;
+      const std::uint64_t a = t.addr[lane];
+      for (std::uint64_t w = a / bw; w <= (a + bytes - 1) / bw && n < 256; ++w) words[n++] = w;
+    }
+    if (!atomic) {
+      std::sort(words, words + n);
+      n = std::uint32_t(std::unique(words, words + n) - words);
+    }
+    std::uint32_t counts[64] = {};
+    std::uint32_t worst = 1;
+    if (banks <= 64) {
+      for (std::uint32_t i = 0; i < n; ++i) worst = std::max(worst, ++counts[words[i] % banks]);
+    } else {
+      std::vector<std::uint32_t> big(banks, 0);
+      for (std::uint32_t i = 0; i < n; ++i) worst = std::max(worst, ++big[words[i] % banks]);
+    }
+    total += worst;
+  }
+  return atomic ? 2 * total : total;
+}
+
+void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
+  std::uint32_t shared = 0, global = 0, local = 0, constant = 0;
+  for (std::uint32_t m = t.mask; m; m &= m - 1) {
+    const int lane = __builtin_ctz(m);
+    switch (t.space[lane]) {
+      case ptx::Space::Shared: shared |= 1u << lane; break;
+      case ptx::Space::Local: local |= 1u << lane; break;
+      case ptx::Space::Const: case ptx::Space::KernelParam: constant |= 1u << lane; break;
+      default: global |= 1u << lane; break;
+    }
+  }
+  const MemOp kind = t.atomic ? MemOp::Atomic : t.write ? MemOp::Write : MemOp::Read;
+  if (shared) {
+    if (t.atomic) ++*shared_atomics_;
+    else if (t.write) ++*shared_stores_;
+    else ++*shared_loads_;
+    const std::uint32_t w = sharedWavefronts(t, shared, t.atomic);
+    const std::uint32_t per_phase = std::clamp<std::uint32_t>(
+        p_.shared_memory_banks * p_.shared_memory_bank_width_bytes / std::max<std::uint32_t>(t.bytes, 1), 1, kWarpSize);
+    std::uint32_t phases = 0;
+    for (std::uint32_t first = 0; first < std::uint32_t(kWarpSize); first += per_phase) {
+      const std::uint32_t pm = per_phase >= 32 ? kFullMask : (((1u << per_phase) - 1) << first);
+      phases += (shared & pm) != 0;
+    }
+    const std::uint32_t ideal = t.atomic ? 2 * phases : phases;
+    *shared_wavefronts_ += w;
+    *shared_bank_conflicts_ += w - ideal;
+    Step s;
+    s.kind = Step::Kind::Shared;
+    s.mask = w;
+    op.steps.push_back(s);
+  }
+  // Global and local: lines in the order lanes first touch them.
+  const std::size_t first_line = op.steps.size();
+  auto touch = [&](std::uint64_t addr, std::uint32_t bytes) {
+    while (bytes) {
+      const std::uint64_t line = addr & ~std::uint64_t(line_bytes_ - 1);
+      const std::uint32_t in_line = std::uint32_t(std::min<std::uint64_t>(bytes, line + line_bytes_ - addr));
+      const std::uint32_t first = std::uint32_t((addr - line) / sector_bytes_);
+      const std::uint32_t last = std::uint32_t((addr - line + in_line - 1) / sector_bytes_);
+      const std::uint32_t mask = std::uint32_t(((std::uint64_t(2) << last) - 1) & ~((std::uint64_t(1) << first) - 1));
+      bool found = false;
+      for (std::size_t i = op.steps.size(); i-- > first_line;)
+        if (op.steps[i].addr == line) {
+          op.steps[i].mask |= mask;
+          found = true;
+          break;
+        }
+      if (!found) {
+        Step s;
+        s.kind = Step::Kind::Line;
+        s.mem = kind;
+        s.addr = line;
+        s.mask = mask;
+        op.steps.push_back(s);
+      }
+      addr += in_line;
+      bytes -= in_line;
+    }
+  };
+  if (global) {
+    if (t.atomic) ++*atomics_;
+    else if (t.write) ++*global_stores_;
+    else ++*global_loads_;
+    for (std::uint32_t m = global; m; m &= m - 1) {
+      const int lane = __builtin_ctz(m);
+      touch(t.addr[lane], t.bytes);
+    }
+  }
+  if (local) {
+    if (t.write) ++*local_stores_;
+    else ++*local_loads_;
+    for (std::uint32_t m = local; m; m &= m - 1) {
+      const int lane = __builtin_ctz(m);
+      for (std::uint64_t off = t.addr[lane], end = off + t.bytes; off < end;) {
+        const std::uint32_t n = std::uint32_t(std::min<std::uint64_t>(4 - off % 4, end - off));
+        touch(localAddress(req.warp_slot, req.local_stride, lane, off), n);
+        off += n;
+      }
+    }
+  }
+  for (std::size_t i = first_line; i < op.steps.size(); ++i) {
+    ++*global_requests_;
+    *global_sectors_ += memsys::sectorCount(op.steps[i].mask);
+  }
+  // Constant and parameter loads: one constant-cache pass per distinct address.
+  if (constant) {
+    ++*const_requests_;
+    const std::size_t first_const = op.steps.size();
+    for (std::uint32_t m = constant; m; m &= m - 1) {
+      const int lane = __builtin_ctz(m);
+      std::uint64_t a = t.addr[lane];
+      if (t.space[lane] == ptx::Space::KernelParam) a += req.param_bank;
+      bool seen = false;
+      for (std::size_t i = first_const; i < op.steps.size() && !seen; ++i) seen = op.steps[i].addr == a;
+      if (seen) continue;
+      Step s;
+      s.kind = Step::Kind::Const;
+      s.addr = a;
+      s.bytes = t.bytes;
+      op.steps.push_back(s);
+    }
+    *const_serialized_ += op.steps.size() - first_const - 1;
+  }
+}
+
+DepKind Lsu::enqueue(const MemTrace& trace, const LsuRequest& req) {
+  const std::uint32_t id = allocOp();
+  Op& op = ops_[id];
+  op.req = req;
+  buildSteps(trace, req, op);
+  queue_.push_back(id);
+  for (const Step& s : op.steps)
+    if (s.kind == Step::Kind::Line) return DepKind::Long;
+  return DepKind::Short;
+}
+
+void Lsu::acceptResponse(const MemRequest& r, std::uint64_t cycle) { responses_.emplace_back(r, cycle); }
+
+void Lsu::finish(std::uint32_t id) {
+  Op& op = ops_[id];
+  LsuDone d;
+  d.warp_slot = op.req.warp_slot;
+  d.block_slot = op.req.block_slot;
+  d.ready = op.ready;
+  d.ndst = op.req.ndst;
+  std::copy(op.req.dst, op.req.dst + op.req.ndst, d.dst);
+  done_.push_back(d);
+  op.used = false;
+  free_ops_.push_back(id);
+  in_flight_--;
+}
+
+void Lsu::handleResponse(const MemRequest& r, std::uint64_t cycle) {
+  if (r.op == MemOp::Read) {
+    if (l1_) l1_->fill(r.addr, r.sector_mask, false, cycle);
+    auto it = line_requests_.find(r.addr);
+    if (it == line_requests_.end())
+      throw std::logic_error(fmt::format("SM {}: read response for line 0x{:x} that has no outstanding request",
+                                         sm_index_, r.addr));
+    if (--it->second) return;
+    line_requests_.erase(it);
+    for (std::uint64_t w : mshr_.complete(r.addr)) {
+      Op& op = ops_[std::size_t(w)];
+      op.outstanding--;
+      // The fill passes through the L1 data stage to the register file.
+      op.ready = std::max(op.ready, cycle + p_.l1.hit_latency_cycles);
+      if (op.processed && op.outstanding == 0) finish(std::uint32_t(w));
+    }
+    return;
+  }
+  if (r.tag >= ops_.size() || !ops_[r.tag].used || ops_[r.tag].outstanding == 0)
+    throw std::logic_error(fmt::format("SM {}: response (tag {}) matches no memory instruction", sm_index_, r.tag));
+  Op& op = ops_[r.tag];
+  op.outstanding--;
+  op.ready = std::max(op.ready, cycle + (r.op == MemOp::Atomic ? p_.l1.hit_latency_cycles : 0));
+  if (op.processed && op.outstanding == 0) finish(r.tag);
+}
+
+bool Lsu::stepLine(Op& op, Step& s, std::uint64_t now) {
+  if (out_.size() >= out_capacity_) return false;
+  const std::uint32_t id = std::uint32_t(&op - ops_.data());
+  auto send = [&](MemOp kind, std::uint32_t mask) {
+    MemRequest r;
+    r.id = (std::uint64_t(sm_index_) << 40) | next_request_id_++;
+    r.op = kind;
+    r.addr = s.addr;
+    r.sector_mask = mask;
+    r.bytes = memsys::sectorCount(mask) * sector_bytes_;
+    r.sm = std::uint16_t(sm_index_);
+    r.warp = std::uint16_t(op.req.warp_slot);
+    r.tag = id;
+    r.issue_cycle = now;
+    out_.push_back(r);
+  };
+  if (s.mem == MemOp::Read) {
+    const memsys::SectorCache::Result probe = l1_ ? l1_->probe(s.addr, s.mask) : memsys::SectorCache::Result{false, 0, s.mask};
+    if (probe.miss_mask) {
+      const std::uint32_t pending = mshr_.pendingSectors(s.addr);
+      const auto outcome = mshr_.add(s.addr, probe.miss_mask, id);
+      if (outcome == memsys::MshrTable::Outcome::Full) {
+        ++*mshr_full_stalls_;
+        return false;
+      }
+      if (outcome == memsys::MshrTable::Outcome::Merged) ++*mshr_merges_;
+      const std::uint32_t fresh = probe.miss_mask & ~pending;
+      if (fresh) {
+        if (outcome == memsys::MshrTable::Outcome::Merged) mshr_.addSectors(s.addr, fresh);
+        send(MemOp::Read, fresh);
+        line_requests_[s.addr]++;
+      }
+      op.outstanding++;
+    }
+    if (l1_) l1_->access(s.addr, s.mask, false, now);
+    *l1_hits_ += memsys::sectorCount(probe.hit_mask);
+    *l1_misses_ += memsys::sectorCount(probe.miss_mask);
+    if (probe.hit_mask) op.ready = std::max(op.ready, now + p_.l1.hit_latency_cycles);
+    return true;
+  }
+  // Stores write through; atomics execute at L2. Both wait for an acknowledgement.
+  send(s.mem, s.mask);
+  op.outstanding++;
+  if (l1_) {
+    if (s.mem == MemOp::Write && p_.l1.allocate_on_write) l1_->fill(s.addr, s.mask, false, now);
+    else l1_->invalidate(s.addr, s.mask);
+  }
+  return true;
+}
+
+void Lsu::stepConst(Op& op, const Step& s, std::uint64_t now) {
+  const std::uint32_t line_bytes = p_.constant_cache.line_bytes ? p_.constant_cache.line_bytes : 64;
+  const std::uint64_t line = s.addr & ~std::uint64_t(line_bytes - 1);
+  const_fills_.erase(std::remove_if(const_fills_.begin(), const_fills_.end(),
+                                    [&](const auto& f) { return f.second <= now; }),
+                     const_fills_.end());
+  std::uint64_t ready = 0;
+  for (const auto& f : const_fills_)
+    if (f.first == line) ready = f.second;
+  if (ready) {
+    ++*const_misses_;  // a miss to a line already being filled waits for that fill
+  } else {
+    const std::uint32_t mask = const_cache_ ? const_cache_->sectorMask(s.addr, std::max<std::uint32_t>(s.bytes, 1)) : 1;
+    const bool hit = const_cache_ && const_cache_->access(s.addr, mask, false, now).miss_mask == 0;
+    if (hit) {
+      ++*const_hits_;
+      ready = now + p_.constant_cache.hit_latency_cycles;
+    } else {
+      ++*const_misses_;
+      ready = now + p_.constant_miss_latency_cycles;
+      if (const_cache_) const_cache_->fill(s.addr, mask, false, now);
+      const_fills_.emplace_back(line, ready);
+    }
+  }
+  op.ready = std::max(op.ready, ready);
+}
+
+void Lsu::handleResponses(std::uint64_t now) {
+  while (!responses_.empty() && responses_.front().second <= now) {
+    handleResponse(responses_.front().first, responses_.front().second);
+    responses_.pop_front();
+  }
+}
+
+void Lsu::step(std::uint64_t now) {
+  if (queue_.empty()) return;
+  const std::uint32_t id = queue_.front();
+  Op& op = ops_[id];
+  if (op.req.ready_at > now) return;
+  Step& s = op.steps[op.next];
+  switch (s.kind) {
+    case Step::Kind::Shared:
+      if (--s.mask == 0) {
+        op.ready = std::max(op.ready, now + p_.shared_memory_latency_cycles);
+        op.next++;
+      }
+      break;
+    case Step::Kind::Const:
+      stepConst(op, s, now);
+      op.next++;
+      break;
+    case Step::Kind::Line:
+      if (stepLine(op, s, now)) op.next++;
+      break;
+  }
+  if (op.next < op.steps.size()) return;
+  queue_.pop_front();
+  op.processed = true;
+  op.ready = std::max(op.ready, now);
+  if (op.outstanding == 0) finish(id);
+}
+
+std::string Lsu::dump() const {
+  std::string s;
+  if (!queue_.empty()) {
+    s += fmt::format("  lsu queue ({} of {}):", queue_.size(), queue_capacity_);
+    for (std::uint32_t id : queue_) {
+      const Op& op = ops_[id];
+      s += fmt::format(" [warp slot {} step {}/{} from cycle {}]", op.req.warp_slot, op.next, op.steps.size(),
+                       op.req.ready_at);
+    }
+    s += "\n";
+  }
+  std::uint32_t waiting = 0;
+  for (const Op& op : ops_)
+    if (op.used && op.processed) {
+      if (!waiting++) s += "  lsu waiting for memory:";
+      s += fmt::format(" [warp slot {}: {} responses]", op.req.warp_slot, op.outstanding);
+    }
+  if (waiting) s += "\n";
+  if (mshr_.used()) {
+    s += fmt::format("  l1 mshrs: {} used, lines:", mshr_.used());
+    for (const auto& [line, n] : line_requests_) s += fmt::format(" 0x{:x}({} reads)", line, n);
+    s += "\n";
+  }
+  if (!out_.empty()) s += fmt::format("  requests to the crossbar: {} queued\n", out_.size());
+  if (!responses_.empty()) s += fmt::format("  responses received, not yet handled: {}\n", responses_.size());
+  return s;
+}
+
+}  // namespace scgpu::sm::timing

@@ -1,0 +1,116 @@
+// The SM's load/store unit: takes memory instructions (one warp instruction with the per-lane
+// addresses the functional core recorded), coalesces global and local accesses into 128-byte
+// lines with 32-byte sector masks, serves shared memory with bank conflicts, looks lines up in the
+// sectored L1 data cache with MSHRs, writes global stores through to L2, sends atomics to L2 and
+// serves constant and kernel-parameter loads from the constant cache. One pipeline step per
+// cycle, in order: a shared-memory wavefront, an L1 access for one line, or one constant-cache pass.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "memsys/mem_request.h"
+#include "memsys/sector_cache.h"
+#include "sm/exec_context.h"
+#include "sm/sm_params.h"
+#include "sm/timing/inst_class.h"
+#include "tlm/stats.h"
+
+namespace scgpu::sm::timing {
+
+// Synthetic address spaces (never handed out by the device allocator, which starts at
+// memsys::BackingStore::kHeapBase = 0x7000'0000'0000 and grows up).
+constexpr std::uint64_t kLocalSyntheticBase = 0x0000'7E00'0000'0000ull;  // local memory, see localAddress()
+constexpr std::uint64_t kParamSyntheticBase = 0x0000'7F00'0000'0000ull;  // kernel-parameter constant bank
+constexpr std::uint64_t kParamBankBytes = 0x1'0000;                         // per launch
+
+// One warp instruction handed to the LSU.
+struct LsuRequest {
+  std::uint32_t warp_slot = 0, block_slot = 0;
+  std::uint64_t ready_at = 0;        // cycle it reaches the LSU (issue + operand collection + pipe_lsu latency)
+  std::uint32_t dst[6] = {};         // absolute register slots the instruction writes (loads, atom)
+  std::uint32_t ndst = 0;
+  std::uint32_t local_stride = 0;    // bytes of local memory per thread (Warp::local_stride)
+  std::uint64_t param_bank = 0;      // synthetic base of this launch's parameter bank
+};
+
+// A finished memory instruction: its destination registers are valid from `ready`.
+struct LsuDone {
+  std::uint32_t warp_slot = 0, block_slot = 0;
+  std::uint64_t ready = 0;
+  std::uint32_t dst[6] = {};
+  std::uint32_t ndst = 0;
+};
+
+class Lsu {
+ public:
+  Lsu(const SmParams& p, std::uint32_t sm_index, StatsRegistry& stats, const std::string& name);
+  ~Lsu();
+
+  // The queue of instructions waiting for the pipeline is full: issue stalls (mio_throttle).
+  bool full() const { return queue_.size() >= queue_capacity_; }
+  // Takes a memory instruction; returns the dependency kind of its results (Long when it touches
+  // global or local memory, else Short). `trace.mask` must not be 0.
+  DepKind enqueue(const MemTrace& trace, const LsuRequest& req);
+
+  void acceptResponse(const memsys::MemRequest& r, std::uint64_t cycle);
+  // Handles the responses that arrived by `now` (fills wake their waiters).
+  void handleResponses(std::uint64_t now);
+  // One pipeline step: a wavefront, a line access or a constant pass of the oldest instruction.
+  void step(std::uint64_t now);
+  // Instructions finished since the last call (the caller clears it).
+  std::vector<LsuDone>& done() { return done_; }
+
+  bool hasRequest() const { return !out_.empty(); }
+  const memsys::MemRequest& peekRequest() const { return out_.front(); }
+  void popRequest() { out_.pop_front(); }
+
+  // Nothing queued, in flight, waiting to be sent or received.
+  bool idle() const { return queue_.empty() && in_flight_ == 0 && out_.empty() && responses_.empty(); }
+  std::string dump() const;
+
+  // Where lane `lane` of warp slot `slot` keeps its local byte `offset`: 4-byte words interleaved
+  // across the lanes of the warp (lane L's word w at region + w*128 + L*4), as on hardware, so
+  // that a warp accessing one per-thread offset touches one 128-byte line.
+  std::uint64_t localAddress(std::uint32_t slot, std::uint32_t local_stride, int lane, std::uint64_t offset) const;
+
+ private:
+  struct Step;
+  struct Op;
+  void buildSteps(const MemTrace& t, const LsuRequest& req, Op& op);
+  std::uint32_t sharedWavefronts(const MemTrace& t, std::uint32_t lanes, bool atomic) const;
+  bool stepLine(Op& op, Step& s, std::uint64_t now);
+  void stepConst(Op& op, const Step& s, std::uint64_t now);
+  void finish(std::uint32_t id);
+  void handleResponse(const memsys::MemRequest& r, std::uint64_t cycle);
+  std::uint32_t allocOp();
+
+  const SmParams p_;
+  const std::uint32_t sm_index_;
+  std::uint32_t queue_capacity_, out_capacity_;
+  std::uint32_t line_bytes_, sector_bytes_;
+  std::unique_ptr<memsys::SectorCache> l1_, const_cache_;  // null when size_bytes is 0 (every access misses)
+  memsys::MshrTable mshr_;
+  std::map<std::uint64_t, std::uint32_t> line_requests_;   // reads outstanding per line (one MSHR entry)
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> const_fills_;  // constant lines being filled: line, ready
+
+  std::vector<Op> ops_;
+  std::vector<std::uint32_t> free_ops_;
+  std::deque<std::uint32_t> queue_;  // ops waiting for / in the pipeline, in order
+  std::uint32_t in_flight_ = 0;      // ops allocated (queued or waiting for responses)
+  std::deque<memsys::MemRequest> out_;
+  std::deque<std::pair<memsys::MemRequest, std::uint64_t>> responses_;
+  std::vector<LsuDone> done_;
+  std::uint64_t next_request_id_ = 0;
+
+  Counter *global_loads_, *global_stores_, *atomics_, *local_loads_, *local_stores_, *shared_loads_,
+      *shared_stores_, *shared_atomics_, *shared_wavefronts_, *shared_bank_conflicts_, *global_requests_,
+      *global_sectors_, *l1_hits_, *l1_misses_, *mshr_merges_, *mshr_full_stalls_, *const_requests_,
+      *const_serialized_, *const_hits_, *const_misses_;
+};
+
+}  // namespace scgpu::sm::timing

@@ -1,0 +1,751 @@
+// The SM timing model (see sm_core.h and README.md). Execute-at-issue: when a scheduler issues a
+// warp instruction the functional core executes it at once, so values are exactly those of
+// functional mode; the scoreboard then holds the cycle from which each written register is
+// available (issue + operand collection + pipe latency, or the LSU's completion).
+#include "sm/timing/sm_core.h"
+
+#include <algorithm>
+#include <deque>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "memsys/sector_cache.h"
+#include "sm/functional_engine.h"
+#include "sm/simt.h"
+#include "sm/timing/inst_class.h"
+#include "sm/timing/lsu.h"
+#include "sm/timing/stall_reason.h"
+#include "sm/timing/warp_scheduler.h"
+
+namespace scgpu::sm {
+
+using namespace timing;
+
+namespace {
+
+constexpr std::uint64_t kNever = ~0ull;
+constexpr std::uint32_t kNoPc = 0xFFFFFFFFu;
+// Instruction-cache addresses: each launch gets its own window, pc * instruction_bytes inside it.
+constexpr std::uint64_t kIcacheLaunchStride = 1ull << 36;
+
+struct ProgramInfo {
+  const ptx::Program* program = nullptr;
+  std::vector<InstInfo> info;
+  std::uint64_t icache_base = 0;
+  std::uint64_t param_bank = 0;
+};
+
+struct WarpSlot {
+  bool used = false, exited = false;
+  Warp* w = nullptr;
+  std::uint32_t block = 0, sub = 0;
+  std::uint64_t age = 0;          // launch order
+  // Instruction buffer: ib_count instructions from ib_pc on, each available from its ready cycle.
+  std::uint64_t fetch_at = 0;
+  std::uint32_t ib_pc = 0, ib_count = 0, ib_head = 0;
+  std::vector<std::uint64_t> ib_ready;
+  std::uint64_t next_issue = 0;   // branch resolution
+  // Scoreboard over absolute register and predicate slots: available from this cycle (kNever:
+  // waits for the LSU), and what it waits for.
+  std::vector<std::uint64_t> reg_ready, pred_ready;
+  std::vector<DepKind> reg_kind, pred_kind;
+  std::uint32_t mem_outstanding = 0;
+  // The head instruction (at ib_pc) decoded for the scoreboard: absolute register slots (sources
+  // first), absolute predicate slots, its pipe and operand-collection cycles. Valid while
+  // head_pc == ib_pc; the frame cannot change before the warp issues.
+  std::uint32_t head_pc = kNoPc;
+  std::uint32_t head_regs[14], head_preds[8];
+  std::uint8_t head_n_regs = 0, head_n_preds = 0;
+  Pipe head_pipe = Pipe::Int;
+  std::uint32_t extra = 0;
+  // A scoreboard stall known to last until dep_wake (the earliest pending operand's ready cycle;
+  // kNever while only LSU results are pending). Reset when the warp issues or an LSU result
+  // arrives for it.
+  std::uint64_t dep_wake = 0;
+  Reason dep_reason = Reason::Wait;
+};
+
+struct BlockSlot {
+  bool used = false;
+  BlockState state;
+  LaunchState* launch = nullptr;
+  std::shared_ptr<const ProgramInfo> prog;
+  BlockCost cost;
+  std::uint32_t live = 0;             // warps not exited
+  std::uint32_t mem_outstanding = 0;  // memory instructions not complete
+  std::uint64_t mem_ready = 0;        // latest completion cycle of its memory instructions
+  std::vector<std::uint32_t> warp_slots;
+};
+
+struct SubCore {
+  std::vector<std::uint32_t> warps;  // live warp slots, launch order
+  std::unique_ptr<WarpScheduler> sched;
+  std::uint64_t pipe_free[int(Pipe::Count)] = {};
+  std::vector<std::uint64_t> collector_free;
+  std::uint32_t fetch_rr = 0;
+  Counter *issued = nullptr, *active = nullptr;
+  Counter* stall[int(Reason::Count)] = {};
+};
+
+}  // namespace
+
+struct SmCore::Impl {
+  Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& stats, const std::string& nm);
+
+  // Per cycle.
+  Reason evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t now);
+  void decodeHead(WarpSlot& ws);
+  void issue(std::uint32_t slot, SubCore& sc, std::uint64_t now, SchedulerTrace& tr);
+  void fetch(SubCore& sc, int issued_slot, std::uint64_t now);
+  void fetchFor(WarpSlot& ws, std::uint64_t now);
+  void applyLsuDone();
+  void retireBlocks(std::uint64_t now);
+  void checkDeadlock(BlockSlot& b);
+  void markExited(std::uint32_t slot);
+
+  SmParams p;
+  std::uint32_t index;
+  std::string name;
+  Lsu lsu;
+  std::unique_ptr<memsys::SectorCache> icache;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> icache_fills;  // line, ready
+  std::uint32_t ib_capacity, instruction_bytes, icache_line_bytes, issue_width;
+  PipeParams pipe[int(Pipe::Count)];
+
+  LaunchState* launch = nullptr;
+  BlockCost cost;
+  std::shared_ptr<const ProgramInfo> prog;
+  std::uint64_t launch_seq = 0;
+  SmUsage usage;
+
+  std::vector<BlockSlot> blocks;
+  std::vector<WarpSlot> warps;
+  std::vector<SubCore> subs;
+  std::vector<Reason> status;  // per warp slot, this cycle
+  std::vector<std::uint32_t> draining;  // block slots whose warps all exited
+  std::deque<std::uint32_t> finished;
+  std::vector<std::uint32_t> exited_now;
+  std::optional<FaultReport> fault;
+  std::vector<SchedulerTrace> trace;
+  MemTrace mtrace;
+  Operands ops;
+
+  std::uint64_t now = 0, next_age = 0, issued_total = 0;
+  std::uint32_t resident_blocks = 0, live_warps = 0, exited_resident = 0, free_warp_slots = 0;
+
+  Counter *cycles, *active_cycles, *warp_instructions, *thread_instructions, *blocks_launched, *active_warps_sum,
+      *icache_hits, *icache_misses;
+  Counter* warp_state[int(Reason::Count)] = {};
+};
+
+SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& stats, const std::string& nm)
+    : p(params), index(idx), name(nm), lsu(params, idx, stats, nm) {
+  if (p.sub_cores == 0) throw std::invalid_argument("sm.sub_cores must be at least 1");
+  if (p.max_warps_per_sm == 0 || p.max_blocks_per_sm == 0)
+    throw std::invalid_argument("sm.max_warps_per_sm and sm.max_blocks_per_sm must be at least 1");
+  ib_capacity = std::max<std::uint32_t>(p.instruction_buffer_entries, 1);
+  instruction_bytes = std::max<std::uint32_t>(p.instruction_bytes, 1);
+  issue_width = std::max<std::uint32_t>(p.scheduler_issue_per_cycle, 1);
+  if (p.icache.size_bytes) icache = std::make_unique<memsys::SectorCache>(p.icache);
+  icache_line_bytes = p.icache.line_bytes ? p.icache.line_bytes : 128;
+  pipe[int(Pipe::Int)] = p.pipe_int;
+  pipe[int(Pipe::Fp32)] = p.pipe_fp32;
+  pipe[int(Pipe::Fp64)] = p.pipe_fp64;
+  pipe[int(Pipe::Sfu)] = p.pipe_sfu;
+  pipe[int(Pipe::Lsu)] = p.pipe_lsu;
+  pipe[int(Pipe::Branch)] = p.pipe_branch;
+
+  blocks.resize(p.max_blocks_per_sm);
+  warps.resize(p.max_warps_per_sm);
+  for (auto& ws : warps) ws.ib_ready.assign(ib_capacity, 0);
+  free_warp_slots = p.max_warps_per_sm;
+  status.assign(p.max_warps_per_sm, Reason::Idle);
+  subs.resize(p.sub_cores);
+  trace.resize(p.sub_cores);
+  for (std::uint32_t i = 0; i < p.sub_cores; ++i) {
+    SubCore& sc = subs[i];
+    sc.sched = WarpScheduler::make(p);
+    sc.collector_free.assign(p.operand_collectors, 0);
+    const std::string s = fmt::format("{}.sched[{}]", name, i);
+    sc.issued = stats.counter(s + ".issued", "warp instructions issued");
+    sc.active = stats.counter(s + ".cycles_active", "cycles with at least one live warp");
+    for (int r = 0; r < int(Reason::Count); ++r) {
+      const Reason reason = Reason(r);
+      if (reason == Reason::Ready || reason == Reason::Drain) continue;
+      sc.stall[r] = stats.counter(s + ".stall." + toString(reason),
+                                  "cycles this scheduler recorded this reason (one reason per cycle)");
+    }
+  }
+  for (int r = 0; r < int(Reason::Count); ++r) {
+    const Reason reason = Reason(r);
+    if (reason == Reason::Ready || reason == Reason::Idle) continue;
+    warp_state[r] = stats.counter(name + ".warp_state." + toString(reason), "warp-cycles in this state (all resident warps)");
+  }
+  cycles = stats.counter(name + ".cycles", "core cycles ticked");
+  active_cycles = stats.counter(name + ".active_cycles", "cycles with at least one resident block");
+  warp_instructions = stats.counter(name + ".warp_instructions", "warp instructions issued");
+  thread_instructions = stats.counter(name + ".thread_instructions", "thread instructions (active lanes) issued");
+  blocks_launched = stats.counter(name + ".blocks_launched", "thread blocks launched");
+  active_warps_sum = stats.counter(name + ".active_warps_sum", "sum over cycles of live resident warps");
+  icache_hits = stats.counter(name + ".icache.hits", "instruction fetches that hit");
+  icache_misses = stats.counter(name + ".icache.misses", "instruction fetches that missed");
+}
+
+// ---- per-warp readiness ----
+
+void SmCore::Impl::decodeHead(WarpSlot& ws) {
+  const ProgramInfo& pi = *blocks[ws.block].prog;
+  const ptx::DecodedInst& in = pi.program->code[ws.ib_pc];
+  const InstInfo& info = pi.info[ws.ib_pc];
+  operands(*pi.program, in, info, ops);
+  const Frame& f = ws.w->frames.back();
+  std::uint8_t n = 0;
+  for (int i = 0; i < ops.n_reg_src; ++i) ws.head_regs[n++] = f.reg_base + ops.reg_src[i];
+  for (int i = 0; i < ops.n_reg_dst; ++i) ws.head_regs[n++] = f.reg_base + ops.reg_dst[i];
+  ws.head_n_regs = n;
+  n = 0;
+  for (int i = 0; i < ops.n_pred_src; ++i) ws.head_preds[n++] = f.pred_base + ops.pred_src[i];
+  for (int i = 0; i < ops.n_pred_dst; ++i) ws.head_preds[n++] = f.pred_base + ops.pred_dst[i];
+  ws.head_n_preds = n;
+  ws.head_pipe = info.pipe;
+  // Operand collection: distinct source registers, bank = absolute slot % register_banks; the
+  // most-loaded bank needs that many read cycles, one more than the single cycle of no conflict.
+  std::uint32_t extra = 0;
+  if (p.register_banks > 0) {
+    std::uint32_t distinct[8], nd = 0;
+    for (int i = 0; i < ops.n_reg_src; ++i) {
+      const std::uint32_t a = ws.head_regs[i];
+      bool dup = false;
+      for (std::uint32_t j = 0; j < nd && !dup; ++j) dup = distinct[j] == a;
+      if (!dup) distinct[nd++] = a;
+    }
+    for (std::uint32_t i = 0; i < nd; ++i) {
+      std::uint32_t same = 0;
+      for (std::uint32_t j = 0; j < nd; ++j) same += distinct[j] % p.register_banks == distinct[i] % p.register_banks;
+      extra = std::max(extra, same - 1);
+    }
+  }
+  ws.extra = extra;
+  ws.head_pc = ws.ib_pc;
+  ws.dep_wake = 0;
+}
+
+Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t) {
+  if (ws.w->state == WarpState::AtBarrier) return Reason::Barrier;
+  if (ws.ib_count == 0 || ws.ib_ready[ws.ib_head] > t) return Reason::NoInstruction;
+  if (ws.next_issue > t) return Reason::BranchResolving;
+  if (ws.head_pc != ws.ib_pc) decodeHead(ws);
+  if (ws.dep_wake > t) return ws.dep_reason;
+  // Scoreboard: sources (RAW) and destinations (WAW) must be available.
+  DepKind worst = DepKind::None;
+  std::uint64_t wake = kNever;
+  for (std::uint32_t i = 0; i < ws.head_n_regs; ++i) {
+    const std::uint32_t a = ws.head_regs[i];
+    if (a < ws.reg_ready.size() && ws.reg_ready[a] > t) {
+      worst = std::max(worst, ws.reg_kind[a]);
+      wake = std::min(wake, ws.reg_ready[a]);
+    }
+  }
+  for (std::uint32_t i = 0; i < ws.head_n_preds; ++i) {
+    const std::uint32_t a = ws.head_preds[i];
+    if (a < ws.pred_ready.size() && ws.pred_ready[a] > t) {
+      worst = std::max(worst, ws.pred_kind[a]);
+      wake = std::min(wake, ws.pred_ready[a]);
+    }
+  }
+  if (worst != DepKind::None) {
+    ws.dep_reason = worst == DepKind::Long ? Reason::LongScoreboard
+                    : worst == DepKind::Short ? Reason::ShortScoreboard : Reason::Wait;
+    ws.dep_wake = wake;
+    return ws.dep_reason;
+  }
+  const std::uint32_t extra = ws.extra;
+  if (!sc.collector_free.empty()) {
+    bool free = false;
+    for (std::uint64_t c : sc.collector_free) free |= c <= t;
+    if (!free) return Reason::DispatchStall;
+  }
+  if (ws.head_pipe == Pipe::Lsu) {
+    if (lsu.full() || sc.pipe_free[int(Pipe::Lsu)] > t + extra) return Reason::MioThrottle;
+  } else if (sc.pipe_free[int(ws.head_pipe)] > t + extra) {
+    return Reason::MathPipeThrottle;
+  }
+  return Reason::Ready;
+}
+
+// ---- issue: execute now, schedule the results ----
+
+void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, SchedulerTrace& tr) {
+  WarpSlot& ws = warps[slot];
+  Warp& w = *ws.w;
+  BlockSlot& b = blocks[ws.block];
+  const ProgramInfo& pi = *b.prog;
+  const std::uint32_t pc = ws.ib_pc;
+  const ptx::DecodedInst& in = pi.program->code[pc];
+  const InstInfo& info = pi.info[pc];
+  if (ws.head_pc != pc) decodeHead(ws);  // (evaluate has decoded it when the warp was Ready)
+  const std::uint32_t extra = ws.extra;
+  tr.warp = int(slot);
+  tr.pc = pc;
+  tr.opcode = ptx::toString(in.op);
+  tr.stall = toString(Reason::Selected);
+
+  // Destinations as absolute slots, taken before the instruction can change the frame (call/ret).
+  operands(*pi.program, in, info, ops);
+  const std::uint32_t n_reg = ops.n_reg_dst, n_pred = ops.n_pred_dst;
+  const Frame& f = w.frames.back();
+  std::uint32_t reg_dst[6], pred_dst[2];
+  for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i) reg_dst[i] = f.reg_base + ops.reg_dst[i];
+  for (std::uint32_t i = 0; i < ops.n_pred_dst; ++i) pred_dst[i] = f.pred_base + ops.pred_dst[i];
+  ws.head_pc = kNoPc;
+  ws.dep_wake = 0;
+
+  // Resources: an operand collector for 1 + extra cycles, the pipe for its initiation interval.
+  for (auto& c : sc.collector_free)
+    if (c <= t) {
+      c = t + extra + 1;
+      break;
+    }
+  sc.pipe_free[int(info.pipe)] = t + extra + pipe[int(info.pipe)].initiation_interval_cycles;
+  ws.ib_head = (ws.ib_head + 1) % ib_capacity;
+  ws.ib_count--;
+  ws.ib_pc++;
+
+  ExecContext c;
+  c.warp = &w;
+  c.block = &b.state;
+  c.launch = b.launch;
+  c.program = pi.program;
+  c.trace = &mtrace;
+  bindFrame(c, w);
+  mtrace.clear();
+  b.launch->clock = t;  // %clock reads the core cycle
+  const std::uint64_t threads_before = w.thread_instructions;
+  try {
+    FunctionalEngine::step(c, w);
+  } catch (const FaultSignal& s) {
+    fault = makeFaultReport(s, *b.launch, b.state, w, pc);
+    return;
+  }
+  ++*sc.issued;
+  ++*warp_instructions;
+  *thread_instructions += w.thread_instructions - threads_before;
+  ++issued_total;
+
+  auto setReg = [&](std::uint32_t a, std::uint64_t ready, DepKind kind) {
+    if (a >= ws.reg_ready.size()) {
+      ws.reg_ready.resize(a + 1, 0);
+      ws.reg_kind.resize(a + 1, DepKind::None);
+    }
+    ws.reg_ready[a] = ready;
+    ws.reg_kind[a] = kind;
+  };
+  auto setPred = [&](std::uint32_t a, std::uint64_t ready, DepKind kind) {
+    if (a >= ws.pred_ready.size()) {
+      ws.pred_ready.resize(a + 1, 0);
+      ws.pred_kind.resize(a + 1, DepKind::None);
+    }
+    ws.pred_ready[a] = ready;
+    ws.pred_kind[a] = kind;
+  };
+  const std::uint64_t dispatch = t + extra;
+  if ((info.flags & kMemory) && mtrace.mask) {
+    LsuRequest req;
+    req.warp_slot = slot;
+    req.block_slot = ws.block;
+    req.ready_at = dispatch + pipe[int(Pipe::Lsu)].latency_cycles;
+    req.ndst = n_reg;
+    std::copy(reg_dst, reg_dst + n_reg, req.dst);
+    req.local_stride = w.local_stride;
+    req.param_bank = pi.param_bank;
+    const DepKind kind = lsu.enqueue(mtrace, req);
+    for (std::uint32_t i = 0; i < n_reg; ++i) setReg(reg_dst[i], kNever, kind);
+    ws.mem_outstanding++;
+    b.mem_outstanding++;
+  } else {
+    const std::uint64_t ready = dispatch + pipe[int(info.pipe)].latency_cycles;
+    for (std::uint32_t i = 0; i < n_reg; ++i) setReg(reg_dst[i], ready, info.result);
+    for (std::uint32_t i = 0; i < n_pred; ++i) setPred(pred_dst[i], ready, info.result);
+  }
+  if (info.flags & kControl) ws.next_issue = dispatch + pipe[int(Pipe::Branch)].latency_cycles;
+
+  if (w.state == WarpState::Exited) {
+    markExited(slot);
+    onWarpExited(b.state);
+    checkDeadlock(b);
+    return;
+  }
+  const std::uint32_t next_pc = w.stack.back().pc;
+  if (next_pc != ws.ib_pc) {  // taken branch, divergence, reconvergence, call or return: refetch
+    ws.ib_count = 0;
+    ws.ib_pc = next_pc;
+  }
+  if (w.state == WarpState::AtBarrier) checkDeadlock(b);
+}
+
+void SmCore::Impl::markExited(std::uint32_t slot) {
+  WarpSlot& ws = warps[slot];
+  BlockSlot& b = blocks[ws.block];
+  ws.exited = true;
+  ws.ib_count = 0;
+  b.live--;
+  live_warps--;
+  exited_resident++;
+  exited_now.push_back(slot);
+  if (b.live == 0) draining.push_back(ws.block);
+}
+
+// Every live warp of the block waits at a barrier that nothing can release any more.
+void SmCore::Impl::checkDeadlock(BlockSlot& b) {
+  if (fault || b.live == 0) return;
+  const Warp* first = nullptr;
+  for (const Warp& x : b.state.warps) {
+    if (x.state == WarpState::Ready) return;
+    if (x.state == WarpState::AtBarrier && !first) first = &x;
+  }
+  if (!first) return;
+  const ptx::Program& prog = *b.launch->program;
+  std::string detail;
+  for (const Warp& x : b.state.warps) {
+    if (x.state != WarpState::AtBarrier) continue;
+    const BarrierState& bs = b.state.barriers[x.barrier_id];
+    detail += fmt::format("\n  warp {} waits at barrier {} (pc {}, {}): {} of {} warps arrived", x.index, x.barrier_id,
+                          x.barrier_pc, prog.ptxLocation(x.barrier_pc), bs.arrived_warps,
+                          bs.expected_warps ? bs.expected_warps : liveWarps(b.state));
+  }
+  FaultSignal s{"barrier deadlock", "every live warp waits at a barrier that can never complete:" + detail,
+                std::uint32_t(__builtin_ctz(first->stack.empty() ? 1u : (first->stack.back().mask | 0x80000000u)))};
+  fault = makeFaultReport(s, *b.launch, b.state, *first, first->barrier_pc);
+}
+
+// ---- fetch ----
+
+void SmCore::Impl::fetchFor(WarpSlot& ws, std::uint64_t t) {
+  const ProgramInfo& pi = *blocks[ws.block].prog;
+  const std::uint32_t pc = ws.ib_pc + ws.ib_count;
+  const std::uint64_t addr = pi.icache_base + std::uint64_t(pc) * instruction_bytes;
+  const std::uint64_t line = addr & ~std::uint64_t(icache_line_bytes - 1);
+  // Sequential instructions from the same line, as many as the buffer takes.
+  std::uint32_t n = std::uint32_t((line + icache_line_bytes - addr + instruction_bytes - 1) / instruction_bytes);
+  n = std::max<std::uint32_t>(n, 1);
+  n = std::min<std::uint32_t>(n, ib_capacity - ws.ib_count);
+  n = std::min<std::uint32_t>(n, std::uint32_t(pi.program->code.size()) - pc);
+  icache_fills.erase(std::remove_if(icache_fills.begin(), icache_fills.end(),
+                                    [&](const auto& fl) { return fl.second <= t; }),
+                     icache_fills.end());
+  std::uint64_t ready = 0;
+  for (const auto& fl : icache_fills)
+    if (fl.first == line) ready = fl.second;
+  if (ready) {
+    ++*icache_misses;  // the line is being filled: wait for it
+  } else {
+    const std::uint64_t end = std::min<std::uint64_t>(addr + std::uint64_t(n) * instruction_bytes, line + icache_line_bytes);
+    const std::uint32_t mask = icache ? icache->sectorMask(addr, std::uint32_t(end - addr)) : 1;
+    if (icache && icache->access(addr, mask, false, t).miss_mask == 0) {
+      ++*icache_hits;
+      ready = t + p.icache.hit_latency_cycles;
+    } else {
+      ++*icache_misses;
+      ready = t + p.icache_miss_latency_cycles;
+      if (icache) icache->fill(addr, mask, false, t);
+      icache_fills.emplace_back(line, ready);
+    }
+  }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    ws.ib_ready[(ws.ib_head + ws.ib_count) % ib_capacity] = ready;
+    ws.ib_count++;
+  }
+}
+
+// One fetch per sub-core per cycle: first a warp with an empty buffer (round robin), else the
+// warp that just issued, else any warp with room (round robin).
+void SmCore::Impl::fetch(SubCore& sc, int issued_slot, std::uint64_t t) {
+  auto eligible = [&](const WarpSlot& ws) {
+    return !ws.exited && ws.ib_count < ib_capacity && ws.fetch_at <= t &&
+           ws.ib_pc + ws.ib_count < blocks[ws.block].prog->program->code.size();
+  };
+  const std::uint32_t n = std::uint32_t(sc.warps.size());
+  if (n == 0) return;
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1 && issued_slot >= 0 && eligible(warps[std::uint32_t(issued_slot)])) {
+      fetchFor(warps[std::uint32_t(issued_slot)], t);
+      return;
+    }
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const std::uint32_t i = (sc.fetch_rr + k) % n;
+      WarpSlot& ws = warps[sc.warps[i]];
+      if (!eligible(ws) || (pass == 0 && ws.ib_count != 0)) continue;
+      sc.fetch_rr = (i + 1) % n;
+      fetchFor(ws, t);
+      return;
+    }
+  }
+}
+
+// ---- memory completion and retirement ----
+
+void SmCore::Impl::applyLsuDone() {
+  auto& done = lsu.done();
+  for (const LsuDone& d : done) {
+    WarpSlot& ws = warps[d.warp_slot];
+    for (std::uint32_t i = 0; i < d.ndst; ++i)
+      if (d.dst[i] < ws.reg_ready.size()) ws.reg_ready[d.dst[i]] = d.ready;
+    ws.mem_outstanding--;
+    ws.dep_wake = 0;  // a pending result got its time: re-check the scoreboard
+    BlockSlot& b = blocks[d.block_slot];
+    b.mem_outstanding--;
+    b.mem_ready = std::max(b.mem_ready, d.ready);
+  }
+  done.clear();
+}
+
+void SmCore::Impl::retireBlocks(std::uint64_t t) {
+  for (std::size_t i = 0; i < draining.size();) {
+    BlockSlot& b = blocks[draining[i]];
+    if (b.mem_outstanding || b.mem_ready > t) {
+      ++i;
+      continue;
+    }
+    for (std::uint32_t s : b.warp_slots) {
+      WarpSlot& ws = warps[s];
+      ws.used = false;
+      ws.w = nullptr;
+      status[s] = Reason::Idle;
+    }
+    free_warp_slots += std::uint32_t(b.warp_slots.size());
+    exited_resident -= std::uint32_t(b.warp_slots.size());
+    b.warp_slots.clear();
+    usage.remove(b.cost);
+    resident_blocks--;
+    finished.push_back(b.state.linear_id);
+    b.used = false;
+    b.prog.reset();
+    draining.erase(draining.begin() + long(i));
+  }
+}
+
+// ---- SmCore ----
+
+SmCore::SmCore(const SmParams& p, std::uint32_t index, StatsRegistry& stats, const std::string& name)
+    : impl_(std::make_unique<Impl>(p, index, stats, name)) {}
+
+SmCore::~SmCore() = default;
+
+void SmCore::setLaunch(LaunchState* launch, const KernelResources& k) {
+  Impl& m = *impl_;
+  if (!launch || !launch->program) throw std::invalid_argument("SmCore::setLaunch: no launch or program");
+  m.launch = launch;
+  m.cost = blockCost(m.p, k);
+  auto info = std::make_shared<ProgramInfo>();
+  info->program = launch->program;
+  info->info = classifyProgram(*launch->program);
+  ++m.launch_seq;
+  info->icache_base = m.launch_seq * kIcacheLaunchStride;
+  info->param_bank = kParamSyntheticBase + (m.launch_seq % 4096) * kParamBankBytes;
+  m.prog = std::move(info);
+}
+
+bool SmCore::canLaunchBlock() const {
+  const Impl& m = *impl_;
+  if (m.fault || !m.launch) return false;
+  if (m.resident_blocks >= m.blocks.size() || m.free_warp_slots < m.cost.warps) return false;
+  return fits(m.p, m.usage, m.cost);
+}
+
+void SmCore::launchBlock(std::uint32_t linear_block_id, std::uint64_t cycle) {
+  Impl& m = *impl_;
+  if (!m.launch) throw std::logic_error("SmCore::launchBlock before setLaunch");
+  std::uint32_t bi = 0;
+  while (bi < m.blocks.size() && m.blocks[bi].used) ++bi;
+  if (bi == m.blocks.size()) throw std::logic_error("SmCore::launchBlock: no free block slot (check canLaunchBlock)");
+  BlockSlot& b = m.blocks[bi];
+  try {
+    initBlock(b.state, *m.launch, linear_block_id, m.index);
+  } catch (const FaultSignal& s) {
+    if (!m.fault) {
+      Warp dummy;
+      const Warp& w = b.state.warps.empty() ? dummy : b.state.warps.front();
+      m.fault = makeFaultReport(s, *m.launch, b.state, w, m.launch->program->functions[0].entry_pc);
+    }
+    return;
+  }
+  const std::uint32_t nwarps = std::uint32_t(b.state.warps.size());
+  if (nwarps > m.free_warp_slots)
+    throw std::logic_error("SmCore::launchBlock: not enough free warp slots (check canLaunchBlock)");
+  b.used = true;
+  b.launch = m.launch;
+  b.prog = m.prog;
+  b.cost = m.cost;
+  b.live = nwarps;
+  b.mem_outstanding = 0;
+  b.mem_ready = 0;
+  b.warp_slots.clear();
+  m.usage.add(m.cost);
+  m.resident_blocks++;
+  ++*m.blocks_launched;
+  std::uint32_t slot = 0;
+  for (std::uint32_t i = 0; i < nwarps; ++i) {
+    while (m.warps[slot].used) ++slot;
+    WarpSlot& ws = m.warps[slot];
+    Warp& w = b.state.warps[i];
+    ws.used = true;
+    ws.exited = false;
+    ws.w = &w;
+    ws.block = bi;
+    ws.sub = slot % m.p.sub_cores;
+    ws.age = m.next_age++;
+    ws.fetch_at = cycle + m.p.block_launch_latency_cycles;
+    ws.ib_pc = w.stack.back().pc;
+    ws.ib_count = ws.ib_head = 0;
+    ws.next_issue = 0;
+    ws.reg_ready.assign(w.regs.size() / kWarpSize, 0);
+    ws.reg_kind.assign(ws.reg_ready.size(), DepKind::None);
+    ws.pred_ready.assign(w.preds.size(), 0);
+    ws.pred_kind.assign(ws.pred_ready.size(), DepKind::None);
+    ws.mem_outstanding = 0;
+    ws.head_pc = kNoPc;
+    ws.dep_wake = 0;
+    ws.extra = 0;
+    b.warp_slots.push_back(slot);
+    m.subs[ws.sub].warps.push_back(slot);
+    m.subs[ws.sub].sched->add(slot);
+    m.status[slot] = Reason::NoInstruction;
+    m.live_warps++;
+    m.free_warp_slots--;
+  }
+}
+
+bool SmCore::popFinishedBlock(std::uint32_t* linear_block_id) {
+  Impl& m = *impl_;
+  if (m.finished.empty()) return false;
+  if (linear_block_id) *linear_block_id = m.finished.front();
+  m.finished.pop_front();
+  return true;
+}
+
+bool SmCore::hasMemRequest() const { return impl_->lsu.hasRequest(); }
+const memsys::MemRequest& SmCore::peekMemRequest() const { return impl_->lsu.peekRequest(); }
+void SmCore::popMemRequest() { impl_->lsu.popRequest(); }
+void SmCore::acceptMemResponse(const memsys::MemRequest& r, std::uint64_t cycle) { impl_->lsu.acceptResponse(r, cycle); }
+
+void SmCore::tick(std::uint64_t cycle) {
+  Impl& m = *impl_;
+  m.now = cycle;
+  ++*m.cycles;
+  if (m.resident_blocks) ++*m.active_cycles;
+  *m.active_warps_sum += m.live_warps;
+  *m.warp_state[int(Reason::Drain)] += m.exited_resident;
+
+  m.lsu.handleResponses(cycle);
+  m.applyLsuDone();
+
+  for (std::uint32_t si = 0; si < m.subs.size(); ++si) {
+    SubCore& sc = m.subs[si];
+    SchedulerTrace& tr = m.trace[si];
+    tr = SchedulerTrace{};
+    if (m.fault || sc.warps.empty()) {
+      tr.stall = toString(Reason::Idle);
+      if (!m.fault) ++*sc.stall[int(Reason::Idle)];
+      continue;
+    }
+    ++*sc.active;
+    for (std::uint32_t s : sc.warps) m.status[s] = m.evaluate(m.warps[s], sc, cycle);
+    int first_issued = -1;
+    for (std::uint32_t k = 0; k < m.issue_width && !m.fault; ++k) {
+      if (k > 0)  // the first issue took a collector and a pipe: re-check the others
+        for (std::uint32_t s : sc.warps)
+          if (m.status[s] == Reason::Ready) m.status[s] = m.evaluate(m.warps[s], sc, cycle);
+      const int idx = sc.sched->pick(sc.warps, m.status);
+      if (idx < 0) break;
+      const std::uint32_t slot = sc.warps[std::size_t(idx)];
+      SchedulerTrace t;
+      m.issue(slot, sc, cycle, t);
+      m.status[slot] = Reason::Selected;
+      sc.sched->issued(slot);
+      if (first_issued < 0) {
+        first_issued = int(slot);
+        tr = t;
+      }
+    }
+    Reason best = Reason::Idle;
+    for (std::uint32_t s : sc.warps) {
+      Reason& r = m.status[s];
+      if (r == Reason::Ready) r = Reason::NotSelected;
+      if (r < best) best = r;
+      ++*m.warp_state[int(r)];
+    }
+    if (first_issued >= 0) best = Reason::Selected;
+    ++*sc.stall[int(best)];
+    if (first_issued < 0) tr.stall = toString(best);
+    // Warps that exited this cycle leave the scheduler.
+    if (!m.exited_now.empty()) {
+      for (std::uint32_t s : m.exited_now) {
+        sc.warps.erase(std::find(sc.warps.begin(), sc.warps.end(), s));
+        sc.sched->remove(s);
+      }
+      m.exited_now.clear();
+      if (sc.fetch_rr >= sc.warps.size()) sc.fetch_rr = 0;
+    }
+    if (!m.fault) m.fetch(sc, first_issued, cycle);
+  }
+
+  m.lsu.step(cycle);
+  m.applyLsuDone();
+  m.retireBlocks(cycle);
+}
+
+bool SmCore::idle() const {
+  const Impl& m = *impl_;
+  return (m.resident_blocks == 0 || m.fault) && m.lsu.idle();
+}
+
+const std::optional<FaultReport>& SmCore::fault() const { return impl_->fault; }
+
+std::uint64_t SmCore::instructionsIssued() const { return impl_->issued_total; }
+
+const std::vector<SmCore::SchedulerTrace>& SmCore::lastCycle() const { return impl_->trace; }
+
+std::string SmCore::dumpState() const {
+  const Impl& m = *impl_;
+  std::string s = fmt::format("{} at cycle {}: {} resident blocks, {} live warps{}\n", m.name, m.now, m.resident_blocks,
+                              m.live_warps, m.fault ? ", stopped by a fault" : "");
+  for (std::uint32_t slot = 0; slot < m.warps.size(); ++slot) {
+    const WarpSlot& ws = m.warps[slot];
+    if (!ws.used) continue;
+    const BlockSlot& b = m.blocks[ws.block];
+    const Warp& w = *ws.w;
+    const ptx::Program& prog = *b.prog->program;
+    s += fmt::format("  warp slot {} (block {}, warp {}, sub-core {}): ", slot, b.state.linear_id, w.index, ws.sub);
+    if (ws.exited) {
+      s += fmt::format("exited, {} memory instructions outstanding\n", ws.mem_outstanding);
+      continue;
+    }
+    const std::uint32_t pc = w.stack.back().pc;
+    s += fmt::format("pc {} ({}: {}), {}, stall {}, ibuffer {}, active mask {:08x}, memory instructions {}", pc,
+                     pc < prog.code.size() ? prog.ptxLocation(pc) : "?", pc < prog.text.size() ? prog.text[pc] : "?",
+                     w.state == WarpState::AtBarrier ? fmt::format("at barrier {}", w.barrier_id) : "ready",
+                     toString(m.status[slot]), ws.ib_count, w.stack.back().mask, ws.mem_outstanding);
+    std::string pending;
+    for (std::uint32_t r = 0; r < ws.reg_ready.size(); ++r)
+      if (ws.reg_ready[r] > m.now)
+        pending += ws.reg_ready[r] == kNever ? fmt::format(" r{}(memory)", r) : fmt::format(" r{}(@{})", r, ws.reg_ready[r]);
+    for (std::uint32_t r = 0; r < ws.pred_ready.size(); ++r)
+      if (ws.pred_ready[r] > m.now) pending += fmt::format(" p{}(@{})", r, ws.pred_ready[r]);
+    s += pending.empty() ? "\n" : ", pending:" + pending + "\n";
+  }
+  for (std::uint32_t i = 0; i < m.subs.size(); ++i)
+    if (!m.subs[i].warps.empty())
+      s += fmt::format("  sub-core {}: {} live warps, scheduler {}\n", i, m.subs[i].warps.size(), m.subs[i].sched->name());
+  if (!m.draining.empty()) {
+    s += "  blocks draining memory:";
+    for (std::uint32_t bi : m.draining)
+      s += fmt::format(" {}({} instructions)", m.blocks[bi].state.linear_id, m.blocks[bi].mem_outstanding);
+    s += "\n";
+  }
+  if (!m.finished.empty()) s += fmt::format("  finished blocks not yet collected: {}\n", m.finished.size());
+  s += m.lsu.dump();
+  return s;
+}
+
+}  // namespace scgpu::sm

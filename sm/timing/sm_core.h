@@ -1,0 +1,73 @@
+// The cycle-level model of one streaming multiprocessor: the boundary the SystemC wrapper (and a
+// future RTL SM) implements. Blocks come in through launchBlock, memory traffic leaves through
+// the request queue and comes back through acceptMemResponse, and tick advances one core cycle.
+// Instruction semantics come from the functional core (FunctionalEngine::step, executed when an
+// instruction issues); this model decides when things happen. See sm/timing/README.md.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memsys/mem_request.h"
+#include "sm/fault.h"
+#include "sm/launch_state.h"
+#include "sm/occupancy.h"
+#include "sm/sm_params.h"
+#include "tlm/stats.h"
+
+namespace scgpu::sm {
+
+class SmCore {
+ public:
+  // Registers its statistics under `name` ("gpu.sm[3]"). Throws std::invalid_argument for
+  // parameters it cannot model (unknown scheduler policy, malformed cache geometry).
+  SmCore(const SmParams& p, std::uint32_t index, StatsRegistry& stats, const std::string& name);
+  ~SmCore();
+  SmCore(const SmCore&) = delete;
+  SmCore& operator=(const SmCore&) = delete;
+
+  // Before a kernel's first block on this SM. Blocks of an earlier launch may still be resident.
+  void setLaunch(LaunchState* launch, const KernelResources& k);
+  // Another block of the current launch fits next to the resident ones (the occupancy rules).
+  bool canLaunchBlock() const;
+  // Makes the block resident; its warps may fetch from cycle + block_launch_latency_cycles.
+  void launchBlock(std::uint32_t linear_block_id, std::uint64_t cycle);
+  // A block whose warps all exited and whose memory operations all completed; its resources are free.
+  bool popFinishedBlock(std::uint32_t* linear_block_id);
+
+  // Requests to the crossbar: L1 read misses, write-through stores, atomics.
+  bool hasMemRequest() const;
+  const memsys::MemRequest& peekMemRequest() const;
+  void popMemRequest();
+  // A response (fill, store or atomic acknowledgement) arriving at `cycle`; handled in tick.
+  void acceptMemResponse(const memsys::MemRequest& r, std::uint64_t cycle);
+
+  // One core cycle. Cycles must increase; skipped cycles (while idle()) are allowed.
+  void tick(std::uint64_t cycle);
+  // No resident block (or a fault stopped the SM) and nothing in flight: tick would do nothing.
+  bool idle() const;
+  // The first fault; the SM issues nothing after it.
+  const std::optional<FaultReport>& fault() const;
+  // Every resident warp (PC, state, stall reason, pending registers) and every non-empty queue.
+  std::string dumpState() const;
+  std::uint64_t instructionsIssued() const;
+
+  // Per scheduler, what happened in the last tick: the issued warp slot (-1: none), its PC and
+  // opcode, and the recorded reason ("selected" or the stall reason).
+  struct SchedulerTrace {
+    int warp = -1;
+    std::uint32_t pc = 0;
+    const char* opcode = "";
+    const char* stall = "";
+  };
+  const std::vector<SchedulerTrace>& lastCycle() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace scgpu::sm

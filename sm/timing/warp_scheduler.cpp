@@ -1,0 +1,130 @@
+#include "sm/timing/warp_scheduler.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace scgpu::sm::timing {
+namespace {
+
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+// Position of `slot` in `warps`, or -1.
+int find(const std::vector<std::uint32_t>& warps, std::uint32_t slot) {
+  for (std::size_t i = 0; i < warps.size(); ++i)
+    if (warps[i] == slot) return int(i);
+  return -1;
+}
+
+// Loose round robin: the first ready warp after the one that issued last, in launch order.
+class Lrr : public WarpScheduler {
+ public:
+  void add(std::uint32_t) override {}
+  void remove(std::uint32_t slot) override {
+    if (last_ == slot) last_ = kNone;
+  }
+  int pick(const std::vector<std::uint32_t>& warps, const std::vector<Reason>& status) override {
+    const int n = int(warps.size());
+    if (n == 0) return -1;
+    const int start = last_ == kNone ? 0 : find(warps, last_) + 1;
+    for (int k = 0; k < n; ++k) {
+      const int i = (start + k) % n;
+      if (status[warps[i]] == Reason::Ready) return i;
+    }
+    return -1;
+  }
+  void issued(std::uint32_t slot) override { last_ = slot; }
+  const char* name() const override { return "lrr"; }
+
+ private:
+  std::uint32_t last_ = kNone;
+};
+
+// Greedy then oldest: the warp that issued last while it can, else the oldest ready warp.
+class Gto : public WarpScheduler {
+ public:
+  void add(std::uint32_t) override {}
+  void remove(std::uint32_t slot) override {
+    if (greedy_ == slot) greedy_ = kNone;
+  }
+  int pick(const std::vector<std::uint32_t>& warps, const std::vector<Reason>& status) override {
+    if (greedy_ != kNone && status[greedy_] == Reason::Ready) {
+      const int i = find(warps, greedy_);
+      if (i >= 0) return i;
+    }
+    for (std::size_t i = 0; i < warps.size(); ++i)
+      if (status[warps[i]] == Reason::Ready) return int(i);
+    return -1;
+  }
+  void issued(std::uint32_t slot) override { greedy_ = slot; }
+  const char* name() const override { return "gto"; }
+
+ private:
+  std::uint32_t greedy_ = kNone;
+};
+
+// Two-level (Narasiman et al., MICRO 2011; Gebhart et al., ISCA 2011): an active set of at most
+// `active` warps scheduled round robin; a warp that stalls on a long-scoreboard dependency (or
+// waits at a barrier, which would otherwise deadlock a full active set) moves to the back of the
+// pending set; free active places are filled from the pending set in order, skipping warps that
+// are still in such a stall.
+class TwoLevel : public WarpScheduler {
+ public:
+  explicit TwoLevel(std::uint32_t active) : capacity_(std::max<std::uint32_t>(active, 1)) {}
+  void add(std::uint32_t slot) override { pending_.push_back(slot); }
+  void remove(std::uint32_t slot) override {
+    erase(active_, slot);
+    erase(pending_, slot);
+    if (last_ == slot) last_ = kNone;
+  }
+  int pick(const std::vector<std::uint32_t>& warps, const std::vector<Reason>& status) override {
+    auto parked = [&](std::uint32_t s) {
+      return status[s] == Reason::LongScoreboard || status[s] == Reason::Barrier;
+    };
+    for (std::size_t i = 0; i < active_.size();) {
+      if (parked(active_[i])) {
+        pending_.push_back(active_[i]);
+        active_.erase(active_.begin() + long(i));
+      } else {
+        ++i;
+      }
+    }
+    for (std::size_t i = 0; i < pending_.size() && active_.size() < capacity_;) {
+      if (!parked(pending_[i])) {
+        active_.push_back(pending_[i]);
+        pending_.erase(pending_.begin() + long(i));
+      } else {
+        ++i;
+      }
+    }
+    const int n = int(active_.size());
+    if (n == 0) return -1;
+    int start = 0;
+    if (last_ != kNone) start = find(active_, last_) + 1;
+    for (int k = 0; k < n; ++k) {
+      const std::uint32_t s = active_[std::size_t((start + k) % n)];
+      if (status[s] == Reason::Ready) return find(warps, s);
+    }
+    return -1;
+  }
+  void issued(std::uint32_t slot) override { last_ = slot; }
+  const char* name() const override { return "two_level"; }
+
+ private:
+  static void erase(std::vector<std::uint32_t>& v, std::uint32_t slot) {
+    v.erase(std::remove(v.begin(), v.end(), slot), v.end());
+  }
+  std::uint32_t capacity_;
+  std::vector<std::uint32_t> active_, pending_;
+  std::uint32_t last_ = kNone;
+};
+
+}  // namespace
+
+std::unique_ptr<WarpScheduler> WarpScheduler::make(const SmParams& p) {
+  if (p.scheduler_policy == "lrr") return std::make_unique<Lrr>();
+  if (p.scheduler_policy == "gto") return std::make_unique<Gto>();
+  if (p.scheduler_policy == "two_level") return std::make_unique<TwoLevel>(p.two_level_active_warps);
+  throw std::invalid_argument("sm.scheduler_policy must be lrr, gto or two_level, got '" + p.scheduler_policy + "'");
+}
+
+}  // namespace scgpu::sm::timing

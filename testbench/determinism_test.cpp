@@ -1,0 +1,51 @@
+// Two runs of the same workload on the same config give bit-identical statistics (wall-clock
+// figures aside). Each run is its own `scgpu` process, as a user would run it.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+nlohmann::json runScgpu(const std::string& args, const std::string& json_path) {
+  const std::string cmd = std::string(SCGPU_BINARY) + " run " + args + " --quiet --stats-json " + json_path + " > /dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(json_path);
+  return nlohmann::json::parse(in);
+}
+
+// Drops what measures the host rather than the model.
+void dropHostTimes(nlohmann::json& j) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end();) {
+      const std::string& k = it.key();
+      if (k.find("wall_seconds") != std::string::npos || k.find("per_second") != std::string::npos) {
+        it = j.erase(it);
+      } else {
+        dropHostTimes(it.value());
+        ++it;
+      }
+    }
+  } else if (j.is_array()) {
+    for (auto& e : j) dropHostTimes(e);
+  }
+}
+
+TEST(Determinism, TwoTimingRunsGiveIdenticalStatistics) {
+  const auto dir = std::filesystem::temp_directory_path() / "scgpu_determinism";
+  std::filesystem::create_directories(dir);
+  for (const char* workload : {"sgemm_tiled", "histogram", "bfs"}) {
+    nlohmann::json a = runScgpu(std::string(workload) + " --mode timing", (dir / "a.json").string());
+    nlohmann::json b = runScgpu(std::string(workload) + " --mode timing", (dir / "b.json").string());
+    ASSERT_TRUE(a.contains("stats")) << workload;
+    ASSERT_GT(a["stats"]["components"]["counters"].size(), 10u) << workload;
+    dropHostTimes(a);
+    dropHostTimes(b);
+    EXPECT_EQ(a, b) << workload;
+  }
+}
+
+}  // namespace

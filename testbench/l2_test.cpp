@@ -1,0 +1,455 @@
+// L2 slice timing and state (hits, misses, MSHR merging and back-pressure, write-back, atomics) and
+// the address map. Every expected number is derived from the parameters below, as a formula.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "memsys/address_map.h"
+#include "memsys/l2_slice.h"
+#include "tlm/stats.h"
+
+namespace scgpu::memsys {
+namespace {
+
+constexpr std::uint32_t kHit = 5;      // cache.hit_latency_cycles
+constexpr std::uint32_t kAtomic = 7;   // atomic_latency_cycles
+constexpr std::uint32_t kSets = 16, kWays = 4, kLine = 128, kSector = 32;
+
+L2Params l2Params() {
+  L2Params p;
+  p.slices = 1;
+  p.cache.size_bytes = std::uint64_t(kSets) * kWays * kLine;
+  p.cache.line_bytes = kLine;
+  p.cache.sector_bytes = kSector;
+  p.cache.associativity = kWays;
+  p.cache.hit_latency_cycles = kHit;
+  p.cache.mshr_entries = 4;
+  p.cache.mshr_max_merge = 2;
+  p.cache.replacement = "lru";
+  p.cache.write_policy = "write_back";
+  p.cache.allocate_on_write = true;
+  p.atomic_latency_cycles = kAtomic;
+  p.request_queue_entries = 4;
+  return p;
+}
+
+// Address of the k-th line of set s.
+std::uint64_t line(std::uint32_t s, std::uint32_t k) { return (std::uint64_t(k) * kSets + s) * kLine; }
+
+MemRequest req(std::uint64_t id, MemOp op, std::uint64_t addr, std::uint32_t mask) {
+  MemRequest r;
+  r.id = id;
+  r.op = op;
+  r.addr = addr;
+  r.sector_mask = mask;
+  r.bytes = (op == MemOp::Write || op == MemOp::Atomic) ? sectorCount(mask) * kSector : 0;
+  r.sm = 1;
+  return r;
+}
+
+// Drives one slice: inputs are given before step(), which ticks and drains every output.
+struct Bench {
+  explicit Bench(const L2Params& p = l2Params()) : l2(p, 0, stats, "gpu.l2[0]") {}
+  StatsRegistry stats;
+  L2Slice l2;
+  std::uint64_t cycle = 0;
+  std::vector<std::pair<std::uint64_t, MemRequest>> responses, dram;
+
+  void step() {
+    l2.tick(cycle);
+    for (; l2.hasResponse(); l2.popResponse()) responses.emplace_back(cycle, l2.peekResponse());
+    for (; l2.hasDramRequest(); l2.popDramRequest()) dram.emplace_back(cycle, l2.peekDramRequest());
+    ++cycle;
+  }
+  void runTo(std::uint64_t c) {
+    while (cycle < c) step();
+  }
+  void accept(const MemRequest& r) {
+    ASSERT_TRUE(l2.canAccept());
+    l2.accept(r, cycle);
+  }
+  // The DRAM answers the i-th DRAM request now.
+  void answer(std::size_t i) {
+    MemRequest r = dram.at(i).second;
+    r.response = true;
+    l2.acceptDramResponse(r, cycle);
+  }
+  std::uint64_t stat(const char* n) const { return stats.value(std::string("gpu.l2[0].") + n); }
+  std::uint64_t responseCycle(std::uint64_t id) const {
+    for (const auto& [c, r] : responses)
+      if (r.id == id) return c;
+    return ~0ull;
+  }
+};
+
+TEST(L2Slice, MissFetchesMissingSectorsOnceThenHitsAfterHitLatency) {
+  Bench b;
+  const std::uint64_t a = line(3, 0);
+  b.accept(req(1, MemOp::Read, a, 0x3));
+  b.runTo(100);
+  ASSERT_EQ(b.dram.size(), 1u);
+  EXPECT_EQ(b.dram[0].first, 0u + kHit);  // the miss is known after the tag lookup
+  EXPECT_EQ(b.dram[0].second.op, MemOp::Read);
+  EXPECT_EQ(b.dram[0].second.addr, a);
+  EXPECT_EQ(b.dram[0].second.sector_mask, 0x3u);
+  EXPECT_EQ(b.dram[0].second.bytes, 2 * kSector);
+  EXPECT_TRUE(b.dram[0].second.needs_response);
+  EXPECT_TRUE(b.responses.empty());
+  EXPECT_TRUE(b.l2.idle());  // waiting on DRAM only
+  EXPECT_EQ(b.l2.mshrUsed(), 1u);
+
+  const std::uint64_t d = b.cycle;  // DRAM response arrives
+  b.answer(0);
+  b.runTo(d + 50);
+  ASSERT_EQ(b.responses.size(), 1u);
+  EXPECT_EQ(b.responses[0].first, d + kHit);
+  EXPECT_TRUE(b.responses[0].second.response);
+  EXPECT_EQ(b.responses[0].second.id, 1u);
+  EXPECT_EQ(b.responses[0].second.sector_mask, 0x3u);
+  EXPECT_EQ(b.l2.mshrUsed(), 0u);
+
+  // Now a hit: the response comes hit_latency_cycles after acceptance.
+  const std::uint64_t t = b.cycle;
+  b.accept(req(2, MemOp::Read, a + 32, 0x3));
+  b.runTo(t + 20);
+  EXPECT_EQ(b.responseCycle(2), t + kHit);
+  EXPECT_EQ(b.dram.size(), 1u);
+
+  // Half present: only the two missing sectors go to DRAM.
+  b.accept(req(3, MemOp::Fetch, a, 0xF));  // instruction fetches behave as reads
+  b.runTo(b.cycle + 20);
+  ASSERT_EQ(b.dram.size(), 2u);
+  EXPECT_EQ(b.dram[1].second.sector_mask, 0xCu);
+  EXPECT_EQ(b.dram[1].second.bytes, 2 * kSector);
+
+  EXPECT_EQ(b.stat("reads"), 3u);
+  EXPECT_EQ(b.stat("hits"), 2u + 2u);       // request 2: 2 sectors; request 3: sectors 0,1
+  EXPECT_EQ(b.stat("misses"), 2u + 2u);     // request 1: 2; request 3: sectors 2,3
+  EXPECT_EQ(b.stat("line_hits"), 2u);       // requests 2 and 3 found the tag
+  EXPECT_EQ(b.stat("dram_reads"), 2u);
+}
+
+TEST(L2Slice, MshrMergesRequestsToOneLine) {
+  Bench b;
+  const std::uint64_t a = line(5, 0);
+  b.accept(req(1, MemOp::Read, a, 0x1));
+  b.step();
+  b.accept(req(2, MemOp::Read, a, 0x1));  // same sector: merged, no new DRAM read
+  b.runTo(50);
+  ASSERT_EQ(b.dram.size(), 1u);
+  EXPECT_EQ(b.stat("mshr_merges"), 1u);
+  const std::uint64_t d = b.cycle;
+  b.answer(0);
+  b.runTo(d + 20);
+  EXPECT_EQ(b.responseCycle(1), d + kHit);
+  EXPECT_EQ(b.responseCycle(2), d + kHit);
+  EXPECT_EQ(b.stat("dram_reads"), 1u);
+}
+
+TEST(L2Slice, MergeWithNewSectorsFetchesOnlyThoseAndWaitsForAll) {
+  Bench b;
+  const std::uint64_t a = line(6, 0);
+  b.accept(req(1, MemOp::Read, a, 0x3));
+  b.step();
+  b.accept(req(2, MemOp::Read, a, 0x6));  // sector 1 pending, sector 2 new
+  b.runTo(50);
+  ASSERT_EQ(b.dram.size(), 2u);
+  EXPECT_EQ(b.dram[0].second.sector_mask, 0x3u);
+  EXPECT_EQ(b.dram[1].second.sector_mask, 0x4u);
+  b.answer(0);
+  b.runTo(80);
+  EXPECT_TRUE(b.responses.empty());  // the line completes when every read for it is back
+  const std::uint64_t d = b.cycle;
+  b.answer(1);
+  b.runTo(d + 20);
+  EXPECT_EQ(b.responseCycle(1), d + kHit);
+  EXPECT_EQ(b.responseCycle(2), d + kHit);
+}
+
+TEST(L2Slice, DramMayAnswerPerSector) {
+  Bench b;
+  const std::uint64_t a = line(1, 0);
+  b.accept(req(1, MemOp::Read, a, 0x5));
+  b.runTo(20);
+  ASSERT_EQ(b.dram.size(), 1u);
+  MemRequest part = b.dram[0].second;
+  part.response = true;
+  part.sector_mask = 0x1;  // the first sector's 32-byte access
+  b.l2.acceptDramResponse(part, b.cycle);
+  b.runTo(40);
+  EXPECT_TRUE(b.responses.empty());
+  part.sector_mask = 0x4;
+  const std::uint64_t d = b.cycle;
+  b.l2.acceptDramResponse(part, d);
+  b.runTo(d + 20);
+  EXPECT_EQ(b.responseCycle(1), d + kHit);
+  // A response nobody asked for is a wiring error, reported as such.
+  b.l2.acceptDramResponse(part, b.cycle);
+  EXPECT_THROW(b.step(), std::logic_error);
+}
+
+TEST(L2Slice, MshrFullGivesBackPressure) {
+  L2Params p = l2Params();
+  p.cache.mshr_entries = 2;
+  Bench b(p);
+  // Four misses to four lines; two MSHRs. The third waits at the head of the queue.
+  for (std::uint32_t i = 0; i < 4; ++i) b.accept(req(i, MemOp::Read, line(i, 0), 0x1));
+  EXPECT_FALSE(b.l2.canAccept());  // request_queue_entries = 4
+  b.runTo(30);
+  EXPECT_EQ(b.dram.size(), 2u);
+  EXPECT_EQ(b.l2.mshrUsed(), 2u);
+  EXPECT_EQ(b.l2.queueDepth(), 2u);
+  // Cycles 2..29 the head (line 2) stalled on the full MSHR table.
+  EXPECT_EQ(b.stat("mshr_full_stalls"), 30u - 2u);
+  // Refill the queue: it stays full, the crossbar sees back-pressure.
+  b.accept(req(10, MemOp::Read, line(7, 0), 0x1));
+  b.accept(req(11, MemOp::Read, line(8, 0), 0x1));
+  EXPECT_FALSE(b.l2.canAccept());
+  b.runTo(40);
+  EXPECT_FALSE(b.l2.canAccept());
+  // Full in cycle 0 (four accepted at once) and in cycles 30..39.
+  EXPECT_EQ(b.stat("queue_full_cycles"), 1u + (40u - 30u));
+  // The first fill frees an entry; the head proceeds in the same cycle.
+  const std::uint64_t d = b.cycle;
+  b.answer(0);
+  b.runTo(d + 20);
+  ASSERT_EQ(b.dram.size(), 3u);
+  EXPECT_EQ(b.dram[2].second.addr, line(2, 0));
+  EXPECT_EQ(b.dram[2].first, d + kHit);
+  EXPECT_TRUE(b.l2.canAccept());
+}
+
+TEST(L2Slice, MergeLimitGivesBackPressure) {
+  Bench b;  // mshr_max_merge = 2
+  const std::uint64_t a = line(9, 0);
+  for (std::uint32_t i = 0; i < 3; ++i) b.accept(req(i, MemOp::Read, a, 0x1));
+  b.runTo(20);
+  EXPECT_EQ(b.dram.size(), 1u);
+  EXPECT_EQ(b.l2.queueDepth(), 1u);  // the third waits for the entry to complete
+  EXPECT_EQ(b.stat("mshr_full_stalls"), 20u - 2u);
+  const std::uint64_t d = b.cycle;
+  b.answer(0);
+  b.runTo(d + 20);
+  EXPECT_EQ(b.responseCycle(0), d + kHit);
+  EXPECT_EQ(b.responseCycle(1), d + kHit);
+  // The third is looked up in the fill's cycle and now hits.
+  EXPECT_EQ(b.responseCycle(2), d + kHit);
+  EXPECT_EQ(b.dram.size(), 1u);
+}
+
+TEST(L2Slice, WriteAllocatesWithoutFetchAndDirtyEvictionWritesBack) {
+  Bench b;
+  const std::uint32_t s = 4;
+  b.accept(req(1, MemOp::Write, line(s, 0), 0x5));  // write miss: sectors 0 and 2 allocated dirty
+  b.step();
+  b.accept(req(2, MemOp::Read, line(s, 0), 0x5));   // and then hit
+  b.runTo(20);
+  EXPECT_TRUE(b.dram.empty());
+  EXPECT_EQ(b.responseCycle(1), 0u + kHit);
+  EXPECT_EQ(b.responseCycle(2), 1u + kHit);
+  // kWays more lines of the set evict the least recently used one: line(s, 0).
+  for (std::uint32_t k = 1; k <= kWays; ++k) {
+    b.accept(req(10 + k, MemOp::Write, line(s, k), 0x1));
+    b.step();
+  }
+  b.runTo(b.cycle + 20);
+  ASSERT_EQ(b.dram.size(), 1u);
+  const MemRequest& wb = b.dram[0].second;
+  EXPECT_EQ(wb.op, MemOp::Write);
+  EXPECT_EQ(wb.addr, line(s, 0));
+  EXPECT_EQ(wb.sector_mask, 0x5u);
+  EXPECT_EQ(wb.bytes, 2 * kSector);
+  EXPECT_FALSE(wb.needs_response);
+  EXPECT_EQ(b.stat("evictions"), 1u);
+  EXPECT_EQ(b.stat("dirty_writebacks"), 1u);
+  EXPECT_EQ(b.stat("dram_writes"), 1u);
+  EXPECT_EQ(b.stat("dram_reads"), 0u);
+  EXPECT_EQ(b.stat("writes"), 1u + kWays);
+}
+
+TEST(L2Slice, CleanEvictionWritesNothing) {
+  Bench b;
+  const std::uint32_t s = 2;
+  for (std::uint32_t k = 0; k <= kWays; ++k) {
+    b.accept(req(k, MemOp::Read, line(s, k), 0x1));
+    b.runTo(b.cycle + kHit + 1);
+    b.answer(b.dram.size() - 1);
+    b.runTo(b.cycle + kHit + 1);
+  }
+  EXPECT_EQ(b.stat("evictions"), 1u);
+  EXPECT_EQ(b.stat("dram_writes"), 0u);
+  EXPECT_EQ(b.responses.size(), kWays + 1u);
+}
+
+TEST(L2Slice, AtomicLatencyAndDirtyResult) {
+  Bench b;
+  const std::uint32_t s = 7;
+  // Hit: the sector was written (allocated) first.
+  b.accept(req(1, MemOp::Write, line(s, 0), 0x2));
+  b.runTo(10);
+  const std::uint64_t t = b.cycle;
+  b.accept(req(2, MemOp::Atomic, line(s, 0) + 32, 0x2));
+  b.runTo(t + 30);
+  EXPECT_EQ(b.responseCycle(2), t + kHit + kAtomic);
+  EXPECT_TRUE(b.dram.empty());
+
+  // Miss: fetched like a read, then hit + atomic latency after the fill; the sector becomes dirty.
+  b.accept(req(3, MemOp::Atomic, line(s, 1), 0x1));
+  b.runTo(b.cycle + 20);
+  ASSERT_EQ(b.dram.size(), 1u);
+  EXPECT_EQ(b.dram[0].second.op, MemOp::Read);
+  const std::uint64_t d = b.cycle;
+  b.answer(0);
+  b.runTo(d + 30);
+  EXPECT_EQ(b.responseCycle(3), d + kHit + kAtomic);
+  EXPECT_EQ(b.stat("atomics"), 2u);
+  // Evict line(s, 1) (line(s, 0) is older, so evict both): two write-backs, the atomic's sector 0.
+  for (std::uint32_t k = 2; k < 2 + kWays; ++k) {
+    b.accept(req(10 + k, MemOp::Read, line(s, k), 0x1));
+    b.runTo(b.cycle + kHit + 1);
+    b.answer(b.dram.size() - 1);
+    b.runTo(b.cycle + kHit + 1);
+  }
+  std::map<std::uint64_t, std::uint32_t> written;
+  for (const auto& [c, r] : b.dram)
+    if (r.op == MemOp::Write) written[r.addr] = r.sector_mask;
+  EXPECT_EQ(written[line(s, 0)], 0x2u);
+  EXPECT_EQ(written[line(s, 1)], 0x1u);
+}
+
+TEST(L2Slice, RejectsBadParameters) {
+  StatsRegistry st;
+  L2Params p = l2Params();
+  p.cache.size_bytes = 3 * kWays * kLine;
+  EXPECT_THROW(L2Slice(p, 0, st, "gpu.l2[0]"), std::invalid_argument);
+  p = l2Params();
+  p.request_queue_entries = 0;
+  EXPECT_THROW(L2Slice(p, 0, st, "gpu.l2[1]"), std::invalid_argument);
+}
+
+// ---- Address map ----
+
+DramParams dram(std::uint32_t channels) {
+  DramParams d;
+  d.channels = channels;
+  d.channel_interleave_bytes = 256;
+  return d;
+}
+L2Params mapParams(std::uint32_t slices, const char* hash) {
+  L2Params p;
+  p.slices = slices;
+  p.hash = hash;
+  p.interleave_bytes = 256;
+  return p;
+}
+
+// Sequential 128-byte lines over a range of 4096 groups of slices x interleave bytes: every slice
+// gets exactly range / interleave / slices chunks, i.e. range / 128 / slices lines.
+void expectEvenSpread(std::uint32_t slices, const char* hash) {
+  AddressMap m(mapParams(slices, hash), dram(1));
+  // The range starts at a multiple of slices x interleave (for a power-of-two slice count any
+  // 256-byte-aligned heap address is one); a range of whole groups is spread exactly.
+  const std::uint64_t group = std::uint64_t(slices) * 256;
+  const std::uint64_t base = 0x7000'0000'0000ull / group * group, range = 4096 * group;
+  std::vector<std::uint64_t> count(slices, 0);
+  for (std::uint64_t a = base; a < base + range; a += 128) {
+    const std::uint32_t s = m.sliceOf(a);
+    ASSERT_LT(s, slices);
+    EXPECT_EQ(s, m.sliceOf(a + 127 - (a % 128)));  // a line never straddles slices
+    count[s]++;
+  }
+  for (std::uint32_t s = 0; s < slices; ++s) EXPECT_EQ(count[s], range / 128 / slices) << hash << " slice " << s;
+}
+
+TEST(AddressMap, LinearSpreadsSequentialLinesEvenly) {
+  for (std::uint32_t s : {1u, 2u, 4u, 6u, 8u, 80u}) expectEvenSpread(s, "linear");
+}
+
+TEST(AddressMap, XorSpreadsSequentialLinesEvenly) {
+  for (std::uint32_t s : {1u, 2u, 4u, 6u, 8u, 32u, 80u}) expectEvenSpread(s, "xor");
+}
+
+TEST(AddressMap, LinearIsAddrOverInterleaveModSlices) {
+  AddressMap m(mapParams(4, "linear"), dram(1));
+  for (std::uint64_t a = 0; a < 1 << 16; a += 64) EXPECT_EQ(m.sliceOf(a), (a / 256) % 4);
+}
+
+TEST(AddressMap, XorSpreadsPowerOfTwoStrides) {
+  // A stride of slices x interleave bytes: linear sends everything to one slice, xor to all.
+  const std::uint32_t slices = 8;
+  AddressMap lin(mapParams(slices, "linear"), dram(1)), x(mapParams(slices, "xor"), dram(1));
+  std::set<std::uint32_t> lin_hit, xor_hit;
+  std::vector<std::uint32_t> xor_count(slices, 0);
+  const std::uint32_t n = 8 * slices;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t a = i * slices * 256;
+    lin_hit.insert(lin.sliceOf(a));
+    xor_hit.insert(x.sliceOf(a));
+    xor_count[x.sliceOf(a)]++;
+  }
+  EXPECT_EQ(lin_hit.size(), 1u);
+  EXPECT_EQ(xor_hit.size(), slices);
+  for (std::uint32_t c : xor_count) EXPECT_EQ(c, n / slices);
+}
+
+TEST(AddressMap, SlicesAndChannelsMustDivide) {
+  EXPECT_THROW(AddressMap(mapParams(6, "xor"), dram(4)), std::invalid_argument);
+  EXPECT_THROW(AddressMap(mapParams(4, "xor"), dram(6)), std::invalid_argument);
+  EXPECT_NO_THROW(AddressMap(mapParams(8, "xor"), dram(2)));
+  EXPECT_NO_THROW(AddressMap(mapParams(2, "xor"), dram(8)));
+  EXPECT_THROW(AddressMap(mapParams(4, "modulo"), dram(1)), std::invalid_argument);
+  L2Params p = mapParams(4, "xor");
+  p.interleave_bytes = 384;
+  EXPECT_THROW(AddressMap(p, dram(1)), std::invalid_argument);
+  DramParams d = dram(2);
+  d.channel_interleave_bytes = 512;
+  EXPECT_THROW(AddressMap(mapParams(4, "xor"), d), std::invalid_argument);
+  try {
+    AddressMap(mapParams(6, "xor"), dram(4));
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("dram.channels"), std::string::npos) << e.what();
+  }
+}
+
+// Over a range of R bytes, channel c receives R / channels bytes and sees them densely as
+// [0, R / channels); a slice's addresses all go to the channel(s) it owns.
+void expectDenseChannels(std::uint32_t slices, std::uint32_t channels, const char* hash) {
+  AddressMap m(mapParams(slices, hash), dram(channels));
+  const std::uint64_t range = 256ull * slices * channels * 64;
+  const std::uint64_t per_channel = range / channels;
+  std::vector<std::vector<bool>> seen(channels, std::vector<bool>(per_channel / 64, false));
+  for (std::uint64_t a = 0; a < range; a += 64) {
+    const std::uint32_t c = m.channelOf(a);
+    ASSERT_LT(c, channels);
+    const std::uint64_t local = m.channelLocal(a);
+    ASSERT_LT(local, per_channel) << "slices " << slices << " channels " << channels;
+    EXPECT_EQ(local % 256, a % 256);
+    EXPECT_FALSE(seen[c][local / 64]);
+    seen[c][local / 64] = true;
+    if (slices >= channels)
+      EXPECT_EQ(c, m.channelOfSlice(m.sliceOf(a)));
+    else
+      EXPECT_EQ(c / (channels / slices), m.sliceOf(a));
+  }
+  for (const auto& v : seen)
+    for (bool b : v) EXPECT_TRUE(b);
+}
+
+TEST(AddressMap, ChannelsSeeDenseAddressSpaces) {
+  for (const char* h : {"linear", "xor"}) {
+    expectDenseChannels(1, 1, h);
+    expectDenseChannels(4, 1, h);
+    expectDenseChannels(8, 2, h);
+    expectDenseChannels(8, 8, h);
+    expectDenseChannels(6, 3, h);
+    expectDenseChannels(2, 8, h);
+    expectDenseChannels(3, 6, h);
+  }
+}
+
+}  // namespace
+}  // namespace scgpu::memsys

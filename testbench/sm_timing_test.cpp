@@ -1,0 +1,785 @@
+// The SM timing model (sm/timing) driven directly: one SmCore, kernels written here in PTX, a
+// fixed-latency fake memory answering its requests. Every expectation is a formula derived from
+// the parameters set in the test (latencies, cache geometry, bank counts), not a recorded run.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <map>
+#include <numeric>
+
+#include "memsys/backing_store.h"
+#include "ptx/decoder.h"
+#include "ptx/parser.h"
+#include "sm/exec/handlers.h"
+#include "sm/functional_engine.h"
+#include "sm/timing/sm_core.h"
+
+namespace scgpu::sm {
+namespace {
+
+const char* kHeader = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+CacheParams cache(std::uint64_t size, std::uint32_t line, std::uint32_t sector, std::uint32_t ways,
+                  std::uint32_t hit_latency) {
+  CacheParams c;
+  c.size_bytes = size;
+  c.line_bytes = line;
+  c.sector_bytes = sector;
+  c.associativity = ways;
+  c.hit_latency_cycles = hit_latency;
+  c.mshr_entries = 32;
+  c.mshr_max_merge = 8;
+  return c;
+}
+
+// The parameters the formulas below refer to.
+SmParams testParams() {
+  SmParams p;
+  p.sub_cores = 1;
+  p.scheduler_policy = "gto";
+  p.block_launch_latency_cycles = 8;
+  p.icache = cache(16384, 128, 32, 4, 1);
+  p.icache_miss_latency_cycles = 20;
+  p.instruction_bytes = 16;
+  p.instruction_buffer_entries = 2;
+  p.register_banks = 64;  // no bank conflicts unless a test wants them
+  p.operand_collectors = 2;
+  p.pipe_int = {4, 1};
+  p.pipe_fp32 = {4, 1};
+  p.pipe_fp64 = {8, 2};
+  p.pipe_sfu = {16, 4};
+  p.pipe_lsu = {5, 1};
+  p.pipe_branch = {2, 1};
+  p.lsu_queue_entries = 16;
+  p.shared_memory_banks = 32;
+  p.shared_memory_bank_width_bytes = 4;
+  p.shared_memory_latency_cycles = 23;
+  p.l1 = cache(65536, 128, 32, 4, 30);
+  p.constant_cache = cache(2048, 64, 64, 4, 4);
+  p.constant_miss_latency_cycles = 100;
+  return p;
+}
+
+// One SM, one kernel, a memory that answers every request after `mem_latency` cycles.
+class Bench {
+ public:
+  Bench(const std::string& body, const std::string& kernel, SmParams params = testParams(),
+        std::uint32_t mem_latency = 200)
+      : memory_(1ull << 32), p_(params), mem_latency_(mem_latency) {
+    ir_ = ptx::parseModule(std::string(kHeader) + body, "test.ptx");
+    ptx::DecodeEnv env;
+    env.symbol_address = [this](const std::string& name, std::uint64_t& addr) {
+      auto it = globals_.find(name);
+      if (it == globals_.end()) return false;
+      addr = it->second;
+      return true;
+    };
+    env.select_handler = &selectHandler;
+    const auto layout = ptx::moduleGlobals(ir_);
+    for (const auto& g : layout) globals_[g.name] = memory_.allocate(std::max<std::uint64_t>(g.size, 1), g.name);
+    for (const auto& g : layout) {
+      auto bytes = ptx::initialBytes(*g.decl, g.size, env, ir_.source_name);
+      memory_.write(globals_[g.name], bytes.data(), bytes.size());
+    }
+    prog_ = ptx::decodeKernel(ir_, kernel, env);
+    launch_.program = &prog_;
+    launch_.memory = &memory_;
+    launch_.params.assign(prog_.param_buffer_bytes, 0);
+    sm_ = std::make_unique<SmCore>(p_, 0, stats_, "sm");
+  }
+
+  std::uint64_t alloc(std::uint64_t bytes) { return memory_.allocate(bytes); }
+  template <typename T>
+  void param(std::size_t i, T v) {
+    ASSERT_EQ(prog_.params.at(i).size, sizeof(T));
+    std::memcpy(launch_.params.data() + prog_.params[i].offset, &v, sizeof(T));
+  }
+  void configure(std::uint32_t threads, std::uint32_t grid = 1) {
+    launch_.block[0] = threads;
+    launch_.grid[0] = grid;
+    KernelResources k;
+    k.threads_per_block = threads;
+    k.registers_per_thread = 32;
+    k.static_shared_bytes = prog_.static_shared_bytes;
+    sm_->setLaunch(&launch_, k);
+  }
+
+  // One cycle: deliver due responses, tick, record issues, send new requests to the fake memory.
+  void tick() {
+    while (!in_flight_.empty() && in_flight_.front().first <= cycle_) {
+      sm_->acceptMemResponse(in_flight_.front().second, cycle_);
+      in_flight_.pop_front();
+    }
+    sm_->tick(cycle_);
+    const auto& tr = sm_->lastCycle();
+    for (std::size_t s = 0; s < tr.size(); ++s)
+      if (tr[s].warp >= 0) issues_.push_back({cycle_, int(s), tr[s].warp, tr[s].pc});
+    while (sm_->hasMemRequest()) {
+      memsys::MemRequest r = sm_->peekMemRequest();
+      sm_->popMemRequest();
+      requests_.push_back(r);
+      r.response = true;
+      in_flight_.emplace_back(cycle_ + mem_latency_, r);
+    }
+    ++cycle_;
+  }
+
+  // Launches block `id` now and ticks until it finishes; returns finish cycle - launch cycle.
+  std::uint64_t runBlock(std::uint32_t id) {
+    const std::uint64_t start = cycle_;
+    EXPECT_TRUE(sm_->canLaunchBlock());
+    sm_->launchBlock(id, cycle_);
+    for (std::uint64_t limit = cycle_ + 1000000; cycle_ < limit;) {
+      tick();
+      std::uint32_t done;
+      if (sm_->popFinishedBlock(&done)) {
+        EXPECT_EQ(done, id);
+        return cycle_ - 1 - start;
+      }
+      if (sm_->fault()) break;
+    }
+    ADD_FAILURE() << "block did not finish: " << (sm_->fault() ? sm_->fault()->toString() : sm_->dumpState());
+    return 0;
+  }
+
+  // Runs blocks 0..grid-1, as many resident at once as fit; returns the cycles taken.
+  std::uint64_t runGrid(std::uint32_t grid) {
+    const std::uint64_t start = cycle_;
+    std::uint32_t next = 0, finished = 0;
+    for (std::uint64_t limit = cycle_ + 10000000; cycle_ < limit && finished < grid;) {
+      while (next < grid && sm_->canLaunchBlock()) sm_->launchBlock(next++, cycle_);
+      tick();
+      std::uint32_t done;
+      while (sm_->popFinishedBlock(&done)) ++finished;
+      if (sm_->fault()) break;
+    }
+    EXPECT_EQ(finished, grid) << (sm_->fault() ? sm_->fault()->toString() : sm_->dumpState());
+    // Drain the last acknowledgements.
+    while (!in_flight_.empty() || !sm_->idle()) tick();
+    return cycle_ - start;
+  }
+
+  std::uint64_t stat(const std::string& name) const {
+    EXPECT_TRUE(stats_.has("sm." + name)) << name;
+    return stats_.value("sm." + name);
+  }
+  // Cycle at which warp slot `warp` issued `pc` (the n-th time).
+  std::uint64_t issueCycle(int warp, std::uint32_t pc, int nth = 0) const {
+    for (const auto& i : issues_)
+      if (i.warp == warp && i.pc == pc && nth-- == 0) return i.cycle;
+    ADD_FAILURE() << "warp " << warp << " never issued pc " << pc;
+    return 0;
+  }
+  std::uint32_t pcOf(ptx::Op op, int nth = 0) const {
+    for (std::uint32_t pc = 0; pc < prog_.code.size(); ++pc)
+      if (prog_.code[pc].op == op && nth-- == 0) return pc;
+    ADD_FAILURE() << "no such instruction";
+    return 0;
+  }
+  // Every scheduler records exactly one reason per cycle.
+  void checkOneReasonPerCycle() const {
+    for (std::uint32_t s = 0; s < p_.sub_cores; ++s) {
+      const std::string pre = "sm.sched[" + std::to_string(s) + "].stall.";
+      EXPECT_EQ(stats_.sum(pre, ""), stats_.value("sm.cycles")) << "scheduler " << s;
+    }
+  }
+
+  struct Issue {
+    std::uint64_t cycle;
+    int sched, warp;
+    std::uint32_t pc;
+  };
+
+  memsys::BackingStore memory_;
+  ptx::Module ir_;
+  ptx::Program prog_;
+  std::map<std::string, std::uint64_t> globals_;
+  LaunchState launch_;
+  StatsRegistry stats_;
+  SmParams p_;
+  std::uint32_t mem_latency_;
+  std::unique_ptr<SmCore> sm_;
+  std::deque<std::pair<std::uint64_t, memsys::MemRequest>> in_flight_;
+  std::vector<memsys::MemRequest> requests_;
+  std::vector<Issue> issues_;
+  std::uint64_t cycle_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// (a) Pipelines: dependent chains take the latency per instruction, independent instructions
+// issue one per initiation interval.
+
+std::string fmaChain(int n, const char* operands = "0f3F800000, 0f3F800000") {
+  std::string s = ".visible .entry chain()\n{\n  .reg .f32 %f<4>;\n";
+  for (int i = 0; i < n; ++i) s += std::string("  fma.rn.f32 %f1, %f1, ") + operands + ";\n";
+  return s + "  ret;\n}\n";
+}
+
+TEST(SmTiming, DependentFmaChainTakesLatencyPerInstruction) {
+  for (std::uint32_t lat : {4u, 6u}) {
+    std::uint64_t cycles[2];
+    const int n[2] = {8, 40};
+    for (int k = 0; k < 2; ++k) {
+      SmParams p = testParams();
+      p.pipe_fp32.latency_cycles = lat;
+      Bench b(fmaChain(n[k]), "chain", p);
+      b.configure(32, 2);
+      b.runBlock(0);  // warms the instruction cache
+      cycles[k] = b.runBlock(1);
+      // Fixed overhead, warm icache: the warp may fetch block_launch_latency after launch, the
+      // fetch hits (icache hit latency), the first FMA issues then; each later FMA waits `lat` for
+      // its predecessor; `ret` (exit) issues the next cycle and the block retires in that cycle.
+      const std::uint64_t overhead = p.block_launch_latency_cycles + p.icache.hit_latency_cycles + 1;
+      EXPECT_EQ(cycles[k], overhead + std::uint64_t(n[k] - 1) * lat) << "N=" << n[k] << " latency " << lat;
+      b.checkOneReasonPerCycle();
+      // The chain stalls on a fixed-latency dependency (lat - 1) cycles per FMA.
+      EXPECT_GE(b.stat("sched[0].stall.wait"), std::uint64_t(n[k] - 1) * (lat - 1));
+    }
+    EXPECT_EQ(cycles[1] - cycles[0], std::uint64_t(n[1] - n[0]) * lat);  // the overhead cancels
+  }
+}
+
+TEST(SmTiming, IndependentFmasIssueOnePerInitiationInterval) {
+  for (std::uint32_t ii : {1u, 2u, 3u}) {
+    SmParams p = testParams();
+    p.pipe_fp32 = {4, ii};
+    std::string body = ".visible .entry indep()\n{\n  .reg .f32 %f<20>;\n";
+    for (int i = 1; i <= 16; ++i) body += "  fma.rn.f32 %f" + std::to_string(i) + ", %f" + std::to_string(i) + ", 0f3F800000, 0f3F800000;\n";
+    body += "  ret;\n}\n";
+    Bench b(body, "indep", p);
+    b.configure(32, 2);
+    b.runBlock(0);
+    b.issues_.clear();
+    const std::uint64_t throttled = b.stat("sched[0].stall.math_pipe_throttle");
+    b.runBlock(1);
+    for (std::uint32_t pc = 1; pc < 16; ++pc) {
+      EXPECT_EQ(b.issueCycle(0, pc) - b.issueCycle(0, pc - 1), ii) << "pc " << pc << " II " << ii;
+    }
+    // Between two FMAs the scheduler waits ii - 1 cycles for the pipe.
+    EXPECT_EQ(b.stat("sched[0].stall.math_pipe_throttle") - throttled, 15 * std::uint64_t(ii - 1));
+  }
+}
+
+TEST(SmTiming, RegisterBankConflictsDelayDispatch) {
+  // fma %f1, %f1, %f2, %f3 in a chain: three distinct source registers. With B banks the most
+  // loaded bank holds m of them and operand collection takes m - 1 extra cycles per instruction.
+  const int n[2] = {10, 30};
+  for (std::uint32_t banks : {1u, 2u, 64u}) {
+    std::uint64_t cycles[2];
+    std::uint32_t extra = 0;
+    for (int k = 0; k < 2; ++k) {
+      SmParams p = testParams();
+      p.register_banks = banks;
+      Bench b(fmaChain(n[k], "%f2, %f3"), "chain", p);
+      const auto& in = b.prog_.code[0];
+      std::map<std::uint32_t, std::uint32_t> per_bank;
+      for (std::uint32_t s : {in.src[0], in.src[1], in.src[2]}) per_bank[s % banks]++;
+      std::uint32_t most = 0;
+      for (auto& kv : per_bank) most = std::max(most, kv.second);
+      extra = most - 1;
+      b.configure(32, 2);
+      b.runBlock(0);
+      cycles[k] = b.runBlock(1);
+    }
+    if (banks == 1) {
+      EXPECT_EQ(extra, 2u);
+    }
+    EXPECT_EQ(cycles[1] - cycles[0], std::uint64_t(n[1] - n[0]) * (testParams().pipe_fp32.latency_cycles + extra))
+        << banks << " banks";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// (b) Shared memory bank conflicts (CUDA C++ Programming Guide, "Shared Memory", compute
+// capability 5.x and later: 32 banks of 4 bytes; a warp's 32-bit accesses with a stride of s words
+// are gcd(s, 32)-way conflicted; lanes reading one word share it; 64-bit accesses are served per
+// half-warp and 128-bit accesses per quarter-warp).
+
+const char* kSharedKernel = R"(
+.shared .align 16 .b8 smem[65536];
+.visible .entry sh(.param .u32 stride)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  ld.param.u32 %r1, [stride];
+  mov.u32 %r2, %tid.x;
+  mul.lo.u32 %r3, %r2, %r1;
+  shl.b32 %r4, %r3, SHIFT;
+  mov.u32 %r5, smem;
+  add.u32 %r6, %r5, %r4;
+  LOAD
+  add.u32 %r9, %r7, 1;
+  ret;
+}
+)";
+
+std::string sharedKernel(int shift, const char* load) {
+  std::string s = kSharedKernel;
+  s.replace(s.find("SHIFT"), 5, std::to_string(shift));
+  s.replace(s.find("LOAD"), 4, load);
+  return s;
+}
+
+std::uint64_t sharedWavefronts(const std::string& kernel, std::uint32_t stride, std::uint64_t* load_to_use = nullptr) {
+  Bench b(kernel, "sh");
+  b.param<std::uint32_t>(0, stride);
+  b.configure(32);
+  b.runBlock(0);
+  const std::uint32_t ld = b.pcOf(ptx::Op::Ld, 1);
+  if (load_to_use) *load_to_use = b.issueCycle(0, ld + 1) - b.issueCycle(0, ld);
+  EXPECT_EQ(b.stat("lsu.shared_loads"), 1u);
+  EXPECT_EQ(b.stat("lsu.shared_bank_conflicts"), b.stat("lsu.shared_wavefronts") -
+                                                      (kernel.find(".v4") != std::string::npos ? 4u
+                                                       : kernel.find(".u64") != std::string::npos ? 2u : 1u));
+  return b.stat("lsu.shared_wavefronts");
+}
+
+TEST(SmTiming, SharedMemoryStridesGiveGcdWayConflicts) {
+  const std::string k32 = sharedKernel(2, "ld.shared.u32 %r7, [%r6];");
+  EXPECT_EQ(sharedWavefronts(k32, 0), 1u) << "broadcast of one word";
+  for (std::uint32_t s = 1; s <= 32; ++s) {
+    EXPECT_EQ(sharedWavefronts(k32, s), std::gcd(s, 32u)) << "stride " << s;
+  }
+  // Load-to-use: the LSU reaches the access pipe_lsu latency after issue, issues one wavefront per
+  // cycle, and the data is back shared_memory_latency after the last wavefront.
+  const SmParams p = testParams();
+  for (std::uint32_t s : {1u, 2u, 8u}) {
+    std::uint64_t ltu = 0;
+    const std::uint64_t w = sharedWavefronts(k32, s, &ltu);
+    EXPECT_EQ(ltu, p.pipe_lsu.latency_cycles + (w - 1) + p.shared_memory_latency_cycles) << "stride " << s;
+  }
+}
+
+TEST(SmTiming, WideSharedAccessesAreServedPerHalfAndQuarterWarp) {
+  // 64-bit, stride s (8-byte elements): per half-warp gcd(s, 16) wavefronts, two half-warps.
+  const std::string k64 = sharedKernel(3, "ld.shared.u64 %rd1, [%r6]; cvt.u32.u64 %r7, %rd1;");
+  for (std::uint32_t s = 1; s <= 16; ++s) {
+    EXPECT_EQ(sharedWavefronts(k64, s), 2 * std::gcd(s, 16u)) << "stride " << s;
+  }
+  // 128-bit, stride s (16-byte elements): per quarter-warp gcd(s, 8), four quarter-warps.
+  const std::string k128 = sharedKernel(4, "ld.shared.v4.u32 {%r7, %r8, %r10, %r11}, [%r6];");
+  for (std::uint32_t s = 1; s <= 8; ++s) {
+    EXPECT_EQ(sharedWavefronts(k128, s), 4 * std::gcd(s, 8u)) << "stride " << s;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// (c) Global coalescing: 32 lanes read 4-byte elements o + s*lane of a 256-byte aligned buffer.
+
+const char* kGlobalKernel = R"(
+.visible .entry gl(.param .u64 buf, .param .u32 stride, .param .u32 offset)
+{
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [buf];
+  ld.param.u32 %r1, [stride];
+  ld.param.u32 %r2, [offset];
+  mov.u32 %r3, %tid.x;
+  mad.lo.u32 %r4, %r3, %r1, %r2;
+  mul.wide.u32 %rd2, %r4, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r5, [%rd3];
+  ret;
+}
+)";
+
+TEST(SmTiming, GlobalLoadsCoalesceIntoLinesAndSectors) {
+  for (std::uint32_t o : {0u, 1u, 7u, 8u, 31u, 33u}) {
+    for (std::uint32_t s = 0; s <= 32; ++s) {
+      Bench b(kGlobalKernel, "gl");
+      const std::uint64_t buf = b.alloc(4 * (32 * 32 + 64));
+      ASSERT_EQ(buf % 128, 0u);
+      b.param<std::uint64_t>(0, buf);
+      b.param<std::uint32_t>(1, s);
+      b.param<std::uint32_t>(2, o);
+      b.configure(32);
+      b.runBlock(0);
+      // Lane l reads bytes [4(o + s l), 4(o + s l) + 4). While 4s <= 128 (resp. 32) consecutive
+      // lanes fall in the same or the next line (sector), so the lines (sectors) form one run from
+      // the first lane's to the last lane's; beyond that every lane has its own.
+      const std::uint64_t first = 4ull * o, last = 4ull * (o + 31ull * s);
+      const std::uint64_t lines = s >= 32 ? 32 : last / 128 - first / 128 + 1;
+      const std::uint64_t sectors = s >= 8 ? 32 : last / 32 - first / 32 + 1;
+      EXPECT_EQ(b.stat("lsu.global_requests"), lines) << "stride " << s << " offset " << o;
+      EXPECT_EQ(b.stat("lsu.global_sectors"), sectors) << "stride " << s << " offset " << o;
+      // Cold L1: every sector misses, one read request per line carrying its sectors.
+      EXPECT_EQ(b.stat("l1.misses"), sectors);
+      EXPECT_EQ(b.requests_.size(), lines);
+      std::uint64_t bytes = 0;
+      for (const auto& r : b.requests_) {
+        EXPECT_EQ(r.op, memsys::MemOp::Read);
+        EXPECT_EQ(r.addr % 128, 0u);
+        EXPECT_EQ(r.bytes, 32u * memsys::sectorCount(r.sector_mask));
+        bytes += r.bytes;
+      }
+      EXPECT_EQ(bytes, 32 * sectors);
+    }
+  }
+}
+
+TEST(SmTiming, LocalMemoryIsInterleavedSoAWarpCoalesces) {
+  // Every lane stores and loads its own 4-byte word at one local offset: one line of 4 sectors
+  // each; an 8-byte access spans two 4-byte words, two lines.
+  const char* k = R"(
+.visible .entry loc()
+{
+  .local .align 8 .b8 buf[64];
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  st.local.u32 [buf+8], %r1;
+  ld.local.u32 %r2, [buf+8];
+  cvt.u64.u32 %rd1, %r2;
+  st.local.u64 [buf+16], %rd1;
+  ret;
+}
+)";
+  Bench b(k, "loc");
+  b.configure(32);
+  b.runBlock(0);
+  EXPECT_EQ(b.stat("lsu.local_stores"), 2u);
+  EXPECT_EQ(b.stat("lsu.local_loads"), 1u);
+  EXPECT_EQ(b.stat("lsu.global_requests"), 1u + 1u + 2u);
+  EXPECT_EQ(b.stat("lsu.global_sectors"), 4u + 4u + 8u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// (d) L1 hit and miss latency.
+
+const char* kL1Kernel = R"(
+.visible .entry l1(.param .u64 buf)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [buf];
+  ld.global.u32 %r1, [%rd1];
+  add.u32 %r2, %r1, 1;
+  ld.global.u32 %r3, [%rd1+4];
+  add.u32 %r4, %r3, 1;
+  st.global.u32 [%rd1+8], %r4;
+  ret;
+}
+)";
+
+TEST(SmTiming, L1HitAndMissLatencies) {
+  for (std::uint32_t hit : {20u, 33u}) {
+    for (std::uint32_t mem : {100u, 250u}) {
+      SmParams p = testParams();
+      p.l1.hit_latency_cycles = hit;
+      Bench b(kL1Kernel, "l1", p, mem);
+      b.param<std::uint64_t>(0, b.alloc(256));
+      b.configure(32);
+      b.runBlock(0);
+      const std::uint32_t ld1 = b.pcOf(ptx::Op::Ld, 1), ld2 = b.pcOf(ptx::Op::Ld, 2);
+      // Miss: pipe_lsu latency to reach the L1, the fake memory's round trip, then the fill passes
+      // the L1 data stage (hit latency). Hit: pipe_lsu latency plus the hit latency.
+      EXPECT_EQ(b.issueCycle(0, ld1 + 1) - b.issueCycle(0, ld1), p.pipe_lsu.latency_cycles + mem + hit);
+      EXPECT_EQ(b.issueCycle(0, ld2 + 1) - b.issueCycle(0, ld2), p.pipe_lsu.latency_cycles + hit);
+      EXPECT_EQ(b.stat("l1.hits"), 1u);
+      EXPECT_EQ(b.stat("l1.misses"), 1u);
+      EXPECT_EQ(b.stat("lsu.global_stores"), 1u);
+      // Read miss, then the write-through store.
+      ASSERT_EQ(b.requests_.size(), 2u);
+      EXPECT_EQ(b.requests_[1].op, memsys::MemOp::Write);
+      EXPECT_EQ(b.requests_[1].sector_mask, 1u);
+      EXPECT_GT(b.stat("sched[0].stall.long_scoreboard"), 0u);
+      b.checkOneReasonPerCycle();
+    }
+  }
+}
+
+TEST(SmTiming, MshrMergesMissesToAPendingLine) {
+  // Two warps read the same line: the second merges into the first's MSHR, one request leaves.
+  Bench b(kGlobalKernel, "gl");
+  const std::uint64_t buf = b.alloc(4096);
+  b.param<std::uint64_t>(0, buf);
+  b.param<std::uint32_t>(1, 0u);
+  b.param<std::uint32_t>(2, 0u);
+  b.configure(64);
+  b.runBlock(0);
+  EXPECT_EQ(b.stat("lsu.global_loads"), 2u);
+  EXPECT_EQ(b.stat("l1.mshr_merges"), 1u);
+  EXPECT_EQ(b.requests_.size(), 1u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// (e) Scheduling policies on two warps of one scheduler running eight independent instructions.
+
+std::vector<int> issueOrder(const std::string& policy, std::uint32_t active = 8) {
+  std::string body = ".visible .entry ind()\n{\n  .reg .b32 %r<12>;\n";
+  for (int i = 1; i <= 8; ++i) body += "  add.u32 %r" + std::to_string(i) + ", %r" + std::to_string(i) + ", 1;\n";
+  body += "  ret;\n}\n";
+  SmParams p = testParams();
+  p.scheduler_policy = policy;
+  p.two_level_active_warps = active;
+  p.instruction_buffer_entries = 8;
+  Bench b(body, "ind", p);
+  b.configure(64);
+  b.runBlock(0);
+  std::vector<int> order;
+  for (const auto& i : b.issues_)
+    if (i.pc < 8) order.push_back(i.warp);
+  return order;
+}
+
+TEST(SmTiming, GreedyThenOldestVersusLooseRoundRobin) {
+  // Both warps get their eight instructions from one icache line at the same cycle (the second
+  // warp's fetch merges with the first one's miss). gto keeps issuing warp 0 until it runs out;
+  // lrr alternates.
+  const std::vector<int> gto = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+  const std::vector<int> lrr = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
+  EXPECT_EQ(issueOrder("gto"), gto);
+  EXPECT_EQ(issueOrder("lrr"), lrr);
+  // two_level schedules its active set round robin: one active warp behaves like gto here, two
+  // like lrr.
+  EXPECT_EQ(issueOrder("two_level", 1), gto);
+  EXPECT_EQ(issueOrder("two_level", 2), lrr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// (f) Barriers.
+
+TEST(SmTiming, BarrierHoldsWarpsUntilAllArrived) {
+  // Warp w spins 20 w iterations before bar.sync, then reads %clock and stores it.
+  const char* k = R"(
+.visible .entry bar(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  mul.lo.u32 %r3, %r2, 20;
+  mov.u32 %r4, 0;
+LOOP:
+  setp.ge.u32 %p1, %r4, %r3;
+  @%p1 bra DONE;
+  add.u32 %r4, %r4, 1;
+  bra.uni LOOP;
+DONE:
+  bar.sync 0;
+  mov.u32 %r5, %clock;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  ret;
+}
+)";
+  SmParams p = testParams();
+  p.sub_cores = 4;
+  Bench b(k, "bar", p);
+  const std::uint64_t out = b.alloc(128 * 4);
+  b.param<std::uint64_t>(0, out);
+  b.configure(128);
+  b.runBlock(0);
+  const std::uint32_t bar = b.pcOf(ptx::Op::Bar);
+  std::uint64_t last_arrival = 0, first_release = ~0ull;
+  for (int w = 0; w < 4; ++w) {
+    last_arrival = std::max(last_arrival, b.issueCycle(w, bar));
+    first_release = std::min(first_release, b.issueCycle(w, bar + 1));
+  }
+  EXPECT_GT(first_release, last_arrival);
+  // Warp 3 arrives last, after 60 loop iterations; the others waited for it.
+  EXPECT_EQ(last_arrival, b.issueCycle(3, bar));
+  EXPECT_GT(b.stat("warp_state.barrier"), 0u);
+  std::vector<std::uint32_t> clocks(128);
+  b.memory_.read(out, clocks.data(), clocks.size() * 4);
+  for (int t = 0; t < 128; ++t) {
+    EXPECT_EQ(clocks[t], b.issueCycle(t / 32, bar + 1)) << "thread " << t;  // %clock = issue cycle
+    EXPECT_GT(clocks[t], last_arrival);
+  }
+  b.checkOneReasonPerCycle();
+}
+
+TEST(SmTiming, BarrierThatCanNeverCompleteIsAFault) {
+  const char* k = R"(
+.visible .entry dead()
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 32;
+  @%p1 bra OUT;
+  bar.sync 0;
+  bar.sync 1;
+OUT:
+  bar.sync 1, 64;
+  bar.sync 0, 64;
+  ret;
+}
+)";
+  Bench b(k, "dead");
+  b.configure(64);
+  b.sm_->launchBlock(0, 0);
+  for (int i = 0; i < 2000 && !b.sm_->fault(); ++i) b.tick();
+  ASSERT_TRUE(b.sm_->fault().has_value());
+  EXPECT_EQ(b.sm_->fault()->kind, "barrier deadlock");
+  EXPECT_TRUE(b.sm_->idle());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constant cache, results against functional mode, the boundary's bookkeeping.
+
+TEST(SmTiming, ConstantCacheSerialisesDivergentAddresses) {
+  const char* k = R"(
+.const .align 4 .b32 table[64] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+.visible .entry cst(.param .u32 k, .param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u32 %r1, [k];
+  ld.param.u64 %rd5, [out];
+  mov.u32 %r2, %tid.x;
+  rem.u32 %r3, %r2, %r1;
+  mul.wide.u32 %rd1, %r3, 4;
+  mov.u64 %rd2, table;
+  add.s64 %rd3, %rd2, %rd1;
+  ld.const.u32 %r4, [%rd3];
+  mul.wide.u32 %rd6, %r2, 4;
+  add.s64 %rd7, %rd5, %rd6;
+  st.global.u32 [%rd7], %r4;
+  ret;
+}
+)";
+  for (std::uint32_t kk : {1u, 2u, 5u, 16u}) {
+    Bench b(k, "cst");
+    const std::uint64_t out = b.alloc(32 * 4);
+    b.param<std::uint32_t>(0, kk);
+    b.param<std::uint64_t>(1, out);
+    b.configure(32);
+    b.runBlock(0);
+    EXPECT_EQ(b.stat("const.requests"), 3u);        // two parameter loads and the table load
+    EXPECT_EQ(b.stat("const.serialized"), kk - 1);  // one pass per distinct address
+    std::vector<std::uint32_t> got(32);
+    b.memory_.read(out, got.data(), 128);
+    for (std::uint32_t t = 0; t < 32; ++t) {
+      EXPECT_EQ(got[t], t % kk + 1);
+    }
+  }
+}
+
+const char* kReduceKernel = R"(
+.visible .entry reduce(.param .u64 in, .param .u64 out, .param .u64 total)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 4 .b32 sdata[128];
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  ld.param.u64 %rd3, [total];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.u32 %r4, %r2, %r3, %r1;
+  mul.wide.u32 %rd4, %r4, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r5, [%rd5];
+  mul.lo.u32 %r5, %r5, %r5;
+  shl.b32 %r6, %r1, 2;
+  mov.u32 %r7, sdata;
+  add.u32 %r8, %r7, %r6;
+  st.shared.u32 [%r8], %r5;
+  bar.sync 0;
+  shr.u32 %r9, %r3, 1;
+LOOP:
+  setp.ge.u32 %p1, %r1, %r9;
+  @%p1 bra SKIP;
+  shl.b32 %r10, %r9, 2;
+  add.u32 %r11, %r8, %r10;
+  ld.shared.u32 %r12, [%r11];
+  ld.shared.u32 %r13, [%r8];
+  add.u32 %r13, %r13, %r12;
+  st.shared.u32 [%r8], %r13;
+SKIP:
+  bar.sync 0;
+  shr.u32 %r9, %r9, 1;
+  setp.ne.u32 %p2, %r9, 0;
+  @%p2 bra LOOP;
+  setp.ne.u32 %p3, %r1, 0;
+  @%p3 bra END;
+  ld.shared.u32 %r14, [%r7];
+  mul.wide.u32 %rd6, %r2, 4;
+  add.s64 %rd7, %rd2, %rd6;
+  st.global.u32 [%rd7], %r14;
+  atom.global.add.u32 %r15, [%rd3], %r14;
+END:
+  ret;
+}
+)";
+
+TEST(SmTiming, ResultsEqualFunctionalModeUnderEveryPolicy) {
+  const std::uint32_t blocks = 12, threads = 128;
+  for (const char* policy : {"lrr", "gto", "two_level"}) {
+    SmParams p = testParams();
+    p.scheduler_policy = policy;
+    p.sub_cores = 4;
+    p.two_level_active_warps = 1;
+    p.max_blocks_per_sm = 3;
+    Bench b(kReduceKernel, "reduce", p, 150);
+    const std::uint64_t in = b.alloc(blocks * threads * 4), out = b.alloc(blocks * 4), total = b.alloc(4);
+    std::vector<std::uint32_t> data(blocks * threads);
+    for (std::uint32_t i = 0; i < data.size(); ++i) data[i] = (i * 2654435761u) >> 20;
+    b.memory_.write(in, data.data(), data.size() * 4);
+    b.memory_.fill(out, 0, blocks * 4);
+    b.memory_.fill(total, 0, 4);
+    b.param<std::uint64_t>(0, in);
+    b.param<std::uint64_t>(1, out);
+    b.param<std::uint64_t>(2, total);
+    b.configure(threads, blocks);
+    b.runGrid(blocks);
+    ASSERT_FALSE(b.sm_->fault().has_value()) << b.sm_->fault()->toString();
+
+    // The same launch in functional mode on a copy of the inputs.
+    const std::uint64_t out_timing = out;
+    std::vector<std::uint32_t> got(blocks), want(blocks);
+    std::uint32_t got_total = 0, want_total = 0;
+    b.memory_.read(out_timing, got.data(), blocks * 4);
+    b.memory_.read(total, &got_total, 4);
+    b.memory_.fill(out, 0, blocks * 4);
+    b.memory_.fill(total, 0, 4);
+    LaunchState f = b.launch_;
+    FunctionalEngine engine;
+    LaunchResult r = engine.run(f);
+    ASSERT_FALSE(r.fault.has_value());
+    b.memory_.read(out, want.data(), blocks * 4);
+    b.memory_.read(total, &want_total, 4);
+    EXPECT_EQ(got, want) << policy;
+    EXPECT_EQ(got_total, want_total) << policy;
+    // And against the CPU.
+    std::uint32_t cpu = 0;
+    for (std::uint32_t v : data) cpu += v * v;
+    EXPECT_EQ(got_total, cpu);
+    EXPECT_EQ(b.stat("warp_instructions"), r.warp_instructions) << policy;
+    EXPECT_EQ(b.stat("thread_instructions"), r.thread_instructions) << policy;
+    EXPECT_EQ(b.stat("blocks_launched"), blocks);
+    EXPECT_EQ(b.stat("lsu.atomics"), blocks);
+    EXPECT_TRUE(b.sm_->idle());
+    b.checkOneReasonPerCycle();
+    // Occupancy bookkeeping: never more resident warps than three blocks hold.
+    EXPECT_LE(b.stat("active_warps_sum"), b.stat("active_cycles") * 3 * (threads / 32));
+  }
+}
+
+TEST(SmTiming, IdleIsExactAndTheDumpNamesEveryWarp) {
+  Bench b(kL1Kernel, "l1", testParams(), 400);
+  b.param<std::uint64_t>(0, b.alloc(4096));
+  b.configure(64);
+  EXPECT_TRUE(b.sm_->idle());
+  b.sm_->launchBlock(0, 0);
+  EXPECT_FALSE(b.sm_->idle());
+  for (int i = 0; i < 200; ++i) b.tick();  // both warps now wait for memory
+  const std::string dump = b.sm_->dumpState();
+  EXPECT_NE(dump.find("warp slot 0"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("warp slot 1"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("(memory)"), std::string::npos) << dump;
+  EXPECT_FALSE(b.sm_->idle());
+  std::uint32_t id;
+  while (!b.sm_->popFinishedBlock(&id)) b.tick();
+  EXPECT_TRUE(b.sm_->idle());
+  EXPECT_EQ(b.sm_->instructionsIssued(), b.stat("warp_instructions"));
+}
+
+}  // namespace
+}  // namespace scgpu::sm

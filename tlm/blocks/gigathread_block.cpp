@@ -1,0 +1,43 @@
+#include "tlm/blocks/gigathread_block.h"
+
+#include <fmt/format.h>
+
+namespace scgpu {
+
+GigaThreadBlock::GigaThreadBlock(sc_core::sc_module_name name, const GigaThreadParams& p, const SmParams& sm,
+                                 std::uint32_t sms, StatsRegistry& stats, ClockDomain& core)
+    : sc_core::sc_module(name), engine(p, sm, sms, stats, "gpu.gigathread"), pending_(sms), domain_(core) {
+  for (std::uint32_t i = 0; i < sms; ++i) {
+    dispatch_out.push_back(std::make_unique<LinkOut<BlockDispatch>>(fmt::format("dispatch_out_{}", i).c_str()));
+    retired_in.push_back(std::make_unique<LinkIn<BlockRetired>>(
+        fmt::format("retired_in_{}", i).c_str(),
+        [this](const BlockRetired& r) {
+          engine.blockFinished(r.sm, domain_.cycle());
+          return true;
+        },
+        [&core] { core.wake(); }));
+  }
+  core.add({[this](std::uint64_t c) { tick(c); },
+            [this] {
+              for (const auto& q : pending_)
+                if (!q.empty()) return false;
+              return engine.idle();
+            },
+            [this](std::uint64_t) { transfer(); }});
+}
+
+void GigaThreadBlock::tick(std::uint64_t cycle) {
+  std::uint64_t block;
+  std::uint32_t sm;
+  while (engine.nextDispatch(cycle, &block, &sm)) pending_[sm].push_back({std::uint32_t(block)});
+}
+
+void GigaThreadBlock::transfer() {
+  for (std::size_t i = 0; i < pending_.size(); ++i)
+    while (!pending_[i].empty() && dispatch_out[i]->ready()) {
+      dispatch_out[i]->send(pending_[i].front());
+      pending_[i].pop_front();
+    }
+}
+
+}  // namespace scgpu

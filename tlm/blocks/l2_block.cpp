@@ -1,0 +1,60 @@
+#include "tlm/blocks/l2_block.h"
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace scgpu {
+
+L2Block::L2Block(sc_core::sc_module_name name, const L2Params& p, std::uint32_t index,
+                 std::vector<std::uint32_t> channels, const memsys::AddressMap& map, StatsRegistry& stats,
+                 ClockDomain& icnt)
+    : sc_core::sc_module(name),
+      slice(p, index, stats, fmt::format("gpu.l2[{}]", index)),
+      req_in(
+          "req_in",
+          [this](const memsys::MemRequest& r) {
+            if (!slice.canAccept()) return false;
+            slice.accept(r, domain_.cycle());
+            return true;
+          },
+          [&icnt] { icnt.wake(); }),
+      resp_out("resp_out"),
+      channels_(std::move(channels)),
+      map_(map),
+      domain_(icnt) {
+  for (std::uint32_t c : channels_) {
+    dram_out.push_back(std::make_unique<MemOut>(fmt::format("dram_out_{}", c).c_str()));
+    dram_in.push_back(std::make_unique<MemIn>(
+        fmt::format("dram_in_{}", c).c_str(),
+        [this](const memsys::MemRequest& r) {
+          slice.acceptDramResponse(r, domain_.cycle());
+          return true;  // MSHRs reserved room for every fill
+        },
+        [&icnt] { icnt.wake(); }));
+  }
+  icnt.add({[this](std::uint64_t c) { slice.tick(c); },
+            [this] { return slice.idle() && !req_in.holding(); },
+            [this](std::uint64_t) { transfer(); }});
+}
+
+void L2Block::transfer() {
+  while (slice.hasResponse() && resp_out.ready()) {
+    resp_out.send(slice.peekResponse());
+    slice.popResponse();
+  }
+  while (slice.hasDramRequest()) {
+    const memsys::MemRequest& r = slice.peekDramRequest();
+    const std::uint32_t ch = map_.channelOf(r.addr);
+    auto it = std::find(channels_.begin(), channels_.end(), ch);
+    sc_assert(it != channels_.end());  // the address map sends a slice's lines to its channels only
+    MemOut& out = *dram_out[std::size_t(it - channels_.begin())];
+    if (!out.ready()) break;  // in order: a blocked channel holds the slice's DRAM queue
+    out.send(r);
+    slice.popDramRequest();
+  }
+  req_in.retry();
+}
+
+}  // namespace scgpu

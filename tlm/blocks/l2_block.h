@@ -1,0 +1,36 @@
+// An L2 slice as a SystemC block: requests in from the crossbar, responses back to it, and links
+// to the DRAM channel(s) behind the slice; ticked by the interconnect clock.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "memsys/address_map.h"
+#include "memsys/l2_slice.h"
+#include "tlm/clock_domain.h"
+#include "tlm/mem_link.h"
+
+namespace scgpu {
+
+class L2Block : public sc_core::sc_module {
+ public:
+  // `channels` are the DRAM channels this slice's addresses live in.
+  L2Block(sc_core::sc_module_name name, const L2Params& p, std::uint32_t index, std::vector<std::uint32_t> channels,
+          const memsys::AddressMap& map, StatsRegistry& stats, ClockDomain& icnt);
+  memsys::L2Slice slice;
+  MemIn req_in;                                  // from the crossbar
+  MemOut resp_out;                               // to the crossbar
+  std::vector<std::unique_ptr<MemOut>> dram_out; // one per channel in `channels`
+  std::vector<std::unique_ptr<MemIn>> dram_in;   // responses, one link per channel in `channels`
+  const std::vector<std::uint32_t>& channels() const { return channels_; }
+
+ private:
+  void transfer();
+  std::vector<std::uint32_t> channels_;
+  const memsys::AddressMap& map_;
+  ClockDomain& domain_;
+};
+
+}  // namespace scgpu

@@ -1,0 +1,43 @@
+#include "tlm/blocks/sm_block.h"
+
+namespace scgpu {
+
+SmBlock::SmBlock(sc_core::sc_module_name name, const SmParams& p, std::uint32_t index, StatsRegistry& stats,
+                 const std::string& stat_name, ClockDomain& core_domain)
+    : sc_core::sc_module(name),
+      core(p, index, stats, stat_name),
+      to_xbar("to_xbar"),
+      from_xbar(
+          "from_xbar",
+          [this](const memsys::MemRequest& r) {
+            core.acceptMemResponse(r, domain_.cycle());
+            return true;  // the SM reserved room for every response when it sent the request
+          },
+          [&core_domain] { core_domain.wake(); }),
+      dispatch_in(
+          "dispatch_in",
+          [this](const BlockDispatch& d) {
+            if (!core.canLaunchBlock()) return false;
+            core.launchBlock(d.block, domain_.cycle());
+            return true;
+          },
+          [&core_domain] { core_domain.wake(); }),
+      retired_out("retired_out"),
+      domain_(core_domain),
+      index_(index) {
+  core_domain.add({[this](std::uint64_t c) { core.tick(c); }, [this] { return core.idle() && !from_xbar.holding() && !dispatch_in.holding(); },
+                   [this](std::uint64_t) { transfer(); }});
+}
+
+void SmBlock::transfer() {
+  std::uint32_t block;
+  while (retired_out.ready() && core.popFinishedBlock(&block)) retired_out.send({block, index_});
+  while (core.hasMemRequest() && to_xbar.ready()) {
+    to_xbar.send(core.peekMemRequest());
+    core.popMemRequest();
+  }
+  from_xbar.retry();
+  dispatch_in.retry();
+}
+
+}  // namespace scgpu

@@ -1,0 +1,30 @@
+// The SM as a SystemC block: the plain C++ SmCore, ticked by the core clock domain, with its
+// boundary to the crossbar as two TLM links (requests out, responses in).
+#pragma once
+
+#include <systemc>
+
+#include "sm/timing/sm_core.h"
+#include "tlm/clock_domain.h"
+#include "tlm/mem_link.h"
+
+namespace scgpu {
+
+class SmBlock : public sc_core::sc_module {
+ public:
+  SmBlock(sc_core::sc_module_name name, const SmParams& p, std::uint32_t index, StatsRegistry& stats,
+          const std::string& stat_name, ClockDomain& core);
+  std::uint32_t index() const { return index_; }
+  sm::SmCore core;
+  MemOut to_xbar;    // L1 misses, write-through stores, atomics
+  MemIn from_xbar;   // fills and atomic results
+  LinkIn<BlockDispatch> dispatch_in;   // blocks to start, from the GigaThread engine
+  LinkOut<BlockRetired> retired_out;   // blocks that retired, to the GigaThread engine
+
+ private:
+  void transfer();
+  ClockDomain& domain_;
+  std::uint32_t index_;
+};
+
+}  // namespace scgpu

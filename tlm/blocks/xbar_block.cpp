@@ -1,0 +1,58 @@
+#include "tlm/blocks/xbar_block.h"
+
+#include <string>
+
+namespace scgpu {
+
+XbarBlock::XbarBlock(sc_core::sc_module_name name, const CrossbarParams& p, std::uint32_t sms, std::uint32_t slices,
+                     const memsys::AddressMap& map, StatsRegistry& stats, ClockDomain& icnt)
+    : sc_core::sc_module(name), xbar(p, sms, slices, map, stats, "gpu.xbar"), domain_(icnt) {
+  auto wake = [&icnt] { icnt.wake(); };
+  for (std::uint32_t i = 0; i < sms; ++i) {
+    req_in.push_back(std::make_unique<MemIn>(
+        ("req_in_" + std::to_string(i)).c_str(),
+        [this, i](const memsys::MemRequest& r) {
+          if (!xbar.canAcceptRequest(i)) return false;
+          xbar.acceptRequest(i, r, domain_.cycle());
+          return true;
+        },
+        wake));
+    resp_out.push_back(std::make_unique<MemOut>(("resp_out_" + std::to_string(i)).c_str()));
+  }
+  for (std::uint32_t j = 0; j < slices; ++j) {
+    req_out.push_back(std::make_unique<MemOut>(("req_out_" + std::to_string(j)).c_str()));
+    resp_in.push_back(std::make_unique<MemIn>(
+        ("resp_in_" + std::to_string(j)).c_str(),
+        [this, j](const memsys::MemRequest& r) {
+          if (!xbar.canAcceptResponse(j)) return false;
+          xbar.acceptResponse(j, r, domain_.cycle());
+          return true;
+        },
+        wake));
+  }
+  icnt.add({[this](std::uint64_t c) { xbar.tick(c); },
+            [this] {
+              if (!xbar.idle()) return false;
+              for (auto& in : req_in) if (in->holding()) return false;
+              for (auto& in : resp_in) if (in->holding()) return false;
+              return true;
+            },
+            [this](std::uint64_t) { transfer(); }});
+}
+
+void XbarBlock::transfer() {
+  for (std::uint32_t j = 0; j < req_out.size(); ++j)
+    while (xbar.hasRequest(j) && req_out[j]->ready()) {
+      req_out[j]->send(xbar.peekRequest(j));
+      xbar.popRequest(j);
+    }
+  for (std::uint32_t i = 0; i < resp_out.size(); ++i)
+    while (xbar.hasResponse(i) && resp_out[i]->ready()) {
+      resp_out[i]->send(xbar.peekResponse(i));
+      xbar.popResponse(i);
+    }
+  for (auto& in : req_in) in->retry();
+  for (auto& in : resp_in) in->retry();
+}
+
+}  // namespace scgpu

@@ -1,0 +1,31 @@
+// The crossbar as a SystemC block: request links in from every SM and out to every L2 slice,
+// response links in from every slice and out to every SM; ticked by the interconnect clock.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "memsys/crossbar.h"
+#include "tlm/clock_domain.h"
+#include "tlm/mem_link.h"
+
+namespace scgpu {
+
+class XbarBlock : public sc_core::sc_module {
+ public:
+  XbarBlock(sc_core::sc_module_name name, const CrossbarParams& p, std::uint32_t sms, std::uint32_t slices,
+            const memsys::AddressMap& map, StatsRegistry& stats, ClockDomain& icnt);
+  memsys::Crossbar xbar;
+  std::vector<std::unique_ptr<MemIn>> req_in;     // from SM i
+  std::vector<std::unique_ptr<MemOut>> req_out;   // to slice j
+  std::vector<std::unique_ptr<MemIn>> resp_in;    // from slice j
+  std::vector<std::unique_ptr<MemOut>> resp_out;  // to SM i
+
+ private:
+  void transfer();
+  ClockDomain& domain_;
+};
+
+}  // namespace scgpu

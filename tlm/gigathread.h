@@ -1,0 +1,119 @@
+// The GigaThread engine: hands the thread blocks of a kernel to the SMs while each SM's limits
+// allow (threads, warps, blocks, registers, shared memory: sm/occupancy.h, the same rules as the
+// CUDA occupancy calculator). Plain C++ with no SystemC; the chip's SystemC wrapper ticks it from
+// the core clock domain and carries each dispatch to its SM across the block boundary.
+//
+// Bookkeeping: the engine owns the resource usage of every SM (an SmUsage per SM). It adds a
+// block's cost when it dispatches the block, and removes it dispatch_latency_cycles after the SM
+// reports the block finished (blockFinished), which is when the freed slot can take the next
+// block. So the caller reports only dispatches taken and blocks finished.
+//
+// Timing, per call to nextDispatch(cycle):
+// - a kernel's first block goes no earlier than start + dispatch_latency_cycles;
+// - a slot freed by a block finishing at cycle f can take a block no earlier than
+//   f + dispatch_latency_cycles;
+// - at most blocks_per_cycle blocks go per cycle;
+// - blocks go in linear order (block id 0, 1, 2, ... = blockIdx linearised x fastest);
+// - the SM is chosen round-robin, starting after the SM used last, skipping SMs that the block
+//   does not fit on (sm::fits against that SM's usage).
+// Cycles passed to the engine never decrease. The caller may skip cycles while idle() is true:
+// nothing can change then until blockFinished() or startKernel().
+//
+// Statistics (under `name`, "gpu.gigathread"): kernels_launched, blocks_launched,
+// blocks_completed, dispatch_stall_cycles (cycles in which the next block was ready to go - the
+// kernel's start latency over, this cycle's dispatch quota not used up - but no SM had room for it;
+// counted from the first such cycle to the cycle the block went, so skipped idle cycles count).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "sm/occupancy.h"
+#include "sm/sm_params.h"
+#include "tlm/gpu_params.h"
+#include "tlm/stats.h"
+
+namespace scgpu {
+
+class GigaThread {
+ public:
+  // Throws std::invalid_argument when num_sms or params.blocks_per_cycle is 0.
+  GigaThread(const GigaThreadParams& params, const SmParams& sm, std::uint32_t num_sms, StatsRegistry& stats,
+             const std::string& name = "gpu.gigathread");
+
+  // Starts dispatching a kernel of `total_blocks` blocks, each costing `cost` (sm::blockCost).
+  // Kernels run one at a time: throws std::logic_error while the previous kernel has blocks not
+  // yet finished. Throws std::invalid_argument when a block fits on no SM even when it is empty
+  // (check sm::theoreticalOccupancy(...).blocks_per_sm first to report a launch error).
+  void startKernel(std::uint64_t total_blocks, const sm::BlockCost& cost, std::uint64_t cycle);
+
+  // The next dispatch at `cycle`, if one may happen now: the block id and the SM it goes to (the
+  // block's cost is charged to that SM). Call repeatedly each cycle until it returns false.
+  bool nextDispatch(std::uint64_t cycle, std::uint64_t* block, std::uint32_t* sm);
+
+  // SM `sm` finished one of its blocks of the current kernel at `cycle`. Throws std::logic_error
+  // when that SM has no block running.
+  void blockFinished(std::uint32_t sm, std::uint64_t cycle);
+
+  // Drops the current kernel (after a fault or the watchdog stopped it): no more dispatches, and
+  // every SM's blocks, usage and freed-slot latencies are forgotten, so the next startKernel()
+  // finds empty SMs. The caller resets the SMs themselves. Counters keep their values. Until the
+  // next startKernel(), blockFinished() ignores blocks of the dropped kernel still in flight.
+  void abortKernel();
+
+  bool kernelActive() const { return active_; }
+  // Every block of the current (or last) kernel has finished; false before the first kernel.
+  bool kernelDone() const { return started_ && completed_ == total_; }
+  // Of the current (or last) kernel.
+  std::uint64_t blocksLaunched() const { return launched_; }
+  std::uint64_t blocksCompleted() const { return completed_; }
+  std::uint64_t totalBlocks() const { return total_; }
+  // True when nothing can happen until startKernel() or blockFinished(): no kernel, every block
+  // dispatched, or the next block fits on no SM and no freed slot is on its way.
+  bool idle() const;
+  // The earliest cycle at which nextDispatch() can succeed, for a caller that jumps time; only
+  // meaningful when !idle().
+  std::uint64_t wakeCycle() const;
+
+  std::uint32_t numSms() const { return std::uint32_t(usage_.size()); }
+  // Blocks dispatched to `sm` and not yet finished.
+  std::uint32_t residentBlocks(std::uint32_t sm) const { return resident_.at(sm); }
+  // Resources charged to `sm`: the resident blocks, plus finished blocks whose slots are not free
+  // yet (the dispatch latency).
+  const sm::SmUsage& usage(std::uint32_t sm) const { return usage_.at(sm); }
+
+ private:
+  struct Release {
+    std::uint64_t cycle;  // when the slot becomes free
+    std::uint32_t sm;
+    sm::BlockCost cost;
+  };
+  void advance(std::uint64_t cycle);
+  bool fitsSomewhere() const;
+
+  GigaThreadParams params_;
+  SmParams sm_;
+  std::vector<sm::SmUsage> usage_;
+  std::vector<std::uint32_t> resident_;
+  std::deque<Release> releases_;  // in cycle order
+
+  bool started_ = false, active_ = false, aborted_ = false;
+  std::uint64_t total_ = 0, launched_ = 0, completed_ = 0;
+  sm::BlockCost cost_;
+  std::uint64_t first_dispatch_cycle_ = 0;
+  std::uint32_t next_sm_ = 0;            // round-robin: where the search starts
+  std::uint64_t now_ = 0;                // the latest cycle seen
+  std::uint64_t quota_cycle_ = ~0ull;    // the cycle dispatched_this_cycle_ counts
+  std::uint32_t dispatched_this_cycle_ = 0;
+  bool stalled_ = false;
+  std::uint64_t stall_since_ = 0;
+
+  Counter* kernels_launched_;
+  Counter* blocks_launched_;
+  Counter* blocks_completed_;
+  Counter* dispatch_stall_cycles_;
+};
+
+}  // namespace scgpu

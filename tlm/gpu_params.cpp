@@ -1,0 +1,970 @@
+// The config schema: one table of keys (path, type, range, description, and the GpuParams field it
+// fills), from which the check at load, the effective config and the reference in docs/config.md
+// all come. Then the checks that involve more than one key.
+#include "tlm/gpu_params.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "memsys/dram_presets.h"
+#include "tlm/config.h"
+
+namespace scgpu {
+namespace {
+
+constexpr std::int64_t kNoMax = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kU32Max = std::numeric_limits<std::uint32_t>::max();
+
+// ---------------------------------------------------------------------------------------------
+// The schema.
+
+enum class Type { Int, Number, String, Bool };
+
+struct FieldRef {
+  enum Kind { U32, U64, F64, Str, Bool } kind;
+  void* ptr;
+};
+FieldRef ref(std::uint32_t& v) { return {FieldRef::U32, &v}; }
+FieldRef ref(std::uint64_t& v) { return {FieldRef::U64, &v}; }
+FieldRef ref(double& v) { return {FieldRef::F64, &v}; }
+FieldRef ref(std::string& v) { return {FieldRef::Str, &v}; }
+FieldRef ref(bool& v) { return {FieldRef::Bool, &v}; }
+using Access = std::function<FieldRef(GpuParams&)>;
+
+struct KeySpec {
+  std::string path;
+  Type type = Type::Int;
+  Access field;
+  std::int64_t imin = 0, imax = kNoMax;  // Int: imin <= v <= imax
+  double dmax = 0;                       // Number: 0 < v <= dmax
+  bool pow2 = false;                     // Int: a power of two
+  std::vector<std::string> choices;      // String: one of these (empty: any non-empty string)
+  std::string description;
+  bool required = false;                 // no default: every config must give it
+  bool preset = false;                   // the default comes from the DRAM preset
+
+  KeySpec& powerOfTwo() { pow2 = true; return *this; }
+  KeySpec& need() { required = true; return *this; }
+};
+
+struct Section {
+  std::string path, description;
+};
+
+struct Schema {
+  std::vector<KeySpec> keys;
+  std::vector<Section> sections;                           // every mapping, in schema order
+  std::map<std::string, std::size_t> key_index;
+  std::map<std::string, std::size_t> section_index;
+  std::map<std::string, std::vector<std::string>> children;  // section -> names of its keys and sections
+
+  const KeySpec* key(const std::string& path) const {
+    auto it = key_index.find(path);
+    return it == key_index.end() ? nullptr : &keys[it->second];
+  }
+  bool isSection(const std::string& path) const { return section_index.count(path) != 0; }
+};
+
+std::string parentOf(const std::string& path) {
+  auto dot = path.rfind('.');
+  return dot == std::string::npos ? std::string() : path.substr(0, dot);
+}
+std::string leafOf(const std::string& path) {
+  auto dot = path.rfind('.');
+  return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+class Builder {
+ public:
+  void section(const std::string& path, const std::string& description) {
+    addSection(path);
+    s_.sections[s_.section_index[path]].description = description;
+  }
+  KeySpec& integer(const std::string& path, Access f, std::int64_t lo, std::int64_t hi, const std::string& desc) {
+    KeySpec& k = add(path, Type::Int, std::move(f), desc);
+    GpuParams probe;
+    const FieldRef r = k.field(probe);
+    k.imin = lo;
+    k.imax = r.kind == FieldRef::U32 ? std::min(hi, kU32Max) : hi;
+    return k;
+  }
+  KeySpec& number(const std::string& path, Access f, double hi, const std::string& desc) {
+    KeySpec& k = add(path, Type::Number, std::move(f), desc);
+    k.dmax = hi;
+    return k;
+  }
+  KeySpec& string(const std::string& path, Access f, const std::string& desc) {
+    return add(path, Type::String, std::move(f), desc);
+  }
+  KeySpec& choice(const std::string& path, Access f, std::vector<std::string> choices, const std::string& desc) {
+    KeySpec& k = add(path, Type::String, std::move(f), desc);
+    k.choices = std::move(choices);
+    return k;
+  }
+  KeySpec& boolean(const std::string& path, Access f, const std::string& desc) {
+    return add(path, Type::Bool, std::move(f), desc);
+  }
+  Schema take() { return std::move(s_); }
+
+ private:
+  void addSection(const std::string& path) {
+    if (path.empty() || s_.isSection(path)) return;
+    addSection(parentOf(path));
+    s_.section_index[path] = s_.sections.size();
+    s_.sections.push_back({path, ""});
+    s_.children[parentOf(path)].push_back(leafOf(path));
+  }
+  KeySpec& add(const std::string& path, Type t, Access f, const std::string& desc) {
+    addSection(parentOf(path));
+    s_.children[parentOf(path)].push_back(leafOf(path));
+    s_.key_index[path] = s_.keys.size();
+    KeySpec k;
+    k.path = path;
+    k.type = t;
+    k.field = std::move(f);
+    k.description = desc;
+    k.preset = path.rfind("dram.", 0) == 0 && path != "dram.standard";
+    s_.keys.push_back(std::move(k));
+    return s_.keys.back();
+  }
+  Schema s_;
+};
+
+#define FIELD(expr) [](GpuParams& p) { return ref(p.expr); }
+
+using CacheGet = CacheParams& (*)(GpuParams&);
+void cacheKeys(Builder& b, const std::string& prefix, CacheGet get, const std::string& what,
+               const std::string& latency_clock, bool optional_cache = false) {
+  b.section(prefix, what + ": a sectored, set-associative cache");
+  b.integer(prefix + ".size_bytes", [get](GpuParams& p) { return ref(get(p).size_bytes); }, optional_cache ? 0 : 1,
+            1ll << 36,
+            std::string("capacity; size_bytes / (line_bytes x associativity) sets, a power of two") +
+                (optional_cache ? "; 0: no cache (accesses go to L2)" : ""))
+      .need();
+  b.integer(prefix + ".line_bytes", [get](GpuParams& p) { return ref(get(p).line_bytes); }, 16, 4096,
+            "line (tag) size")
+      .powerOfTwo();
+  b.integer(prefix + ".sector_bytes", [get](GpuParams& p) { return ref(get(p).sector_bytes); }, 4, 4096,
+            "sector size: the unit of valid/dirty bits and of fills; divides line_bytes, at most 32 per line")
+      .powerOfTwo();
+  b.integer(prefix + ".associativity", [get](GpuParams& p) { return ref(get(p).associativity); }, 1, 1024,
+            "ways per set");
+  b.integer(prefix + ".hit_latency_cycles", [get](GpuParams& p) { return ref(get(p).hit_latency_cycles); }, 1,
+            100000, "tag look-up to data, in " + latency_clock + " cycles");
+  b.integer(prefix + ".mshr_entries", [get](GpuParams& p) { return ref(get(p).mshr_entries); }, 1, 65536,
+            "outstanding line misses");
+  b.integer(prefix + ".mshr_max_merge", [get](GpuParams& p) { return ref(get(p).mshr_max_merge); }, 1, 65536,
+            "requests merged into one MSHR entry");
+  b.choice(prefix + ".replacement", [get](GpuParams& p) { return ref(get(p).replacement); }, {"lru", "fifo"},
+           "replacement policy");
+  b.choice(prefix + ".write_policy", [get](GpuParams& p) { return ref(get(p).write_policy); },
+           {"write_through", "write_back"}, "write hits go through to the next level, or mark sectors dirty");
+  b.boolean(prefix + ".allocate_on_write", [get](GpuParams& p) { return ref(get(p).allocate_on_write); },
+            "a write miss allocates the line (write-allocate)");
+}
+
+using PipeGet = PipeParams& (*)(GpuParams&);
+void pipeKeys(Builder& b, const std::string& name, PipeGet get, const std::string& what) {
+  const std::string prefix = "sm.pipes." + name;
+  b.section(prefix, what);
+  b.integer(prefix + ".latency_cycles", [get](GpuParams& p) { return ref(get(p).latency_cycles); }, 1, 10000,
+            "issue to result available (the dependent-issue latency)");
+  b.integer(prefix + ".initiation_interval_cycles",
+            [get](GpuParams& p) { return ref(get(p).initiation_interval_cycles); }, 1, 1024,
+            "cycles before the sub-core's pipe takes the next warp instruction (32 / lanes per sub-core)");
+}
+
+Schema buildSchema() {
+  Builder b;
+  b.string("name", FIELD(name), "device name; cudaGetDeviceProperties reports \"scgpu <name>\"").need();
+  b.section("compute_capability", "the CUDA compute capability the device reports");
+  b.integer("compute_capability.major", FIELD(cc_major), 1, 12, "major version").need();
+  b.integer("compute_capability.minor", FIELD(cc_minor), 0, 9, "minor version").need();
+
+  b.section("clocks", "clock domains");
+  b.number("clocks.core_clock_mhz", FIELD(clocks.core_clock_mhz), 10000, "SMs and GigaThread engine");
+  b.number("clocks.icnt_clock_mhz", FIELD(clocks.icnt_clock_mhz), 10000, "crossbar and L2 slices");
+  b.number("clocks.dram_clock_mhz", FIELD(clocks.dram_clock_mhz), 10000,
+           "DRAM command clock (tCK = 1 / dram_clock_mhz; data moves at transfers_per_clock per tCK)");
+
+  b.section("sm", "streaming multiprocessors: limits, scheduling, pipelines, L1 and shared memory");
+  b.integer("sm.count", FIELD(sm.count), 1, 1024, "number of SMs").need();
+  b.integer("sm.sub_cores", FIELD(sm.sub_cores), 1, 16,
+            "processing blocks per SM, one warp scheduler each; divides max_warps_per_sm");
+  b.integer("sm.max_threads_per_sm", FIELD(sm.max_threads_per_sm), 32, 65536,
+            "resident threads per SM; at most 32 x max_warps_per_sm");
+  b.integer("sm.max_warps_per_sm", FIELD(sm.max_warps_per_sm), 1, 2048, "resident warps per SM");
+  b.integer("sm.max_blocks_per_sm", FIELD(sm.max_blocks_per_sm), 1, 1024, "resident thread blocks per SM");
+  b.integer("sm.max_threads_per_block", FIELD(sm.max_threads_per_block), 32, 65536,
+            "threads per block; a multiple of 32, at most max_threads_per_sm");
+  b.integer("sm.registers_per_sm", FIELD(sm.registers_per_sm), 1, 1 << 24, "32-bit registers per SM");
+  b.integer("sm.max_registers_per_block", FIELD(sm.max_registers_per_block), 1, 1 << 24,
+            "registers one block may hold; at most registers_per_sm");
+  b.integer("sm.max_registers_per_thread", FIELD(sm.max_registers_per_thread), 1, 255, "registers per thread");
+  b.integer("sm.register_allocation_unit_size", FIELD(sm.register_allocation_unit_size), 1, 65536,
+            "registers are allocated per warp in units of this many; divides registers_per_sm")
+      .powerOfTwo();
+  b.integer("sm.shared_memory_per_sm_bytes", FIELD(sm.shared_memory_per_sm_bytes), 1, 1 << 24,
+            "shared memory per SM (the carve-out the occupancy rules use)");
+  b.integer("sm.shared_memory_per_block_bytes", FIELD(sm.shared_memory_per_block_bytes), 1, 1 << 24,
+            "shared memory per block without opt-in");
+  b.integer("sm.shared_memory_per_block_optin_bytes", FIELD(sm.shared_memory_per_block_optin_bytes), 1, 1 << 24,
+            "shared memory per block with cudaFuncAttributeMaxDynamicSharedMemorySize; "
+            "optin + reserved <= per-SM");
+  b.integer("sm.shared_memory_allocation_unit_bytes", FIELD(sm.shared_memory_allocation_unit_bytes), 1, 65536,
+            "shared memory is allocated per block in units of this many bytes")
+      .powerOfTwo();
+  b.integer("sm.reserved_shared_memory_per_block_bytes", FIELD(sm.reserved_shared_memory_per_block_bytes), 0,
+            65536, "shared memory the CUDA runtime reserves per block (1 KiB from cc 8.0, else 0)");
+  b.integer("sm.block_launch_latency_cycles", FIELD(sm.block_launch_latency_cycles), 0, 1000000,
+            "core cycles from a block's arrival at the SM to its first warp being ready");
+  b.choice("sm.scheduler_policy", FIELD(sm.scheduler_policy), {"lrr", "gto", "two_level"},
+           "warp scheduler: loose round robin, greedy-then-oldest, two-level");
+  b.integer("sm.scheduler_issue_per_cycle", FIELD(sm.scheduler_issue_per_cycle), 1, 4,
+            "instructions one scheduler may issue per cycle (Kepler dual issue: 2)");
+  b.integer("sm.two_level_active_warps", FIELD(sm.two_level_active_warps), 1, 1024,
+            "two_level: warps in a scheduler's active set; at most max_warps_per_sm / sub_cores");
+  cacheKeys(b, "sm.icache", [](GpuParams& p) -> CacheParams& { return p.sm.icache; }, "instruction cache", "core");
+  b.integer("sm.icache_miss_latency_cycles", FIELD(sm.icache_miss_latency_cycles), 1, 100000,
+            "core cycles an instruction-cache miss adds before the fetch goes to L2");
+  b.integer("sm.instruction_bytes", FIELD(sm.instruction_bytes), 4, 64,
+            "one decoded instruction's footprint in the instruction cache")
+      .powerOfTwo();
+  b.integer("sm.instruction_buffer_entries", FIELD(sm.instruction_buffer_entries), 1, 64,
+            "decoded instructions buffered per warp");
+  b.integer("sm.register_banks", FIELD(sm.register_banks), 1, 64, "register-file banks per sub-core");
+  b.integer("sm.operand_collectors", FIELD(sm.operand_collectors), 1, 64, "operand collector units per sub-core");
+  b.section("sm.pipes", "execution pipelines of one sub-core, per instruction class");
+  pipeKeys(b, "int", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_int; }, "integer and logic (IADD3, LOP3, ...)");
+  pipeKeys(b, "fp32", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_fp32; }, "FP32 add/mul/FMA and IMAD");
+  pipeKeys(b, "fp64", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_fp64; }, "FP64");
+  pipeKeys(b, "sfu", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_sfu; },
+           "special functions (MUFU: rcp, rsqrt, sin, cos, ex2, lg2)");
+  pipeKeys(b, "lsu", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_lsu; },
+           "address generation of loads and stores, to the LSU queue");
+  pipeKeys(b, "tensor", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_tensor; }, "tensor cores (placeholder)");
+  pipeKeys(b, "branch", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_branch; }, "branches, barriers, exits");
+  b.integer("sm.lsu_queue_entries", FIELD(sm.lsu_queue_entries), 1, 4096,
+            "memory instructions waiting for the L1/shared pipe, per SM");
+  b.integer("sm.shared_memory_banks", FIELD(sm.shared_memory_banks), 1, 64, "shared-memory banks").powerOfTwo();
+  b.integer("sm.shared_memory_bank_width_bytes", FIELD(sm.shared_memory_bank_width_bytes), 1, 16,
+            "bytes per bank per cycle")
+      .powerOfTwo();
+  b.integer("sm.shared_memory_latency_cycles", FIELD(sm.shared_memory_latency_cycles), 1, 10000,
+            "core cycles of a conflict-free shared-memory load");
+  cacheKeys(b, "sm.l1", [](GpuParams& p) -> CacheParams& { return p.sm.l1; }, "L1 data cache (part of L1/shared)",
+            "core", true);
+  cacheKeys(b, "sm.constant_cache", [](GpuParams& p) -> CacheParams& { return p.sm.constant_cache; },
+            "constant cache", "core", true);
+  b.integer("sm.constant_miss_latency_cycles", FIELD(sm.constant_miss_latency_cycles), 1, 100000,
+            "core cycles a constant-cache miss adds");
+
+  b.section("crossbar", "the interconnect between SMs and L2 slices");
+  b.integer("crossbar.flit_bytes", FIELD(crossbar.flit_bytes), 1, 1024, "bytes moved per port per interconnect cycle")
+      .powerOfTwo();
+  b.integer("crossbar.latency_cycles", FIELD(crossbar.latency_cycles), 1, 100000,
+            "traversal, in interconnect cycles");
+  b.integer("crossbar.input_buffer_flits", FIELD(crossbar.input_buffer_flits), 1, 1 << 20,
+            "buffer per input port; holds at least one whole packet (header + a line)");
+  b.integer("crossbar.output_buffer_flits", FIELD(crossbar.output_buffer_flits), 1, 1 << 20,
+            "buffer per output port; holds at least one whole packet");
+  b.choice("crossbar.arbitration", FIELD(crossbar.arbitration), {"round_robin", "fixed_priority"},
+           "output-port arbitration");
+  b.integer("crossbar.request_header_bytes", FIELD(crossbar.request_header_bytes), 0, 1024,
+            "a request's header on the wire (a read request is only this)");
+
+  b.section("l2", "L2 cache slices (memory-side, shared by all SMs)");
+  b.integer("l2.slices", FIELD(l2.slices), 1, 4096,
+            "number of slices; divides dram.channels or is a multiple of it");
+  b.integer("l2.atomic_latency_cycles", FIELD(l2.atomic_latency_cycles), 0, 100000,
+            "extra interconnect cycles of an atomic executed at the slice");
+  b.integer("l2.request_queue_entries", FIELD(l2.request_queue_entries), 1, 1 << 20, "requests queued per slice");
+  b.choice("l2.hash", FIELD(l2.hash), {"linear", "xor"},
+           "address-to-slice mapping: chunk mod slices, or an XOR fold of the higher address bits");
+  b.integer("l2.interleave_bytes", FIELD(l2.interleave_bytes), 32, 1ll << 30,
+            "consecutive bytes mapped to one slice; at least l2.cache.line_bytes")
+      .powerOfTwo();
+  cacheKeys(b, "l2.cache", [](GpuParams& p) -> CacheParams& { return p.l2.cache; }, "one L2 slice (size_bytes is per slice)",
+            "interconnect");
+
+  b.section("dram", "DRAM channels: `standard` picks a preset (memsys/dram_presets.cpp), its timings rescaled to "
+                    "clocks.dram_clock_mhz; every other key overrides the preset");
+  b.choice("dram.standard", FIELD(dram.standard), {"gddr5", "gddr6", "hbm2", "hbm3"}, "DRAM standard (names the preset)");
+  b.integer("dram.channels", FIELD(dram.channels), 1, 4096, "independent channels, one controller each");
+  b.integer("dram.bank_groups", FIELD(dram.bank_groups), 1, 64, "bank groups per channel").powerOfTwo();
+  b.integer("dram.banks_per_group", FIELD(dram.banks_per_group), 1, 64, "banks per bank group").powerOfTwo();
+  b.integer("dram.rows", FIELD(dram.rows), 1, 1 << 24, "rows per bank").powerOfTwo();
+  b.integer("dram.row_bytes", FIELD(dram.row_bytes), 32, 1 << 20, "row (page) size per bank").powerOfTwo();
+  b.integer("dram.bus_width_bits", FIELD(dram.bus_width_bits), 8, 1024, "data bus width per channel").powerOfTwo();
+  b.integer("dram.transfers_per_clock", FIELD(dram.transfers_per_clock), 1, 16,
+            "data transfers per command clock (DDR: 2)")
+      .powerOfTwo();
+  b.integer("dram.access_bytes", FIELD(dram.access_bytes), 1, 4096,
+            "bytes one RD/WR moves: bus_width_bits x timing.burst_length / 8")
+      .powerOfTwo();
+  b.integer("dram.read_queue_entries", FIELD(dram.read_queue_entries), 1, 65536, "read queue per controller");
+  b.integer("dram.write_queue_entries", FIELD(dram.write_queue_entries), 1, 65536, "write queue per controller");
+  b.integer("dram.write_drain_high_watermark", FIELD(dram.write_drain_high_watermark), 1, 65536,
+            "queued writes that start a write drain; at most write_queue_entries");
+  b.integer("dram.write_drain_low_watermark", FIELD(dram.write_drain_low_watermark), 0, 65536,
+            "queued writes at which a drain stops; below the high watermark");
+  b.choice("dram.scheduler", FIELD(dram.scheduler), {"fr_fcfs", "fcfs"},
+           "command scheduler: first-ready first-come-first-served, or in order");
+  b.choice("dram.page_policy", FIELD(dram.page_policy), {"open", "closed"},
+           "keep a row open after an access, or precharge at once");
+  b.boolean("dram.refresh", FIELD(dram.refresh), "model refresh (tREFI, tRFC)");
+  b.choice("dram.address_mapping", FIELD(dram.address_mapping), {"row_bank_column", "row_column_bank"},
+           "channel-local address bits, high to low");
+  b.integer("dram.channel_interleave_bytes", FIELD(dram.channel_interleave_bytes), 32, 1ll << 30,
+            "consecutive bytes on one channel; equals l2.interleave_bytes")
+      .powerOfTwo();
+  b.integer("dram.controller_latency_cycles", FIELD(dram.controller_latency_cycles), 0, 100000,
+            "controller pipeline, in DRAM cycles, each way");
+  b.section("dram.timing", "DRAM timing parameters, in DRAM command-clock cycles (tCK = 1 / clocks.dram_clock_mhz)");
+  const std::vector<std::pair<std::string, std::string>> timings{
+      {"tRCD", "ACT to RD/WR"}, {"tRP", "PRE to ACT"}, {"tRAS", "ACT to PRE; at least tRCD"},
+      {"tRC", "ACT to ACT, same bank; at least tRAS"}, {"tCL", "RD to data (CAS latency)"},
+      {"tCWL", "WR to data"}, {"tCCD_S", "column to column, different bank group"},
+      {"tCCD_L", "column to column, same bank group; at least tCCD_S"},
+      {"tRRD_S", "ACT to ACT, different bank group"}, {"tRRD_L", "ACT to ACT, same bank group; at least tRRD_S"},
+      {"tFAW", "window of four ACTs; at least tRRD_S"}, {"tWTR", "end of write data to RD"},
+      {"tRTW", "RD to WR turnaround"}, {"tWR", "end of write data to PRE (write recovery)"},
+      {"tRTP", "RD to PRE"}, {"tREFI", "refresh interval; above tRFC"}, {"tRFC", "refresh cycle time"}};
+  for (const auto& [name, desc] : timings) {
+    const std::string n = name;
+    b.integer("dram.timing." + name,
+              [n](GpuParams& p) {
+                auto& t = p.dram.timing;
+                std::uint32_t* f = n == "tRCD" ? &t.tRCD : n == "tRP" ? &t.tRP : n == "tRAS" ? &t.tRAS
+                                 : n == "tRC" ? &t.tRC : n == "tCL" ? &t.tCL : n == "tCWL" ? &t.tCWL
+                                 : n == "tCCD_S" ? &t.tCCD_S : n == "tCCD_L" ? &t.tCCD_L : n == "tRRD_S" ? &t.tRRD_S
+                                 : n == "tRRD_L" ? &t.tRRD_L : n == "tFAW" ? &t.tFAW : n == "tWTR" ? &t.tWTR
+                                 : n == "tRTW" ? &t.tRTW : n == "tWR" ? &t.tWR : n == "tRTP" ? &t.tRTP
+                                 : n == "tREFI" ? &t.tREFI : &t.tRFC;
+                return ref(*f);
+              },
+              1, 1000000, desc);
+  }
+  b.integer("dram.timing.burst_length", FIELD(dram.timing.burst_length), 1, 64, "transfers per access").powerOfTwo();
+
+  b.section("gigathread", "the GigaThread engine: thread-block dispatch");
+  b.integer("gigathread.dispatch_latency_cycles", FIELD(gigathread.dispatch_latency_cycles), 0, 1000000,
+            "core cycles from a free slot to the block starting on the SM");
+  b.integer("gigathread.blocks_per_cycle", FIELD(gigathread.blocks_per_cycle), 1, 1024,
+            "blocks dispatched per core cycle, over all SMs");
+  b.section("watchdog", "the timing model's hang detector");
+  b.integer("watchdog.no_progress_cycles", FIELD(watchdog.no_progress_cycles), 1, kNoMax,
+            "core cycles with no instruction retired anywhere before the run stops with a dump");
+  b.section("memory", "device memory sizes");
+  b.integer("memory.global_size_bytes", FIELD(global_size_bytes), 1 << 20, 1ll << 42,
+            "global memory (cudaDeviceProp::totalGlobalMem)");
+  b.integer("memory.constant_size_bytes", FIELD(constant_size_bytes), 1024, 1 << 24,
+            "constant memory (totalConstMem)");
+  b.section("limits", "limits of the functional core, as the CUDA runtime exposes them (cudaLimit*)");
+  b.integer("limits.stack_size_bytes", FIELD(limits.stack_size_bytes), 0, 1 << 24,
+            "per-thread stack (cudaLimitStackSize)");
+  b.integer("limits.printf_fifo_size_bytes", FIELD(limits.printf_fifo_size_bytes), 1, 1ll << 32,
+            "device printf buffer (cudaLimitPrintfFifoSize)");
+  b.integer("limits.watchdog_warp_instructions_per_block", FIELD(limits.watchdog_warp_instructions_per_block), 1,
+            kNoMax, "warp instructions one block may execute before the functional core reports it hung");
+  return b.take();
+}
+#undef FIELD
+
+const Schema& schema() {
+  static const Schema s = buildSchema();
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers.
+
+bool isPow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+std::string valueText(const FieldRef& r) {
+  switch (r.kind) {
+    case FieldRef::U32: return std::to_string(*static_cast<std::uint32_t*>(r.ptr));
+    case FieldRef::U64: return std::to_string(*static_cast<std::uint64_t*>(r.ptr));
+    case FieldRef::F64: return fmt::format("{}", *static_cast<double*>(r.ptr));
+    case FieldRef::Str: return *static_cast<std::string*>(r.ptr);
+    case FieldRef::Bool: return *static_cast<bool*>(r.ptr) ? "true" : "false";
+  }
+  return {};
+}
+
+std::string joinChoices(const std::vector<std::string>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+  return s;
+}
+
+std::string intRangeText(const KeySpec& k) {
+  const std::string what = k.pow2 ? "a power of two" : "an integer";
+  if (k.imax == kNoMax) return fmt::format("{} >= {}", what, k.imin);
+  return fmt::format("{} in [{}, {}]", what, k.imin, k.imax);
+}
+
+std::string normalise(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (c != '_' && c != '-') out += char(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+// How close `typed` is to the known name `known`: 0 best; nullopt when not close at all.
+std::optional<std::size_t> closeness(const std::string& typed, const std::string& known) {
+  const std::string a = normalise(typed), b = normalise(known);
+  if (a == b) return 0;
+  if (std::min(a.size(), b.size()) >= 3 && (b.rfind(a, 0) == 0 || a.rfind(b, 0) == 0)) return 1;
+  const std::size_t d = editDistance(a, b);
+  const std::size_t limit = std::max<std::size_t>(1, std::min(a.size(), b.size()) / 3);
+  if (d <= limit) return 1 + d;
+  if (a.size() >= 5 && b.find(a) != std::string::npos) return 10;
+  return std::nullopt;
+}
+
+std::optional<std::string> nearest(const std::string& typed, const std::vector<std::string>& known) {
+  std::optional<std::size_t> best;
+  std::string name;
+  for (const auto& k : known) {
+    auto c = closeness(typed, k);
+    if (c && (!best || *c < *best)) {
+      best = c;
+      name = k;
+    }
+  }
+  if (!best) return std::nullopt;
+  return name;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The check.
+
+class Checker {
+ public:
+  Checker(const Config& c, const Schema& s) : c_(c), s_(s) {}
+
+  std::vector<detail::EffectiveKey> run(GpuParams& out) {
+    walk("");
+    for (const auto& k : s_.keys)
+      if (k.required && c_.kind(k.path) == Config::Kind::Missing && !underBadSection(k.path))
+        errors_.push_back(fmt::format("{}: error: missing required key '{}' ({})", c_.sourceName(), k.path,
+                                      k.description));
+    readValues();
+    throwIfErrors();
+    consistency();
+    throwIfErrors();
+    out = p_;
+    std::vector<detail::EffectiveKey> eff;
+    for (const auto& k : s_.keys) {
+      detail::EffectiveKey e;
+      e.path = k.path;
+      e.value = valueText(k.field(p_));
+      e.quoted = k.type == Type::String &&
+                 (e.value.empty() || detail::parseConfigDouble(e.value) || detail::parseConfigBool(e.value) ||
+                  e.value == "null" || e.value == "~" || e.value == "Null" || e.value == "NULL");
+      e.default_origin =
+          k.preset ? fmt::format("dram preset '{}' at {} MHz", p_.dram.standard, p_.clocks.dram_clock_mhz) : "default";
+      eff.push_back(std::move(e));
+    }
+    return eff;
+  }
+
+ private:
+  const Config& c_;
+  const Schema& s_;
+  GpuParams p_;
+  std::vector<std::string> errors_;
+
+  void throwIfErrors() {
+    if (errors_.empty()) return;
+    std::string msg;
+    for (std::size_t i = 0; i < errors_.size(); ++i) msg += (i ? "\n" : "") + errors_[i];
+    throw ConfigError(msg);
+  }
+
+  // A key under a section that is written as something other than a mapping (reported already).
+  bool underBadSection(const std::string& path) const {
+    for (std::string p = parentOf(path); !p.empty(); p = parentOf(p)) {
+      const auto kind = c_.kind(p);
+      if (kind != Config::Kind::Missing && kind != Config::Kind::Map && kind != Config::Kind::Null) return true;
+    }
+    return false;
+  }
+
+  std::string describe(const std::string& path) const {
+    switch (c_.kind(path)) {
+      case Config::Kind::Null: return "nothing";
+      case Config::Kind::Map: return "a mapping";
+      case Config::Kind::Sequence: return "a list";
+      case Config::Kind::Scalar: return (c_.quoted(path) ? "the string '" : "'") + c_.scalar(path) + "'";
+      case Config::Kind::Missing: return "nothing";
+    }
+    return {};
+  }
+
+  // Unknown keys and misplaced mappings.
+  void walk(const std::string& section) {
+    for (const auto& key : c_.keys(section)) {
+      const std::string path = section.empty() ? key : section + "." + key;
+      if (s_.isSection(path)) {
+        const auto kind = c_.kind(path);
+        if (kind == Config::Kind::Map) walk(path);
+        else if (kind != Config::Kind::Null)
+          errors_.push_back(fmt::format("{}: error: key '{}': expected a mapping of keys, got {}", c_.where(path),
+                                        path, describe(path)));
+      } else if (!s_.key(path)) {
+        errors_.push_back(fmt::format("{}: error: unknown key '{}'{}", c_.whereKey(path), path, suggestion(section, key)));
+      }
+    }
+  }
+
+  std::string suggestion(const std::string& section, const std::string& key) const {
+    static const std::vector<std::string> none;
+    auto it = s_.children.find(section);
+    const std::vector<std::string>& siblings = it == s_.children.end() ? none : it->second;
+    if (auto n = nearest(key, siblings)) return fmt::format("; did you mean '{}'?", *n);
+    // The same name in another section (sm.hash -> l2.hash).
+    for (const auto& k : s_.keys)
+      if (normalise(leafOf(k.path)) == normalise(key)) return fmt::format("; did you mean '{}'?", k.path);
+    for (const auto& sec : s_.sections)
+      if (normalise(leafOf(sec.path)) == normalise(key)) return fmt::format("; did you mean '{}'?", sec.path);
+    const std::string where = section.empty() ? "the top level" : "'" + section + "'";
+    if (siblings.size() <= 12) return fmt::format(" (the keys of {} are: {})", where, joinChoices(siblings));
+    return fmt::format(" (docs/config.md lists the keys of {})", where);
+  }
+
+  void valueError(const KeySpec& k, const std::string& msg) {
+    errors_.push_back(fmt::format("{}: error: key '{}': {}", c_.where(k.path), k.path, msg));
+  }
+
+  std::string typeName(const KeySpec& k) const {
+    switch (k.type) {
+      case Type::Int: return k.pow2 ? "a power of two" : "an integer";
+      case Type::Number: return "a number";
+      case Type::String: return k.choices.empty() ? "a string" : "one of " + joinChoices(k.choices);
+      case Type::Bool: return "true or false";
+    }
+    return {};
+  }
+
+  // Reads an explicit scalar into the field; false (with an error recorded) if it does not fit.
+  bool readExplicit(const KeySpec& k) {
+    const auto kind = c_.kind(k.path);
+    if (kind != Config::Kind::Scalar) {
+      valueError(k, fmt::format("expected {}, got {}", typeName(k), describe(k.path)));
+      return false;
+    }
+    const std::string text = c_.scalar(k.path);
+    const bool quoted = c_.quoted(k.path);
+    FieldRef f = k.field(p_);
+    switch (k.type) {
+      case Type::Int: {
+        auto v = quoted ? std::nullopt : detail::parseConfigInt(text);
+        if (!v) {
+          valueError(k, fmt::format("expected {}, got {}", k.pow2 ? "an integer (a power of two)" : "an integer",
+                                    describe(k.path)));
+          return false;
+        }
+        if (*v < k.imin || *v > k.imax) {
+          valueError(k, fmt::format("expected {}, got {}", intRangeText(k), *v));
+          return false;
+        }
+        if (k.pow2 && !isPow2(std::uint64_t(*v))) {
+          valueError(k, fmt::format("expected a power of two, got {}", *v));
+          return false;
+        }
+        if (f.kind == FieldRef::U32) *static_cast<std::uint32_t*>(f.ptr) = std::uint32_t(*v);
+        else *static_cast<std::uint64_t*>(f.ptr) = std::uint64_t(*v);
+        return true;
+      }
+      case Type::Number: {
+        auto v = quoted ? std::nullopt : detail::parseConfigDouble(text);
+        if (!v) {
+          valueError(k, fmt::format("expected a number, got {}", describe(k.path)));
+          return false;
+        }
+        if (!(*v > 0) || *v > k.dmax) {
+          valueError(k, fmt::format("expected a number > 0 and <= {}, got {}", k.dmax, text));
+          return false;
+        }
+        *static_cast<double*>(f.ptr) = *v;
+        return true;
+      }
+      case Type::String: {
+        if (k.choices.empty()) {
+          if (text.empty()) {
+            valueError(k, "expected a non-empty string");
+            return false;
+          }
+        } else if (std::find(k.choices.begin(), k.choices.end(), text) == k.choices.end()) {
+          auto n = nearest(text, k.choices);
+          valueError(k, fmt::format("expected one of {}; got '{}'{}", joinChoices(k.choices), text,
+                                    n ? fmt::format(" (did you mean '{}'?)", *n) : std::string()));
+          return false;
+        }
+        *static_cast<std::string*>(f.ptr) = text;
+        return true;
+      }
+      case Type::Bool: {
+        auto v = quoted ? std::nullopt : detail::parseConfigBool(text);
+        if (!v) {
+          valueError(k, fmt::format("expected true or false, got {}", describe(k.path)));
+          return false;
+        }
+        *static_cast<bool*>(f.ptr) = *v;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // A value nobody wrote (the built-in default or the DRAM preset's) must fit the schema too: a
+  // preset that does not is reported, not silently used.
+  void checkDefault(const KeySpec& k) {
+    FieldRef f = k.field(p_);
+    std::optional<std::string> problem;
+    switch (k.type) {
+      case Type::Int: {
+        const std::uint64_t v = f.kind == FieldRef::U32 ? *static_cast<std::uint32_t*>(f.ptr)
+                                                        : *static_cast<std::uint64_t*>(f.ptr);
+        if (std::int64_t(v) < k.imin || std::int64_t(v) > k.imax || v > std::uint64_t(kNoMax))
+          problem = fmt::format("expected {}, got {}", intRangeText(k), v);
+        else if (k.pow2 && !isPow2(v))
+          problem = fmt::format("expected a power of two, got {}", v);
+        break;
+      }
+      case Type::Number: {
+        const double v = *static_cast<double*>(f.ptr);
+        if (!(v > 0) || v > k.dmax) problem = fmt::format("expected a number > 0 and <= {}, got {}", k.dmax, v);
+        break;
+      }
+      case Type::String: {
+        const std::string& v = *static_cast<std::string*>(f.ptr);
+        if (!k.choices.empty() && std::find(k.choices.begin(), k.choices.end(), v) == k.choices.end())
+          problem = fmt::format("expected one of {}; got '{}'", joinChoices(k.choices), v);
+        break;
+      }
+      case Type::Bool: break;
+    }
+    if (problem)
+      errors_.push_back(fmt::format("{}: error: key '{}' ({}): {}", c_.sourceName(), k.path, originLabel(k), *problem));
+  }
+
+  std::string originLabel(const KeySpec& k) const {
+    return k.preset ? fmt::format("from the dram preset '{}' at {} MHz", p_.dram.standard, p_.clocks.dram_clock_mhz)
+                    : "built-in default";
+  }
+
+  // In schema order, so clocks come before dram: dram.standard picks the preset, rescaled to the
+  // DRAM clock, and the dram keys after it override the preset.
+  void readValues() {
+    for (const auto& k : s_.keys) {
+      if (c_.kind(k.path) != Config::Kind::Missing) readExplicit(k);
+      else if (!k.required) checkDefault(k);
+      if (k.path == "dram.standard") applyDramPreset();
+    }
+  }
+
+  void applyDramPreset() {
+    const std::string standard = p_.dram.standard;
+    try {
+      p_.dram = memsys::dramPreset(standard, p_.clocks.dram_clock_mhz);
+      p_.dram.standard = standard;
+    } catch (const std::exception& e) {
+      const std::string loc = c_.isExplicit("dram.standard") ? c_.where("dram.standard") : c_.sourceName();
+      errors_.push_back(fmt::format("{}: error: key 'dram.standard': no preset for '{}': {}", loc, standard, e.what()));
+    }
+  }
+
+  // ---- Checks of combinations. Each names every key involved and is reported at the one most
+  // likely to be the culprit: an override before the loaded file before a parent file before a
+  // default.
+  int rank(const std::string& path) const {
+    if (!c_.isExplicit(path)) return 3;
+    const std::string w = c_.where(path);
+    if (w.rfind("--set", 0) == 0) return 0;
+    const std::string& src = c_.sourceName();
+    if (w == src || w.rfind(src + ":", 0) == 0) return 1;
+    return 2;
+  }
+
+  void fail(std::initializer_list<std::string> keys, const std::string& msg) {
+    std::string blamed = *keys.begin();
+    for (const auto& k : keys)
+      if (rank(k) < rank(blamed)) blamed = k;
+    const KeySpec* spec = s_.key(blamed);
+    if (c_.isExplicit(blamed))
+      errors_.push_back(fmt::format("{}: error: key '{}': {}", c_.where(blamed), blamed, msg));
+    else
+      errors_.push_back(fmt::format("{}: error: key '{}' ({}): {}", c_.sourceName(), blamed, originLabel(*spec), msg));
+  }
+
+  // Checks one cache's geometry; false when it is broken (later checks that use it are skipped,
+  // so one mistake gives one error).
+  bool checkCache(const std::string& prefix, const CacheParams& c) {
+    const std::string size = prefix + ".size_bytes", line = prefix + ".line_bytes",
+                      sector = prefix + ".sector_bytes", ways = prefix + ".associativity";
+    if (c.sector_bytes > c.line_bytes) {
+      fail({sector, line}, fmt::format("{} ({}) must divide {} ({})", sector, c.sector_bytes, line, c.line_bytes));
+      return false;
+    }
+    if (c.line_bytes / c.sector_bytes > 32) {
+      fail({line, sector}, fmt::format("{} / {} = {} sectors per line; a sector mask holds at most 32", line, sector,
+                                       c.line_bytes / c.sector_bytes));
+      return false;
+    }
+    const std::uint64_t set_bytes = std::uint64_t(c.line_bytes) * c.associativity;
+    if (c.size_bytes == 0) return true;  // no cache
+    if (c.size_bytes % set_bytes != 0) {
+      fail({size, line, ways}, fmt::format("{} ({}) is not a multiple of {} x {} ({} x {} = {})", size, c.size_bytes,
+                                           line, ways, c.line_bytes, c.associativity, set_bytes));
+    } else if (!isPow2(c.size_bytes / set_bytes)) {
+      fail({size, ways, line}, fmt::format("{} / ({} x {}) = {} sets; the number of sets must be a power of two",
+                                           size, line, ways, c.size_bytes / set_bytes));
+    }
+    return true;
+  }
+
+  void consistency() {
+    const SmParams& sm = p_.sm;
+    std::set<std::string> broken;
+    for (const auto& [name, cache] : std::vector<std::pair<std::string, const CacheParams*>>{
+             {"sm.icache", &sm.icache}, {"sm.l1", &sm.l1}, {"sm.constant_cache", &sm.constant_cache},
+             {"l2.cache", &p_.l2.cache}})
+      if (!checkCache(name, *cache)) broken.insert(name);
+
+    // Requests carry a line address and a sector mask (memsys/mem_request.h): the SM's caches and
+    // the L2 must agree on the sector size, and L1 misses on the line.
+    for (const auto& [name, cache] : std::vector<std::pair<std::string, const CacheParams*>>{
+             {"sm.l1", &sm.l1}, {"sm.icache", &sm.icache}, {"sm.constant_cache", &sm.constant_cache}}) {
+      if (broken.count(name) || broken.count("l2.cache")) continue;
+      if (cache->sector_bytes != p_.l2.cache.sector_bytes)
+        fail({name + ".sector_bytes", "l2.cache.sector_bytes"},
+             fmt::format("{}.sector_bytes ({}) must equal l2.cache.sector_bytes ({}): requests carry sector masks",
+                         name, cache->sector_bytes, p_.l2.cache.sector_bytes));
+      else if (name == "sm.l1" && cache->line_bytes != p_.l2.cache.line_bytes)
+        fail({"sm.l1.line_bytes", "l2.cache.line_bytes"},
+             fmt::format("sm.l1.line_bytes ({}) must equal l2.cache.line_bytes ({}): a miss names one line of both",
+                         cache->line_bytes, p_.l2.cache.line_bytes));
+      else if (cache->line_bytes > p_.l2.cache.line_bytes)
+        fail({name + ".line_bytes", "l2.cache.line_bytes"},
+             fmt::format("{}.line_bytes ({}) must not exceed l2.cache.line_bytes ({})", name, cache->line_bytes,
+                         p_.l2.cache.line_bytes));
+    }
+
+    if (std::uint64_t(sm.max_warps_per_sm) * 32 < sm.max_threads_per_sm)
+      fail({"sm.max_threads_per_sm", "sm.max_warps_per_sm"},
+           fmt::format("sm.max_threads_per_sm ({}) needs {} warps, more than sm.max_warps_per_sm ({})",
+                       sm.max_threads_per_sm, (sm.max_threads_per_sm + 31) / 32, sm.max_warps_per_sm));
+    if (sm.max_warps_per_sm % sm.sub_cores != 0)
+      fail({"sm.sub_cores", "sm.max_warps_per_sm"},
+           fmt::format("sm.sub_cores ({}) must divide sm.max_warps_per_sm ({}): every sub-core holds the same number of warp slots",
+                       sm.sub_cores, sm.max_warps_per_sm));
+    if (sm.max_threads_per_block % 32 != 0)
+      fail({"sm.max_threads_per_block"},
+           fmt::format("sm.max_threads_per_block ({}) must be a multiple of the warp size, 32", sm.max_threads_per_block));
+    if (sm.max_threads_per_block > sm.max_threads_per_sm)
+      fail({"sm.max_threads_per_block", "sm.max_threads_per_sm"},
+           fmt::format("sm.max_threads_per_block ({}) exceeds sm.max_threads_per_sm ({})", sm.max_threads_per_block,
+                       sm.max_threads_per_sm));
+    if (sm.max_registers_per_block > sm.registers_per_sm)
+      fail({"sm.max_registers_per_block", "sm.registers_per_sm"},
+           fmt::format("sm.max_registers_per_block ({}) exceeds sm.registers_per_sm ({})", sm.max_registers_per_block,
+                       sm.registers_per_sm));
+    if (sm.registers_per_sm % sm.register_allocation_unit_size != 0)
+      fail({"sm.register_allocation_unit_size", "sm.registers_per_sm"},
+           fmt::format("sm.register_allocation_unit_size ({}) must divide sm.registers_per_sm ({})",
+                       sm.register_allocation_unit_size, sm.registers_per_sm));
+    if (sm.shared_memory_per_block_bytes > sm.shared_memory_per_block_optin_bytes)
+      fail({"sm.shared_memory_per_block_bytes", "sm.shared_memory_per_block_optin_bytes"},
+           fmt::format("sm.shared_memory_per_block_bytes ({}) exceeds sm.shared_memory_per_block_optin_bytes ({})",
+                       sm.shared_memory_per_block_bytes, sm.shared_memory_per_block_optin_bytes));
+    if (sm.shared_memory_per_block_optin_bytes + sm.reserved_shared_memory_per_block_bytes >
+        sm.shared_memory_per_sm_bytes)
+      fail({"sm.shared_memory_per_block_optin_bytes", "sm.reserved_shared_memory_per_block_bytes",
+            "sm.shared_memory_per_sm_bytes"},
+           fmt::format("sm.shared_memory_per_block_optin_bytes ({}) + sm.reserved_shared_memory_per_block_bytes ({}) "
+                       "exceeds sm.shared_memory_per_sm_bytes ({})",
+                       sm.shared_memory_per_block_optin_bytes, sm.reserved_shared_memory_per_block_bytes,
+                       sm.shared_memory_per_sm_bytes));
+    if (sm.shared_memory_per_sm_bytes % sm.shared_memory_allocation_unit_bytes != 0)
+      fail({"sm.shared_memory_allocation_unit_bytes", "sm.shared_memory_per_sm_bytes"},
+           fmt::format("sm.shared_memory_allocation_unit_bytes ({}) must divide sm.shared_memory_per_sm_bytes ({})",
+                       sm.shared_memory_allocation_unit_bytes, sm.shared_memory_per_sm_bytes));
+    if (sm.scheduler_policy == "two_level" && sm.two_level_active_warps > sm.max_warps_per_sm / sm.sub_cores)
+      fail({"sm.two_level_active_warps", "sm.max_warps_per_sm", "sm.sub_cores"},
+           fmt::format("sm.two_level_active_warps ({}) exceeds the warps of one scheduler "
+                       "(sm.max_warps_per_sm / sm.sub_cores = {})",
+                       sm.two_level_active_warps, sm.max_warps_per_sm / sm.sub_cores));
+    if (sm.instruction_bytes > sm.icache.line_bytes)
+      fail({"sm.instruction_bytes", "sm.icache.line_bytes"},
+           fmt::format("sm.instruction_bytes ({}) exceeds sm.icache.line_bytes ({})", sm.instruction_bytes,
+                       sm.icache.line_bytes));
+
+    // A packet (header + a line of data) must fit the crossbar's buffers, or it can never move.
+    const CrossbarParams& x = p_.crossbar;
+    const std::uint64_t packet_flits =
+        (std::uint64_t(x.request_header_bytes) + p_.l2.cache.line_bytes + x.flit_bytes - 1) / x.flit_bytes;
+    if (x.input_buffer_flits < packet_flits)
+      fail({"crossbar.input_buffer_flits", "crossbar.flit_bytes"},
+           fmt::format("crossbar.input_buffer_flits ({}) cannot hold one packet of {} flits "
+                       "(crossbar.request_header_bytes + l2.cache.line_bytes = {} bytes in {}-byte flits)",
+                       x.input_buffer_flits, packet_flits, x.request_header_bytes + p_.l2.cache.line_bytes, x.flit_bytes));
+    if (x.output_buffer_flits < packet_flits)
+      fail({"crossbar.output_buffer_flits", "crossbar.flit_bytes"},
+           fmt::format("crossbar.output_buffer_flits ({}) cannot hold one packet of {} flits "
+                       "(crossbar.request_header_bytes + l2.cache.line_bytes = {} bytes in {}-byte flits)",
+                       x.output_buffer_flits, packet_flits, x.request_header_bytes + p_.l2.cache.line_bytes, x.flit_bytes));
+
+    // L2 slices and DRAM channels (memsys/address_map.h).
+    const L2Params& l2 = p_.l2;
+    const DramParams& d = p_.dram;
+    if (l2.interleave_bytes < l2.cache.line_bytes)
+      fail({"l2.interleave_bytes", "l2.cache.line_bytes"},
+           fmt::format("l2.interleave_bytes ({}) is smaller than l2.cache.line_bytes ({}): a line would span slices",
+                       l2.interleave_bytes, l2.cache.line_bytes));
+    if (l2.slices % d.channels != 0 && d.channels % l2.slices != 0)
+      fail({"l2.slices", "dram.channels"},
+           fmt::format("l2.slices ({}) and dram.channels ({}) must divide one another: each channel serves a whole "
+                       "number of slices, or each slice a whole number of channels",
+                       l2.slices, d.channels));
+    if (d.channel_interleave_bytes != l2.interleave_bytes)
+      fail({"dram.channel_interleave_bytes", "l2.interleave_bytes"},
+           fmt::format("dram.channel_interleave_bytes ({}) must equal l2.interleave_bytes ({}): channels are "
+                       "interleaved through the slices that own them",
+                       d.channel_interleave_bytes, l2.interleave_bytes));
+
+    // DRAM.
+    const DramTimingParams& t = d.timing;
+    if (std::uint64_t(d.bus_width_bits) * t.burst_length / 8 != d.access_bytes)
+      fail({"dram.access_bytes", "dram.bus_width_bits", "dram.timing.burst_length"},
+           fmt::format("dram.access_bytes ({}) must equal dram.bus_width_bits x dram.timing.burst_length / 8 "
+                       "({} x {} / 8 = {})",
+                       d.access_bytes, d.bus_width_bits, t.burst_length,
+                       std::uint64_t(d.bus_width_bits) * t.burst_length / 8));
+    if (d.row_bytes < d.access_bytes)
+      fail({"dram.row_bytes", "dram.access_bytes"},
+           fmt::format("dram.row_bytes ({}) is smaller than one access, dram.access_bytes ({})", d.row_bytes,
+                       d.access_bytes));
+    if (d.write_drain_high_watermark > d.write_queue_entries)
+      fail({"dram.write_drain_high_watermark", "dram.write_queue_entries"},
+           fmt::format("dram.write_drain_high_watermark ({}) exceeds dram.write_queue_entries ({})",
+                       d.write_drain_high_watermark, d.write_queue_entries));
+    if (d.write_drain_low_watermark >= d.write_drain_high_watermark)
+      fail({"dram.write_drain_low_watermark", "dram.write_drain_high_watermark"},
+           fmt::format("dram.write_drain_low_watermark ({}) must be below dram.write_drain_high_watermark ({})",
+                       d.write_drain_low_watermark, d.write_drain_high_watermark));
+    if (t.tRAS < t.tRCD)
+      fail({"dram.timing.tRAS", "dram.timing.tRCD"},
+           fmt::format("dram.timing.tRAS ({}) is shorter than dram.timing.tRCD ({})", t.tRAS, t.tRCD));
+    if (t.tRC < t.tRAS)
+      fail({"dram.timing.tRC", "dram.timing.tRAS"},
+           fmt::format("dram.timing.tRC ({}) is shorter than dram.timing.tRAS ({})", t.tRC, t.tRAS));
+    if (t.burst_length % d.transfers_per_clock != 0)
+      fail({"dram.timing.burst_length", "dram.transfers_per_clock"},
+           fmt::format("dram.timing.burst_length ({}) must be a multiple of dram.transfers_per_clock ({}): a burst "
+                       "takes whole command-clock cycles",
+                       t.burst_length, d.transfers_per_clock));
+    if (t.tCCD_L < t.tCCD_S)
+      fail({"dram.timing.tCCD_L", "dram.timing.tCCD_S"},
+           fmt::format("dram.timing.tCCD_L ({}) is shorter than dram.timing.tCCD_S ({})", t.tCCD_L, t.tCCD_S));
+    if (t.tRRD_L < t.tRRD_S)
+      fail({"dram.timing.tRRD_L", "dram.timing.tRRD_S"},
+           fmt::format("dram.timing.tRRD_L ({}) is shorter than dram.timing.tRRD_S ({})", t.tRRD_L, t.tRRD_S));
+    if (t.tFAW < t.tRRD_S)
+      fail({"dram.timing.tFAW", "dram.timing.tRRD_S"},
+           fmt::format("dram.timing.tFAW ({}) is shorter than dram.timing.tRRD_S ({})", t.tFAW, t.tRRD_S));
+    if (d.refresh && t.tREFI <= t.tRFC)
+      fail({"dram.timing.tREFI", "dram.timing.tRFC"},
+           fmt::format("dram.timing.tREFI ({}) must exceed dram.timing.tRFC ({}): the device would never leave refresh",
+                       t.tREFI, t.tRFC));
+  }
+};
+
+std::string markdownCell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace detail {
+std::vector<EffectiveKey> checkSchema(const Config& config, GpuParams& out) {
+  return Checker(config, schema()).run(out);
+}
+}  // namespace detail
+
+GpuParams GpuParams::fromConfig(const Config& config) { return config.params(); }
+
+std::string Config::schemaMarkdown() {
+  const Schema& s = schema();
+  GpuParams defaults;
+  std::string md = "| key | type | allowed | default | meaning |\n|---|---|---|---|---|\n";
+  std::set<std::string> printed;
+  for (const auto& k : s.keys) {
+    // A section's row comes before its first key.
+    std::vector<std::string> sections;
+    for (std::string p = parentOf(k.path); !p.empty(); p = parentOf(p)) sections.insert(sections.begin(), p);
+    for (const auto& sec : sections) {
+      if (!printed.insert(sec).second) continue;
+      const auto& desc = s.sections[s.section_index.at(sec)].description;
+      md += fmt::format("| **`{}`** | mapping | | | {} |\n", sec, markdownCell(desc));
+    }
+    std::string type, allowed;
+    switch (k.type) {
+      case Type::Int:
+        type = "integer";
+        allowed = k.imax == kNoMax ? fmt::format(">= {}", k.imin) : fmt::format("{} .. {}", k.imin, k.imax);
+        if (k.pow2) allowed = "power of two, " + allowed;
+        break;
+      case Type::Number:
+        type = "number";
+        allowed = fmt::format("> 0, <= {}", k.dmax);
+        break;
+      case Type::String:
+        type = "string";
+        if (k.choices.empty()) allowed = "non-empty";
+        for (std::size_t i = 0; i < k.choices.size(); ++i) allowed += (i ? ", `" : "`") + k.choices[i] + "`";
+        break;
+      case Type::Bool:
+        type = "bool";
+        allowed = "`true`, `false`";
+        break;
+    }
+    std::string def = k.required ? "required" : k.preset ? "preset" : "`" + valueText(k.field(defaults)) + "`";
+    md += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.path, type, allowed, def, markdownCell(k.description));
+  }
+  return md;
+}
+
+}  // namespace scgpu

@@ -1,0 +1,242 @@
+#include "tlm/gpu_top.h"
+
+#include <fmt/format.h>
+
+#include "tlm/blocks/dram_block.h"
+#include "tlm/blocks/gigathread_block.h"
+#include "tlm/blocks/l2_block.h"
+#include "tlm/blocks/sm_block.h"
+#include "tlm/blocks/xbar_block.h"
+
+namespace scgpu {
+
+namespace {
+
+// Femtoseconds resolve every clock period of the presets to well under a part per million.
+bool setTimeResolution() {
+  sc_core::sc_set_time_resolution(1, sc_core::SC_FS);
+  return true;
+}
+
+// The DRAM channels behind L2 slice `s` (see memsys/address_map.h).
+std::vector<std::uint32_t> channelsOfSlice(const memsys::AddressMap& map, std::uint32_t s) {
+  std::vector<std::uint32_t> out;
+  if (map.slices() >= map.channels()) {
+    out.push_back(map.channelOfSlice(s));
+  } else {
+    const std::uint32_t per = map.channels() / map.slices();
+    for (std::uint32_t k = 0; k < per; ++k) out.push_back(s * per + k);
+  }
+  return out;
+}
+
+}  // namespace
+
+GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::BackingStore& memory,
+               StatsRegistry& stats)
+    : sc_core::sc_module((setTimeResolution(), name)),
+      params_(params),
+      memory_(memory),
+      stats_(stats),
+      core_clk_("core_clock", params.clocks.core_clock_mhz),
+      icnt_clk_("icnt_clock", params.clocks.icnt_clock_mhz),
+      dram_clk_("dram_clock", params.clocks.dram_clock_mhz),
+      map_(params.l2, params.dram) {
+  const std::uint32_t nsm = params.sm.count, nslice = params.l2.slices, nch = params.dram.channels;
+  // Core domain, in tick order: the GigaThread engine, the SMs, then the kernel monitor.
+  gigathread_ = std::make_unique<GigaThreadBlock>("gigathread", params.gigathread, params.sm, nsm, stats, core_clk_);
+  for (std::uint32_t i = 0; i < nsm; ++i)
+    sms_.push_back(std::make_unique<SmBlock>(fmt::format("sm_{}", i).c_str(), params.sm, i, stats,
+                                             fmt::format("gpu.sm[{}]", i), core_clk_));
+  core_clk_.add({[this](std::uint64_t c) { coreTick(c); }, [this] { return !running_; }, {}});
+  // Interconnect domain: crossbar, then the slices.
+  xbar_ = std::make_unique<XbarBlock>("xbar", params.crossbar, nsm, nslice, map_, stats, icnt_clk_);
+  for (std::uint32_t j = 0; j < nslice; ++j)
+    l2_.push_back(std::make_unique<L2Block>(fmt::format("l2_{}", j).c_str(), params.l2, j, channelsOfSlice(map_, j),
+                                            map_, stats, icnt_clk_));
+  // DRAM domain: one port per slice that feeds the channel.
+  const std::uint32_t ports = nslice >= nch ? nslice / nch : 1;
+  for (std::uint32_t c = 0; c < nch; ++c)
+    dram_.push_back(std::make_unique<DramBlock>(fmt::format("dram_{}", c).c_str(), params.dram, c, ports, map_,
+                                                stats, dram_clk_));
+
+  // Bind the boundaries.
+  for (std::uint32_t i = 0; i < nsm; ++i) {
+    gigathread_->dispatch_out[i]->socket.bind(sms_[i]->dispatch_in.socket);
+    sms_[i]->retired_out.socket.bind(gigathread_->retired_in[i]->socket);
+    sms_[i]->to_xbar.socket.bind(xbar_->req_in[i]->socket);
+    xbar_->resp_out[i]->socket.bind(sms_[i]->from_xbar.socket);
+  }
+  for (std::uint32_t j = 0; j < nslice; ++j) {
+    xbar_->req_out[j]->socket.bind(l2_[j]->req_in.socket);
+    l2_[j]->resp_out.socket.bind(xbar_->resp_in[j]->socket);
+    const auto& chans = l2_[j]->channels();
+    for (std::size_t k = 0; k < chans.size(); ++k) {
+      const std::uint32_t port = nslice >= nch ? j % ports : 0;
+      l2_[j]->dram_out[k]->socket.bind(dram_[chans[k]]->req_in[port]->socket);
+      dram_[chans[k]]->resp_out[port]->socket.bind(l2_[j]->dram_in[k]->socket);
+    }
+  }
+}
+
+GpuTop::~GpuTop() = default;
+
+void GpuTop::coreTick(std::uint64_t cycle) {
+  if (!running_) return;
+  for (const auto& s : sms_) {
+    if (s->core.fault()) {
+      fault_ = s->core.fault();
+      break;
+    }
+  }
+  std::uint64_t issued = 0;
+  for (const auto& s : sms_) issued += s->core.instructionsIssued();
+  if (issued != last_issued_) {
+    last_issued_ = issued;
+    last_progress_cycle_ = cycle;
+  } else if (!fault_ && cycle - last_progress_cycle_ > params_.watchdog.no_progress_cycles) {
+    sm::FaultReport r;
+    r.kind = "watchdog";
+    r.kernel = launch_->program->kernel_name;
+    r.message = fmt::format("no instruction issued on any SM for {} core cycles (watchdog.no_progress_cycles); "
+                            "state of every warp and queue:\n{}",
+                            cycle - last_progress_cycle_, dumpState());
+    fault_ = r;
+  }
+  const bool done = gigathread_->engine.kernelDone();
+  if (done || fault_) {
+    end_cycle_ = cycle;
+    running_ = false;
+    sc_core::sc_pause();
+  }
+}
+
+KernelRun GpuTop::run(sm::LaunchState& launch, const sm::KernelResources& k) {
+  KernelRun out;
+  const sm::Occupancy occ = sm::theoreticalOccupancy(params_.sm, k);
+  if (occ.blocks_per_sm == 0) {
+    sm::FaultReport r;
+    r.kind = "invalid configuration";
+    r.kernel = launch.program->kernel_name;
+    r.message = fmt::format("one block ({} threads, {} registers per thread, {} bytes of shared memory) needs more "
+                            "than an SM has ({} is the limit)",
+                            k.threads_per_block, k.registers_per_thread, k.static_shared_bytes + k.dynamic_shared_bytes,
+                            occ.limiter);
+    out.fault = r;
+    return out;
+  }
+  launch_ = &launch;
+  fault_.reset();
+  for (auto& s : sms_) s->core.setLaunch(&launch, k);
+  const std::uint64_t warp_before = stats_.sum("gpu.sm[", "].warp_instructions");
+  const std::uint64_t thread_before = stats_.sum("gpu.sm[", "].thread_instructions");
+  const std::uint64_t blocks = std::uint64_t(launch.grid[0]) * launch.grid[1] * launch.grid[2];
+  const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+  start_cycle_ = t0.value() / core_clk_.period().value();
+  last_progress_cycle_ = start_cycle_;
+  gigathread_->engine.startKernel(blocks, sm::blockCost(params_.sm, k), start_cycle_);
+  running_ = true;
+  core_clk_.wake();
+  sc_core::sc_start();
+  if (running_) {
+    // Every clock domain went to sleep with the kernel unfinished: nothing can ever happen again.
+    running_ = false;
+    sm::FaultReport r;
+    r.kind = "watchdog";
+    r.kernel = launch.program->kernel_name;
+    r.message = "the simulation ran out of activity with blocks unfinished; state:\n" + dumpState();
+    fault_ = r;
+    end_cycle_ = sc_core::sc_time_stamp().value() / core_clk_.period().value();
+  }
+  ++kernels_;
+  out.fault = fault_;
+  out.core_cycles = end_cycle_ - start_cycle_;
+  out.simulated_ns = (sc_core::sc_time_stamp() - t0).to_seconds() * 1e9;
+  out.warp_instructions = stats_.sum("gpu.sm[", "].warp_instructions") - warp_before;
+  out.thread_instructions = stats_.sum("gpu.sm[", "].thread_instructions") - thread_before;
+  out.blocks = gigathread_->engine.blocksCompleted();
+  total_core_cycles_ += out.core_cycles;
+  total_ns_ += out.simulated_ns;
+  launch_ = nullptr;
+  return out;
+}
+
+std::string GpuTop::dumpState() const {
+  std::string s;
+  for (const auto& sm : sms_) {
+    std::string d = sm->core.dumpState();
+    if (!d.empty()) s += d;
+  }
+  for (std::size_t j = 0; j < l2_.size(); ++j) {
+    const auto& sl = l2_[j]->slice;
+    if (sl.queueDepth() || sl.mshrUsed())
+      s += fmt::format("l2[{}]: request queue {}, MSHRs in use {}\n", j, sl.queueDepth(), sl.mshrUsed());
+  }
+  for (std::size_t c = 0; c < dram_.size(); ++c) {
+    const auto& ch = dram_[c]->channel;
+    if (ch.readQueueDepth() || ch.writeQueueDepth())
+      s += fmt::format("dram[{}]: read queue {}, write queue {}\n", c, ch.readQueueDepth(), ch.writeQueueDepth());
+  }
+  const memsys::Crossbar& x = xbar_->xbar;
+  for (std::uint32_t i = 0; i < sms_.size(); ++i)
+    if (x.requestInputFlits(i) || x.responseOutputFlits(i) || xbar_->resp_out[i]->ready() == false)
+      s += fmt::format("crossbar sm port {}: request input {} flits, response output {} flits{}\n", i,
+                       x.requestInputFlits(i), x.responseOutputFlits(i),
+                       xbar_->resp_out[i]->ready() ? "" : ", link to the SM blocked");
+  for (std::uint32_t j = 0; j < l2_.size(); ++j)
+    if (x.requestOutputFlits(j) || x.responseInputFlits(j) || !xbar_->req_out[j]->ready())
+      s += fmt::format("crossbar l2 port {}: request output {} flits, response input {} flits{}\n", j,
+                       x.requestOutputFlits(j), x.responseInputFlits(j),
+                       xbar_->req_out[j]->ready() ? "" : ", link to the slice blocked");
+  return s;
+}
+
+void GpuTop::computeMetrics() {
+  StatsRegistry& st = stats_;
+  const double cycles = double(total_core_cycles_);
+  const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+  const double warp_inst = double(st.sum("gpu.sm[", "].warp_instructions"));
+  st.setMetric("gpu.cycles", cycles, "core cycles of all kernels");
+  st.setMetric("gpu.simulated_ns", total_ns_);
+  st.setMetric("gpu.ipc", ratio(warp_inst, cycles), "warp instructions per core cycle, whole GPU");
+  st.setMetric("sm__inst_executed.avg.per_cycle_active",
+               ratio(warp_inst, double(st.sum("gpu.sm[", "].active_cycles"))),
+               "warp instructions per active SM cycle (Nsight: IPC)");
+  st.setMetric("sm__warps_active.avg.pct_of_peak_sustained_active",
+               100.0 * ratio(double(st.sum("gpu.sm[", "].active_warps_sum")),
+                             double(st.sum("gpu.sm[", "].active_cycles")) * params_.sm.max_warps_per_sm),
+               "achieved occupancy");
+  const double l1h = double(st.sum("gpu.sm[", "].l1.hits")), l1m = double(st.sum("gpu.sm[", "].l1.misses"));
+  st.setMetric("l1tex__t_sector_hit_rate.pct", 100.0 * ratio(l1h, l1h + l1m), "L1 sector hit rate");
+  st.setMetric("l1tex__t_sectors_per_request",
+               ratio(double(st.sum("gpu.sm[", "].lsu.global_sectors")), double(st.sum("gpu.sm[", "].lsu.global_requests"))),
+               "sectors per global request (line)");
+  const double l2h = double(st.sum("gpu.l2[", "].hits")), l2m = double(st.sum("gpu.l2[", "].misses"));
+  st.setMetric("lts__t_sector_hit_rate.pct", 100.0 * ratio(l2h, l2h + l2m), "L2 sector hit rate");
+  const double rd = double(st.sum("gpu.dram[", "].reads")), wr = double(st.sum("gpu.dram[", "].writes"));
+  const double bytes = (rd + wr) * params_.dram.access_bytes;
+  st.setMetric("dram__bytes.sum", bytes);
+  st.setMetric("dram__bytes.sum.per_second", ratio(bytes, total_ns_ * 1e-9), "DRAM bandwidth, bytes/s");
+  const double peak = double(params_.dram.channels) * params_.dram.bus_width_bits / 8.0 *
+                      params_.dram.transfers_per_clock * params_.clocks.dram_clock_mhz * 1e6;
+  st.setMetric("dram__throughput.avg.pct_of_peak_sustained_elapsed",
+               100.0 * ratio(ratio(bytes, total_ns_ * 1e-9), peak), "DRAM bandwidth as a share of peak");
+  const double hits = double(st.sum("gpu.dram[", "].row_hits"));
+  const double misses = double(st.sum("gpu.dram[", "].row_misses")) + double(st.sum("gpu.dram[", "].row_conflicts"));
+  st.setMetric("dram.row_buffer_hit_rate.pct", 100.0 * ratio(hits, hits + misses));
+  const double flits = double(st.value("gpu.xbar.request_flits") + st.value("gpu.xbar.response_flits"));
+  const double icnt_cycles = total_ns_ * params_.clocks.icnt_clock_mhz * 1e-3;
+  st.setMetric("xbar.utilization.pct",
+               100.0 * ratio(flits, icnt_cycles * double(params_.sm.count + params_.l2.slices)),
+               "flits moved per port-cycle, both networks");
+  // Stall breakdown: each scheduler records one reason per cycle.
+  static const char* reasons[] = {"selected", "long_scoreboard", "short_scoreboard", "wait", "barrier",
+                                  "math_pipe_throttle", "mio_throttle", "not_selected", "no_instruction"};
+  double total = 0;
+  for (const char* r : reasons) total += double(st.sum("gpu.sm[", std::string(".stall.") + r));
+  for (const char* r : reasons)
+    st.setMetric(std::string("stall.") + r + ".pct",
+                 100.0 * ratio(double(st.sum("gpu.sm[", std::string(".stall.") + r)), total));
+}
+
+}  // namespace scgpu

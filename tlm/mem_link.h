@@ -1,0 +1,162 @@
+// One direction of a block boundary. A LinkOut (initiator socket) sends messages to a LinkIn
+// (target socket) with the TLM-2.0 base protocol: BEGIN_REQ forward; the target either accepts at
+// once (END_REQ on the return path, TLM_UPDATED) or holds the transaction until it has room and
+// then sends END_REQ backward. Until that END_REQ the link takes nothing more: that is the
+// back-pressure. Each block boundary is a set of such links (requests one way, responses the
+// other), so every queue in the chip has exactly one producer, which keeps the model deterministic.
+//
+// The message rides in a tlm_generic_payload as a LinkExtension<Msg>; for memory requests the
+// payload's address, command and length mirror it for tools that look only at the generic payload.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "memsys/mem_request.h"
+
+namespace scgpu {
+
+template <typename Msg>
+struct LinkExtension : tlm::tlm_extension<LinkExtension<Msg>> {
+  Msg msg{};
+  tlm::tlm_extension_base* clone() const override { return new LinkExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override { msg = static_cast<const LinkExtension&>(other).msg; }
+};
+
+// Fills the generic-payload fields that mirror a message (memory requests only).
+inline void describe(tlm::tlm_generic_payload& p, const memsys::MemRequest& r) {
+  p.set_address(r.addr);
+  p.set_command(r.op == memsys::MemOp::Write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  p.set_data_length(r.bytes);
+  p.set_streaming_width(r.bytes);
+}
+template <typename Msg>
+inline void describe(tlm::tlm_generic_payload& p, const Msg&) {
+  p.set_command(tlm::TLM_IGNORE_COMMAND);
+}
+
+template <typename Msg>
+class LinkOut : public tlm::tlm_bw_transport_if<> {
+ public:
+  explicit LinkOut(const char* name) : socket(name) { socket.bind(*this); }
+  ~LinkOut() override {
+    for (auto& p : all_) p->template clear_extension<LinkExtension<Msg>>();
+  }
+  tlm::tlm_initiator_socket<> socket;
+
+  // True when the link can take a message now.
+  bool ready() const { return !blocked_; }
+  // Hands a message to the target, which now owns it (accepted at once or held for later); the
+  // caller drops it from its own queue. Requires ready().
+  void send(const Msg& m) {
+    sc_assert(!blocked_);
+    tlm::tlm_generic_payload* p = acquire();
+    LinkExtension<Msg>* ext = nullptr;
+    p->get_extension(ext);
+    ext->msg = m;
+    p->set_data_ptr(nullptr);  // values live in the functional core; the timing model moves none
+    describe(*p, m);
+    p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    if (socket->nb_transport_fw(*p, phase, t) == tlm::TLM_UPDATED && phase == tlm::END_REQ)
+      free_.push_back(p);
+    else
+      blocked_ = true;  // held by the target until its END_REQ
+  }
+
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time&) override {
+    sc_assert(phase == tlm::END_REQ);
+    blocked_ = false;
+    free_.push_back(&p);
+    return tlm::TLM_ACCEPTED;
+  }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+
+ private:
+  tlm::tlm_generic_payload* acquire() {
+    if (free_.empty()) {
+      all_.push_back(std::make_unique<tlm::tlm_generic_payload>());
+      all_.back()->set_extension(new LinkExtension<Msg>);
+      free_.push_back(all_.back().get());
+    }
+    tlm::tlm_generic_payload* p = free_.back();
+    free_.pop_back();
+    return p;
+  }
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> all_;
+  std::vector<tlm::tlm_generic_payload*> free_;
+  bool blocked_ = false;
+};
+
+template <typename Msg>
+class LinkIn : public tlm::tlm_fw_transport_if<> {
+ public:
+  // `accept` offers a message to the receiving component: true if it took it. `wake` is called
+  // when one was taken (to wake the receiver's clock domain).
+  LinkIn(const char* name, std::function<bool(const Msg&)> accept, std::function<void()> wake)
+      : socket(name), accept_(std::move(accept)), wake_(std::move(wake)) {
+    socket.bind(*this);
+  }
+  tlm::tlm_target_socket<> socket;
+
+  // Accepts a held message once the component has room; the owner calls it every cycle.
+  void retry() {
+    if (!held_ || !accept_(messageOf(*held_))) return;
+    tlm::tlm_generic_payload* p = held_;
+    held_ = nullptr;
+    p->set_response_status(tlm::TLM_OK_RESPONSE);
+    tlm::tlm_phase phase = tlm::END_REQ;
+    sc_core::sc_time t = sc_core::SC_ZERO_TIME;
+    socket->nb_transport_bw(*p, phase, t);
+    wake_();
+  }
+  bool holding() const { return held_ != nullptr; }
+
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time&) override {
+    sc_assert(phase == tlm::BEGIN_REQ && !held_);
+    if (accept_(messageOf(p))) {
+      p.set_response_status(tlm::TLM_OK_RESPONSE);
+      phase = tlm::END_REQ;
+      wake_();
+      return tlm::TLM_UPDATED;
+    }
+    held_ = &p;
+    return tlm::TLM_ACCEPTED;
+  }
+  // Only the non-blocking, back-pressured protocol is modelled on these links.
+  void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time&) override {
+    p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+  }
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
+  unsigned int transport_dbg(tlm::tlm_generic_payload&) override { return 0; }
+
+ private:
+  static const Msg& messageOf(tlm::tlm_generic_payload& p) {
+    LinkExtension<Msg>* ext = nullptr;
+    p.get_extension(ext);
+    sc_assert(ext);  // every payload on a link is made by its LinkOut
+    return ext->msg;
+  }
+  std::function<bool(const Msg&)> accept_;
+  std::function<void()> wake_;
+  tlm::tlm_generic_payload* held_ = nullptr;
+};
+
+using MemOut = LinkOut<memsys::MemRequest>;
+using MemIn = LinkIn<memsys::MemRequest>;
+
+// The GigaThread engine's boundary to an SM: a block to start, and a block that retired.
+struct BlockDispatch {
+  std::uint32_t block = 0;   // linear block index in the grid
+};
+struct BlockRetired {
+  std::uint32_t block = 0;
+  std::uint32_t sm = 0;
+};
+
+}  // namespace scgpu
