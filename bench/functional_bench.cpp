@@ -1,7 +1,7 @@
 // Simulation speed of the functional mode: runs suite workloads and reports thread instructions
 // per second of wall time spent inside kernel launches (host-side setup and checks excluded).
 // bench/README.md says how to run it and what the goal is.
-#include <systemc>
+#include "tlm/sc_entry.h"
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -190,3 +190,5 @@ int sc_main(int argc, char** argv) {
     return 3;
   }
 }
+
+SCGPU_SYSTEMC_MAIN

@@ -1,7 +1,5 @@
 #include "driver/timing_backend.h"
 
-#include <cstdlib>
-
 #include <fmt/format.h>
 
 #include "driver/register_counts.h"
@@ -22,8 +20,6 @@ TimingBackend::TimingBackend(const Config& config, memsys::BackingStore& memory)
                        "a timing-mode runtime already exists in this process (SystemC elaborates one design per "
                        "process); use one Runtime in timing mode, or functional mode");
   g_timing_model_exists = true;
-  // SystemC prints a banner on first use; keep the output to what the user asked for.
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   top_ = std::make_unique<GpuTop>("gpu", params_, memory, stats_);
 }
 

@@ -421,7 +421,7 @@ TEST_F(LaunchFileTest, MissingLaunchFile) {
 // `scgpu run BAD.yaml` exits 3 and names the position, before any device is built.
 TEST_F(LaunchFileTest, CommandLineExitCodeForInputErrors) {
   const std::string file = write("bad.yaml", std::string(kHead) + "args: [nothere]\n");
-  std::vector<std::string> argv_s = {"scgpu", "run", file};
+  std::vector<std::string> argv_s = {"scgpu", "run", file, "--mode", "functional"};
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   ::testing::internal::CaptureStderr();
@@ -431,7 +431,7 @@ TEST_F(LaunchFileTest, CommandLineExitCodeForInputErrors) {
   EXPECT_NE(err.find(file + ":5:8: error: unknown buffer 'nothere'"), std::string::npos) << err;
 
   // Options for suite workloads don't apply to launch files.
-  argv_s = {"scgpu", "run", file, "--scale", "2"};
+  argv_s = {"scgpu", "run", file, "--mode", "functional", "--scale", "2"};
   argv.clear();
   for (auto& a : argv_s) argv.push_back(a.data());
   ::testing::internal::CaptureStderr();
@@ -658,7 +658,7 @@ buffers:
 args: [data, {scalar: {type: u32, value: 64}}]
 )");
   const std::string json = path("stats.json");
-  std::vector<std::string> argv_s = {"scgpu", "run", file, "--quiet", "--stats-json", json};
+  std::vector<std::string> argv_s = {"scgpu", "run", file, "--mode", "functional", "--quiet", "--stats-json", json};
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   EXPECT_EQ(scgpu::cli::main(int(argv.size()), argv.data()), kExitOk);
@@ -670,7 +670,7 @@ args: [data, {scalar: {type: u32, value: 64}}]
   // A wrong expectation exits 1.
   expected[5] = 0;
   writeRaw("expected.bin", expected);
-  argv_s = {"scgpu", "run", file, "--quiet"};
+  argv_s = {"scgpu", "run", file, "--mode", "functional", "--quiet"};
   argv.clear();
   for (auto& a : argv_s) argv.push_back(a.data());
   ::testing::internal::CaptureStdout();

@@ -363,6 +363,30 @@ TEST(SmTiming, WideSharedAccessesAreServedPerHalfAndQuarterWarp) {
   }
 }
 
+TEST(SmTiming, FullLsuQueueThrottlesIssue) {
+  // Eight warps each issue a 32-way conflicted shared load (32 wavefronts, 32 LSU cycles) into a
+  // queue of two: issue waits for room (mio_throttle), and the LSU works 8 x 32 cycles.
+  SmParams p = testParams();
+  p.lsu_queue_entries = 2;
+  Bench b(sharedKernel(2, "ld.shared.u32 %r7, [%r6];"), "sh", p);
+  b.param<std::uint32_t>(0, 32u);
+  b.configure(256);
+  b.runBlock(0);
+  EXPECT_EQ(b.stat("lsu.shared_wavefronts"), 8u * 32u);
+  EXPECT_GT(b.stat("sched[0].stall.mio_throttle"), 0u);
+  EXPECT_GT(b.stat("warp_state.mio_throttle"), b.stat("sched[0].stall.mio_throttle"));
+  // The last warp's load reaches the LSU after the seven before it: its result comes at least
+  // 8 x 32 wavefront cycles after the first load issued.
+  const std::uint32_t ld = b.pcOf(ptx::Op::Ld, 1);
+  std::uint64_t first = ~0ull, last_use = 0;
+  for (int w = 0; w < 8; ++w) {
+    first = std::min(first, b.issueCycle(w, ld));
+    last_use = std::max(last_use, b.issueCycle(w, ld + 1));
+  }
+  EXPECT_GE(last_use - first, 8u * 32u - 1 + p.shared_memory_latency_cycles);
+  b.checkOneReasonPerCycle();
+}
+
 // ---------------------------------------------------------------------------------------------
 // (c) Global coalescing: 32 lanes read 4-byte elements o + s*lane of a 256-byte aligned buffer.
 
@@ -757,6 +781,8 @@ TEST(SmTiming, ResultsEqualFunctionalModeUnderEveryPolicy) {
     EXPECT_EQ(b.stat("lsu.atomics"), blocks);
     EXPECT_TRUE(b.sm_->idle());
     b.checkOneReasonPerCycle();
+    // Every live warp is sampled once per cycle.
+    EXPECT_EQ(b.stats_.sum("sm.warp_state.", "") - b.stat("warp_state.drain"), b.stat("active_warps_sum"));
     // Occupancy bookkeeping: never more resident warps than three blocks hold.
     EXPECT_LE(b.stat("active_warps_sum"), b.stat("active_cycles") * 3 * (threads / 32));
   }

@@ -118,6 +118,24 @@ std::uint32_t Lsu::sharedWavefronts(const MemTrace& t, std::uint32_t lanes, bool
       const std::uint64_t a = t.addr[lane];
       for (std::uint64_t w = a / bw; w <= (a + bytes - 1) / bw && n < 256; ++w) words[n++] = w;
     }
+    if (!atomic && banks <= 64) {
+      // Common case first: no two distinct words share a bank (one wavefront).
+      std::uint64_t seen = 0, word_of[64];
+      bool conflict = false;
+      for (std::uint32_t i = 0; i < n && !conflict; ++i) {
+        const std::uint32_t bank = std::uint32_t(words[i] % banks);
+        if (!(seen >> bank & 1)) {
+          seen |= 1ull << bank;
+          word_of[bank] = words[i];
+        } else {
+          conflict = word_of[bank] != words[i];
+        }
+      }
+      if (!conflict) {
+        total += 1;
+        continue;
+      }
+    }
     if (!atomic) {
       std::sort(words, words + n);
       n = std::uint32_t(std::unique(words, words + n) - words);
