@@ -8,7 +8,7 @@ packages=(
   libsystemc-dev verilator libyaml-cpp-dev gtkwave
   libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
-  python3 python3-numpy
+  python3 python3-numpy time
 )
 
 missing=()
