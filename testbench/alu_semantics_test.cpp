@@ -108,10 +108,13 @@ std::uint64_t ev(Op op, Type t, std::initializer_list<std::uint64_t> srcs, std::
                  Round r = Round::None) {
   return eval(inst(op, t, int(srcs.size()), flags, r), srcs);
 }
+// The result as an instruction reading a 32-bit register sees it (64-bit results whole): a narrow
+// signed result reads back sign-extended, as on the GPU.
 std::uint64_t cvt(Type dst, Type src, std::uint64_t v, std::uint32_t flags = 0, Round r = Round::None) {
   DecodedInst in = inst(Op::Cvt, dst, 1, flags, r);
   in.type2 = src;
-  return eval(in, {v});
+  const std::uint64_t slot = eval(in, {v});
+  return ptx::sizeOf(dst) == 8 ? slot : slot & 0xFFFFFFFFu;
 }
 bool supported(const DecodedInst& in) { return sm::selectAluHandler(in) != nullptr; }
 
@@ -771,7 +774,7 @@ TEST(AluHalf, MinMaxAbsNegApprox) {
   EXPECT_EQ(ev(Op::Abs, Type::F16, {0x8001}, ptx::kFtz), 0u);
   EXPECT_EQ(ev(Op::Ex2, Type::F16, {0x3C00}, ptx::kApprox), 0x4000u);
   EXPECT_EQ(ev(Op::Ex2, Type::F16x2, {0x3C00BC00u}, ptx::kApprox), 0x40003800u);
-  EXPECT_EQ(ev(Op::Ex2, Type::BF16, {0x3F80}, ptx::kApprox), 0x4000u);
+  EXPECT_EQ(ev(Op::Ex2, Type::BF16, {0x3F80}, ptx::kApprox | ptx::kFtz), 0x4000u);  // (sm_90)
   EXPECT_NEAR(sm::fp::halfToFloat(std::uint16_t(ev(Op::Tanh, Type::F16, {0x3800}, ptx::kApprox))), 0.4621f, 1e-3f);
 }
 
@@ -934,11 +937,11 @@ TEST(AluCvt, IntToInt) {
   EXPECT_EQ(cvt(Type::U32, Type::U8, 0xFFFFFF80u), 0x80u);  // only the source's bits are read
   EXPECT_EQ(cvt(Type::S64, Type::S32, 0x80000000u), 0xFFFFFFFF80000000ull);
   EXPECT_EQ(cvt(Type::U64, Type::S32, 0xFFFFFFFFu), ~0ull);
-  EXPECT_EQ(cvt(Type::S8, Type::S32, 0x1FF), 0xFFu);  // narrow signed: zero-extended from 8 bits
+  EXPECT_EQ(cvt(Type::S8, Type::S32, 0x1FF), 0xFFFFFFFFu);  // narrow signed: sign-extended in the register (sm_90)
   EXPECT_EQ(cvt(Type::S16, Type::S64, 0x123456789ull), 0x6789u);
   EXPECT_EQ(cvt(Type::U8, Type::S32, u32(-5), ptx::kSat), 0u);  // (sm_90)
   EXPECT_EQ(cvt(Type::U8, Type::S32, 300, ptx::kSat), 255u);
-  EXPECT_EQ(cvt(Type::S8, Type::S32, u32(-300), ptx::kSat), 0x80u);
+  EXPECT_EQ(cvt(Type::S8, Type::S32, u32(-300), ptx::kSat), 0xFFFFFF80u);
   EXPECT_EQ(cvt(Type::S32, Type::U32, 0xFFFFFFFFu, ptx::kSat), 0x7FFFFFFFu);
   EXPECT_EQ(cvt(Type::U32, Type::S64, 0x8000000000000000ull, ptx::kSat), 0u);
   EXPECT_EQ(cvt(Type::S64, Type::U64, ~0ull, ptx::kSat), 0x7FFFFFFFFFFFFFFFull);
@@ -959,7 +962,7 @@ TEST(AluCvt, FloatToInt) {
   EXPECT_EQ(cvt(Type::S32, Type::F32, F(-2147483904.0f), 0, Round::Rzi), 0x80000000u);
   EXPECT_EQ(cvt(Type::S32, Type::F32, F(0.1f), 0, Round::Rpi), 1u);
   EXPECT_EQ(cvt(Type::U8, Type::F32, F(300.0f), 0, Round::Rzi), 0xFFu);
-  EXPECT_EQ(cvt(Type::S8, Type::F32, F(-300.0f), 0, Round::Rzi), 0x80u);
+  EXPECT_EQ(cvt(Type::S8, Type::F32, F(-300.0f), 0, Round::Rzi), 0xFFFFFF80u);  // -128, sign-extended (sm_90)
   EXPECT_EQ(cvt(Type::U16, Type::F16, 0x7C00, 0, Round::Rzi), 0xFFFFu);
   // NaN gives 0, but the sign bit alone into 64-bit integers or from f64 (sm_90).
   EXPECT_EQ(cvt(Type::U32, Type::F32, 0x7FC00001u, 0, Round::Rni), 0u);

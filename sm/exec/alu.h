@@ -59,6 +59,19 @@ inline void map1(ExecContext& c, const ptx::DecodedInst& in, F&& f) {
   const std::uint64_t* a = lanes(c, in.src[0]);
   forLanes(c.mask, [&](int l) { d[l] = bitsOf<D>(f(as<A>(a[l]))); });
 }
+// As map1, but a signed integer result is sign-extended to the whole 64-bit slot: a narrow
+// signed cvt into a wider register reads back sign-extended at any width, as on the GPU
+// (cvt.rzi.s8.f32 into a 32-bit register gives 0xFFFFFF80).
+template <class D, class A, class F>
+inline void map1Widen(ExecContext& c, const ptx::DecodedInst& in, F&& f) {
+  std::uint64_t* d = lanes(c, in.dst[0]);
+  const std::uint64_t* a = lanes(c, in.src[0]);
+  forLanes(c.mask, [&](int l) {
+    const D v = f(as<A>(a[l]));
+    if constexpr (std::is_signed_v<D>) d[l] = std::uint64_t(std::int64_t(v));
+    else d[l] = bitsOf<D>(v);
+  });
+}
 template <class D, class A, class B, class F>
 inline void map2(ExecContext& c, const ptx::DecodedInst& in, F&& f) {
   std::uint64_t* d = lanes(c, in.dst[0]);

@@ -160,6 +160,9 @@ void approxH(ExecContext& c, const DecodedInst& in) {
 template <class E, bool Pair>
 ExecFn selectFor(const DecodedInst& in, bool isF16) {
   const bool ftz = in.flags & ptx::kFtz, sat = in.flags & ptx::kSat, relu = in.flags & ptx::kRelu;
+  // ex2/tanh.approx: .ftz (required for bf16) makes no difference to these results.
+  if (in.op == Op::Ex2) return sat || relu ? nullptr : &approxH<E, FEx2, Pair>;
+  if (in.op == Op::Tanh) return sat || relu ? nullptr : &approxH<E, FTanh, Pair>;
   if (!isF16 && (ftz || sat)) return nullptr;
   auto bin = [&](auto opTag) -> ExecFn {
     constexpr HOp O = decltype(opTag)::value;
@@ -199,8 +202,6 @@ ExecFn selectFor(const DecodedInst& in, bool isF16) {
       if (nan) return ftz ? &minMaxH<E, false, true, true, Pair> : &minMaxH<E, false, true, false, Pair>;
       return ftz ? &minMaxH<E, false, false, true, Pair> : &minMaxH<E, false, false, false, Pair>;
     }
-    case Op::Ex2: return &approxH<E, FEx2, Pair>;
-    case Op::Tanh: return &approxH<E, FTanh, Pair>;
     default: return nullptr;
   }
 }

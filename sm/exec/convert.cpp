@@ -3,15 +3,20 @@
 //
 // cvt semantics (PTX ISA 8.x):
 //  - int -> int: truncation or sign/zero extension by the source type; .sat clamps to the
-//    destination range. A narrow signed result is written zero-extended from its width.
+//    destination range. A signed result is written sign-extended to the whole register slot
+//    (map1Widen), so a narrow signed cvt into a wider register reads back as on the GPU.
 //  - float -> int: .rni/.rzi/.rmi/.rpi (none given: .rzi); always saturating to the destination
 //    range; NaN gives 0 (or the sign bit, see cvtFI); .ftz flushes an f32 subnormal source first.
 //  - int -> float: .rn/.rz/.rm/.rp, exact for every 64-bit value (fp::roundPack).
 //  - float -> float: widening is exact; narrowing rounds once with the mode (no double rounding:
 //    the source is held exactly in a double and rounded straight to the target format); the
 //    same type with .rni/.rzi/.rmi/.rpi rounds to an integral value. .ftz flushes f32 subnormal
-//    sources and results; .sat clamps to [0, 1] (NaN -> +0); .relu (f16/bf16/tf32) clamps
-//    negative results to +0 and keeps NaN (canonical). NaN results are canonical NaNs.
+//    sources (not when converting to f16, as measured) and tiny f32 results; .sat clamps to
+//    [0, 1] (NaN -> +0); .relu (f16/bf16/tf32) clamps negative results and -0 to +0 and keeps
+//    NaN (canonical). NaN results are as the GPU gives them (see cvtNaN).
+//
+// Where the ISA leaves a result open (NaN payloads, NaN -> integer), the behaviour was measured
+// on an H100 (sm_90).
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -256,7 +261,7 @@ void cvtRoundInt(ExecContext& c, const DecodedInst& in) {
 // from an f64, where it gives the destination's sign bit alone (0x80, 0x8000, 0x80000000, 2^63).
 template <class D, class SK, RMode R, bool Ftz>
 void cvtFI(ExecContext& c, const DecodedInst& in) {
-  map1<D, std::uint64_t>(c, in, [](std::uint64_t b) -> D {
+  map1Widen<D, std::uint64_t>(c, in, [](std::uint64_t b) -> D {
     double x = SK::get(b);
     if constexpr (Ftz && SK::kIsF32) x = ftzAsF32(x);
     if (x != x) {
@@ -294,7 +299,7 @@ void cvtIF(ExecContext& c, const DecodedInst& in) {
 // int -> int
 template <class D, class S, bool Sat>
 void cvtII(ExecContext& c, const DecodedInst& in) {
-  map1<D, S>(c, in, [](S v) -> D {
+  map1Widen<D, S>(c, in, [](S v) -> D {
     if constexpr (!Sat) {
       return D(v);
     } else {
