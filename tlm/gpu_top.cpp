@@ -1,5 +1,11 @@
 #include "tlm/gpu_top.h"
 
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "tlm/blocks/dram_block.h"
@@ -42,6 +48,9 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
       icnt_clk_("icnt_clock", params.clocks.icnt_clock_mhz),
       dram_clk_("dram_clock", params.clocks.dram_clock_mhz),
       map_(params.l2, params.dram) {
+  // Progress goes to a terminal only (SCGPU_PROGRESS=0/1 overrides), never into files or tests.
+  const char* env = std::getenv("SCGPU_PROGRESS");
+  progress_ = env ? std::string(env) == "1" : isatty(STDERR_FILENO) != 0;
   const std::uint32_t nsm = params.sm.count, nslice = params.l2.slices, nch = params.dram.channels;
   // Core domain, in tick order: the GigaThread engine, the SMs, then the kernel monitor.
   gigathread_ = std::make_unique<GigaThreadBlock>("gigathread", params.gigathread, params.sm, nsm, stats, core_clk_);
@@ -83,6 +92,7 @@ GpuTop::~GpuTop() = default;
 
 void GpuTop::coreTick(std::uint64_t cycle) {
   if (!running_) return;
+  if (progress_ && (cycle & 0x3FFFF) == 0) reportProgress(cycle);
   for (const auto& s : sms_) {
     if (s->core.fault()) {
       fault_ = s->core.fault();
@@ -107,8 +117,26 @@ void GpuTop::coreTick(std::uint64_t cycle) {
   if (done || fault_) {
     end_cycle_ = cycle;
     running_ = false;
+    if (progress_shown_) std::fputs("\r\033[K", stderr);
+    progress_shown_ = false;
     sc_core::sc_pause();
   }
+}
+
+// One status line on a terminal, rewritten in place: simulated cycles, blocks done, speed.
+void GpuTop::reportProgress(std::uint64_t cycle) {
+  const auto now = std::chrono::steady_clock::now();
+  const double secs = std::chrono::duration<double>(now - wall_start_).count();
+  if (secs < 1.0) return;  // short runs stay quiet
+  std::uint64_t issued = 0;
+  for (const auto& s : sms_) issued += s->core.instructionsIssued();
+  const GigaThread& gt = gigathread_->engine;
+  std::fprintf(stderr, "\r\033[K[scgpu] %s: cycle %llu, blocks %llu/%llu, %.1f KIPS, %.0f cycles/s",
+               launch_->program->kernel_name.c_str(), static_cast<unsigned long long>(cycle - start_cycle_),
+               static_cast<unsigned long long>(gt.blocksCompleted()), static_cast<unsigned long long>(gt.totalBlocks()),
+               double(issued - issued_at_start_) / secs / 1e3, double(cycle - start_cycle_) / secs);
+  std::fflush(stderr);
+  progress_shown_ = true;
 }
 
 KernelRun GpuTop::run(sm::LaunchState& launch, const sm::KernelResources& k) {
@@ -127,6 +155,9 @@ KernelRun GpuTop::run(sm::LaunchState& launch, const sm::KernelResources& k) {
   }
   launch_ = &launch;
   fault_.reset();
+  wall_start_ = std::chrono::steady_clock::now();
+  issued_at_start_ = 0;
+  for (const auto& s : sms_) issued_at_start_ += s->core.instructionsIssued();
   for (auto& s : sms_) s->core.setLaunch(&launch, k);
   const std::uint64_t warp_before = stats_.sum("gpu.sm[", "].warp_instructions");
   const std::uint64_t thread_before = stats_.sum("gpu.sm[", "].thread_instructions");

@@ -4,6 +4,7 @@
 // fault or the watchdog stops it). A process holds at most one GpuTop: SystemC elaborates once.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -55,6 +56,7 @@ class GpuTop : public sc_core::sc_module {
  private:
   friend class GigaThreadBlock;
   void coreTick(std::uint64_t cycle);
+  void reportProgress(std::uint64_t cycle);
 
   GpuParams params_;
   memsys::BackingStore& memory_;
@@ -76,6 +78,9 @@ class GpuTop : public sc_core::sc_module {
   std::uint64_t kernels_ = 0;
   std::uint64_t total_core_cycles_ = 0;
   double total_ns_ = 0;
+  bool progress_ = false, progress_shown_ = false;
+  std::chrono::steady_clock::time_point wall_start_;
+  std::uint64_t issued_at_start_ = 0;
 };
 
 }  // namespace scgpu
