@@ -142,13 +142,12 @@ std::string timingSummary(const nlohmann::json& stats) {
                                           get("dram__throughput.avg.pct_of_peak_sustained_elapsed"))});
   t.addRow({"DRAM row-buffer hit rate", fmt::format("{:.1f} %", get("dram.row_buffer_hit_rate.pct"))});
   t.addRow({"crossbar utilisation", fmt::format("{:.1f} %", get("xbar.utilization.pct"))});
-  std::string stalls;
+  // Where the schedulers' cycles went, one row per reason that matters.
   for (const char* r : {"selected", "long_scoreboard", "short_scoreboard", "wait", "barrier", "math_pipe_throttle",
                         "mio_throttle", "not_selected", "no_instruction"}) {
-    double v = get((std::string("stall.") + r + ".pct").c_str());
-    if (v >= 0.5) stalls += fmt::format("{}{} {:.0f}%", stalls.empty() ? "" : ", ", r, v);
+    const double v = get((std::string("stall.") + r + ".pct").c_str());
+    if (v >= 0.5) t.addRow({std::string("scheduler cycles: ") + r, fmt::format("{:.1f} %", v)});
   }
-  t.addRow({"scheduler cycles", stalls});
   return t.render();
 }
 
