@@ -21,7 +21,7 @@ done
 cmake --build "$build" --target scgpu > /dev/null
 scgpu="$build/scgpu"
 if ((${#workloads[@]} == 0)); then
-  mapfile -t workloads < <("$scgpu" list | awk 'NR > 2 && NF > 1 && $1 !~ /^-/ {print $1}')
+  mapfile -t workloads < <("$scgpu" list | awk '$2 ~ /^sm_/ {print $1}')
 fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

@@ -5,7 +5,7 @@ set -uo pipefail
 scgpu="$1"
 config="$2"
 failed=0
-for w in $("$scgpu" list | awk 'NR > 2 && NF > 1 && $1 !~ /^-/ {print $1}'); do
+for w in $("$scgpu" list | awk '$2 ~ /^sm_/ {print $1}'); do
   if "$scgpu" run "$w" --mode timing --config "$config" --quiet; then :; else
     echo "FAILED: $w on $config"
     failed=$((failed + 1))
