@@ -46,7 +46,7 @@ void GigaThread::startKernel(std::uint64_t total_blocks, const sm::BlockCost& co
   total_ = total_blocks;
   launched_ = completed_ = 0;
   cost_ = cost;
-  first_dispatch_cycle_ = cycle + params_.dispatch_latency_cycles;
+  first_dispatch_cycle_ = cycle + params_.launch_latency_cycles + params_.dispatch_latency_cycles;
   stalled_ = false;
   ++*kernels_launched_;
 }

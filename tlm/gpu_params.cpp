@@ -363,6 +363,10 @@ Schema buildSchema() {
             "core cycles from a free slot to the block starting on the SM");
   b.integer("gigathread.blocks_per_cycle", FIELD(gigathread.blocks_per_cycle), 1, 1024,
             "blocks dispatched per core cycle, over all SMs");
+  b.integer("gigathread.launch_latency_cycles", FIELD(gigathread.launch_latency_cycles), 0, 100000000,
+            "core cycles from a kernel's launch to its first block dispatch (front end, parameters)");
+  b.integer("gigathread.completion_latency_cycles", FIELD(gigathread.completion_latency_cycles), 0, 100000000,
+            "core cycles from the last block's retirement to the kernel's completion (flush, signal)");
   b.section("watchdog", "the timing model's hang detector");
   b.integer("watchdog.no_progress_cycles", FIELD(watchdog.no_progress_cycles), 1, kNoMax,
             "core cycles with no instruction retired anywhere before the run stops with a dump");

@@ -23,6 +23,11 @@ struct ClockParams {
 struct GigaThreadParams {
   std::uint32_t dispatch_latency_cycles = 4;     // from a free slot to the block starting on the SM
   std::uint32_t blocks_per_cycle = 1;
+  // Fixed cost of a kernel launch as the GPU measures it: front end (launch descriptor, parameter
+  // upload) before the first block, and completion (memory flush, completion signal) after the
+  // last block retires.
+  std::uint32_t launch_latency_cycles = 0;
+  std::uint32_t completion_latency_cycles = 0;
 };
 
 struct WatchdogParams {

@@ -181,8 +181,12 @@ KernelRun GpuTop::run(sm::LaunchState& launch, const sm::KernelResources& k) {
   }
   ++kernels_;
   out.fault = fault_;
-  out.core_cycles = end_cycle_ - start_cycle_;
-  out.simulated_ns = (sc_core::sc_time_stamp() - t0).to_seconds() * 1e9;
+  // The completion latency follows the last block; nothing else happens on the GPU meanwhile,
+  // so it is added rather than simulated.
+  const std::uint64_t completion = fault_ ? 0 : params_.gigathread.completion_latency_cycles;
+  out.core_cycles = end_cycle_ - start_cycle_ + completion;
+  out.simulated_ns = (sc_core::sc_time_stamp() - t0).to_seconds() * 1e9 +
+                     double(completion) * core_clk_.period().to_seconds() * 1e9;
   out.warp_instructions = stats_.sum("gpu.sm[", "].warp_instructions") - warp_before;
   out.thread_instructions = stats_.sum("gpu.sm[", "].thread_instructions") - thread_before;
   out.blocks = gigathread_->engine.blocksCompleted();
