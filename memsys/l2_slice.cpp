@@ -112,7 +112,7 @@ void L2Slice::lookup(std::uint64_t cycle) {
     cache_.access(req.addr, mask, atomic, cycle);
     if (atomic) {
       if (!write_back_) sendDram(MemOp::Write, line, mask, cycle);
-      respond(req, cycle + hit_lat + params_.atomic_latency_cycles);
+      respond(req, atomicDone(req, cycle + hit_lat));
     } else {
       respond(req, cycle + hit_lat);
     }
@@ -163,11 +163,20 @@ void L2Slice::processFill(const MemRequest& fill, std::uint64_t cycle) {
       const std::uint32_t mask = requestMask(cache_, req);
       cache_.access(req.addr, mask, true, cycle);
       if (!write_back_) sendDram(MemOp::Write, line, mask, cycle);
-      respond(req, cycle + params_.cache.hit_latency_cycles + params_.atomic_latency_cycles);
+      respond(req, atomicDone(req, cycle + params_.cache.hit_latency_cycles));
     } else {
       respond(req, cycle + params_.cache.hit_latency_cycles);
     }
   }
+}
+
+std::uint64_t L2Slice::atomicDone(const MemRequest& req, std::uint64_t data_ready) {
+  // One atomic unit per slice, in order: a request starts when its data is there and the unit is
+  // free, and keeps the unit for one atomic_op_cycles per update of its most-updated address.
+  const std::uint64_t start = std::max(data_ready, atomic_unit_free_);
+  const std::uint64_t busy = std::uint64_t(std::max<std::uint16_t>(req.atomic_ops, 1)) * params_.atomic_op_cycles;
+  atomic_unit_free_ = start + busy;
+  return start + busy - params_.atomic_op_cycles + params_.atomic_latency_cycles;
 }
 
 void L2Slice::respond(const MemRequest& req, std::uint64_t ready) {

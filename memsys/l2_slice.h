@@ -96,6 +96,8 @@ class L2Slice {
   void lookup(std::uint64_t cycle);
   void processFill(const MemRequest& fill, std::uint64_t cycle);
   void respond(const MemRequest& req, std::uint64_t ready);
+  // When an atomic whose sectors are ready at `data_ready` completes, after the atomic unit.
+  std::uint64_t atomicDone(const MemRequest& req, std::uint64_t data_ready);
   void sendDram(MemOp op, std::uint64_t line, std::uint32_t mask, std::uint64_t cycle);
   void handleVictim(const SectorCache::Victim& v, std::uint64_t cycle);
   std::uint32_t allocWaiter(const MemRequest& req);
@@ -108,6 +110,7 @@ class L2Slice {
   std::uint32_t sector_bytes_;
 
   std::deque<MemRequest> queue_;        // request queue (lookup order)
+  std::uint64_t atomic_unit_free_ = 0;  // first cycle the atomic unit can start another request
   std::deque<MemRequest> fills_;        // DRAM responses not yet processed
   std::deque<Timed> hit_pipe_;          // responses ready at lookup/fill + hit latency
   std::deque<Timed> atomic_pipe_;       // responses ready at + atomic latency

@@ -26,6 +26,9 @@ struct MemRequest {
   std::uint64_t issue_cycle = 0;   // core cycle the SM sent it (latency statistics)
   bool response = false;           // false on the way out, true on the way back
   bool needs_response = true;      // writes from L2 write-back need none
+  // Atomic: lane updates of the most-updated address in this request. The slice's atomic unit
+  // serialises updates to one address, so 32 lanes adding to one counter cost 32 updates.
+  std::uint16_t atomic_ops = 1;
 };
 
 inline std::uint32_t sectorCount(std::uint32_t mask) { return std::uint32_t(__builtin_popcount(mask)); }

@@ -289,6 +289,9 @@ Schema buildSchema() {
             "number of slices; divides dram.channels or is a multiple of it");
   b.integer("l2.atomic_latency_cycles", FIELD(l2.atomic_latency_cycles), 0, 100000,
             "extra interconnect cycles of an atomic executed at the slice");
+  b.integer("l2.atomic_op_cycles", FIELD(l2.atomic_op_cycles), 1, 100000,
+            "interconnect cycles the slice's atomic unit spends per update of one address (same-address "
+            "updates serialise)");
   b.integer("l2.request_queue_entries", FIELD(l2.request_queue_entries), 1, 1 << 20, "requests queued per slice");
   b.choice("l2.hash", FIELD(l2.hash), {"linear", "xor"},
            "address-to-slice mapping: chunk mod slices, or an XOR fold of the higher address bits");

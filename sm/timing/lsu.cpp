@@ -16,6 +16,7 @@ struct Lsu::Step {
   std::uint32_t mask = 0;      // Line: sectors; Shared: wavefronts still to issue
   std::uint64_t addr = 0;      // Line: line address; Const: the (synthetic) address
   std::uint32_t bytes = 0;     // Const: bytes read
+  std::uint16_t atomic_ops = 1;  // Line, Atomic: lanes updating the most-updated address of the line
 };
 
 struct Lsu::Op {
@@ -221,6 +222,20 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
       const int lane = __builtin_ctz(m);
       touch(t.addr[lane], t.bytes);
     }
+    if (t.atomic) {
+      // Same-address updates serialise at the L2 atomic unit: tell it how many there are.
+      for (std::size_t i = first_line; i < op.steps.size(); ++i) {
+        std::uint16_t most = 1;
+        for (std::uint32_t m = global; m; m &= m - 1) {
+          const int lane = __builtin_ctz(m);
+          if ((t.addr[lane] & ~std::uint64_t(line_bytes_ - 1)) != op.steps[i].addr) continue;
+          std::uint16_t same = 0;
+          for (std::uint32_t o = global; o; o &= o - 1) same += t.addr[__builtin_ctz(o)] == t.addr[lane];
+          most = std::max(most, same);
+        }
+        op.steps[i].atomic_ops = most;
+      }
+    }
   }
   if (local) {
     if (t.write) ++*local_stores_;
@@ -326,6 +341,7 @@ bool Lsu::stepLine(Op& op, Step& s, std::uint64_t now) {
     r.warp = std::uint16_t(op.req.warp_slot);
     r.tag = id;
     r.issue_cycle = now;
+    r.atomic_ops = s.atomic_ops;
     out_.push_back(r);
   };
   if (s.mem == MemOp::Read) {
