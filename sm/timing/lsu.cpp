@@ -222,8 +222,8 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
       const int lane = __builtin_ctz(m);
       touch(t.addr[lane], t.bytes);
     }
-    if (t.atomic) {
-      // Same-address updates serialise at the L2 atomic unit: tell it how many there are.
+    if (t.atomic && req.serial_atomic) {
+      // Same-address updates that cannot combine serialise at the L2 atomic unit: tell it how many.
       for (std::size_t i = first_line; i < op.steps.size(); ++i) {
         std::uint16_t most = 1;
         for (std::uint32_t m = global; m; m &= m - 1) {

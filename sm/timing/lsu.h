@@ -36,6 +36,9 @@ struct LsuRequest {
   std::uint32_t ndst = 0;
   std::uint32_t local_stride = 0;    // bytes of local memory per thread (Warp::local_stride)
   std::uint64_t param_bank = 0;      // synthetic base of this launch's parameter bank
+  // Atomics whose same-address updates cannot be combined at the L2 (floating-point adds, exch,
+  // cas) serialise there one update at a time; integer reductions combine into one update.
+  bool serial_atomic = false;
 };
 
 // A finished memory instruction: its destination registers are valid from `ready`.

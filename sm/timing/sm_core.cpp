@@ -359,6 +359,8 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     std::copy(reg_dst, reg_dst + n_reg, req.dst);
     req.local_stride = w.local_stride;
     req.param_bank = pi.param_bank;
+    req.serial_atomic = (in.op == ptx::Op::Atom || in.op == ptx::Op::Red) &&
+                        (ptx::isFloat(in.type) || in.sub == ptx::SubOp::AExch || in.sub == ptx::SubOp::ACas);
     const DepKind kind = lsu.enqueue(mtrace, req);
     for (std::uint32_t i = 0; i < n_reg; ++i) setReg(reg_dst[i], kNever, kind);
     ws.mem_outstanding++;
