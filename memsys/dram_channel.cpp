@@ -124,6 +124,12 @@ DramChannel::Location DramChannel::locate(std::uint64_t addr) const {
       block >>= sh_cols_;
     }
     l.row = std::uint32_t(block & (p_.rows - 1));
+    if (p_.bank_xor_row) {
+      // Permutation interleaving: the row's low bits pick a different bank for each row, so two
+      // streams whose addresses differ by a multiple of the bank span do not thrash one bank.
+      l.bank_group ^= l.row & (p_.bank_groups - 1);
+      bank_in_group ^= (l.row >> sh_bg_) & (p_.banks_per_group - 1);
+    }
     l.bank = l.bank_group * p_.banks_per_group + bank_in_group;
     return l;
   }
@@ -144,6 +150,10 @@ DramChannel::Location DramChannel::locate(std::uint64_t addr) const {
     block /= cols_per_row_;
   }
   l.row = std::uint32_t(block % p_.rows);
+  if (p_.bank_xor_row) {  // the same permutation, as a rotation when the counts are not powers of two
+    l.bank_group = (l.bank_group + l.row) % p_.bank_groups;
+    bank_in_group = (bank_in_group + l.row / p_.bank_groups) % p_.banks_per_group;
+  }
   l.bank = l.bank_group * p_.banks_per_group + bank_in_group;
   return l;
 }

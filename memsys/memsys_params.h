@@ -65,6 +65,7 @@ struct DramParams {
   std::string page_policy = "open";              // open | closed
   bool refresh = true;
   std::string address_mapping = "row_bank_column";  // row_bank_column | row_column_bank
+  bool bank_xor_row = false;                     // permute bank and bank group with the row's low bits
   std::uint32_t channel_interleave_bytes = 256;
   std::uint32_t controller_latency_cycles = 4;   // queueing pipeline, in DRAM cycles, each way
   DramTimingParams timing;

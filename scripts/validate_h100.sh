@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Validate scgpu's timing model against real silicon: run every suite workload (sm_90 PTX,
-# scale 1, seed 1) on a real NVIDIA GPU under Nsight Compute and write one CSV row per launch.
+# scale SCALE (default 1), seed 1) on a real NVIDIA GPU under Nsight Compute and write one CSV row
+# per launch.
 #
 # The same host programs (kernels/host/*.cpp) run on the GPU through a shim that implements the
 # scgpu runtime API (driver/runtime.h) on the CUDA driver API; the shim is embedded below, so the
 # script needs only the repository and a machine with a GPU, g++, the CUDA headers and ncu.
 #
-# Usage: scripts/validate_h100.sh [OUT_DIR]     (default: $OUT, else ./validate_out)
+# Usage: scripts/validate_h100.sh [OUT_DIR] [SCALE]   (OUT_DIR default: $OUT, else ./validate_out)
+#   SCALE (second argument, else the SCALE environment variable, else 1) is passed to every workload
+#   as kernels::WorkloadOptions::scale. SCALE_OVERRIDES="name=scale ..." sets it per workload (e.g.
+#   "dgemm_tiled=4"), SKIP="name ..." leaves workloads out, and NCU_TIMEOUT (default 150 s) bounds
+#   each workload's ncu run. The scale of each workload is in h100.csv's last column.
 # Writes: OUT_DIR/h100.csv   workload,kernel,grid,block,gpu_ns,sm_cycles,warp_instructions,sm_clock_hz
+#         (plus a scale column)
 #         OUT_DIR/clocks.txt nvidia-smi -q -d CLOCK (before and after), GPU name and driver
 #         OUT_DIR/ncu_raw.csv the raw ncu CSV of every workload, concatenated
 #         OUT_DIR/run.log    build and run log (PASS/FAIL of each workload's own check)
@@ -17,6 +23,19 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUTDIR=${1:-${OUT:-$ROOT/validate_out}}
+SCALE=${2:-${SCALE:-1}}
+SCALE_OVERRIDES=${SCALE_OVERRIDES:-}
+SKIP=${SKIP:-}
+NCU_TIMEOUT=${NCU_TIMEOUT:-150}
+case $SCALE in ''|*[!0-9]*|0) echo "SCALE must be a positive integer, got '$SCALE'" >&2; exit 2;; esac
+# The scale of workload $1: its entry in SCALE_OVERRIDES, else SCALE.
+scale_of() {
+  local kv
+  for kv in $SCALE_OVERRIDES; do
+    [ "${kv%%=*}" = "$1" ] && { echo "${kv#*=}"; return; }
+  done
+  echo "$SCALE"
+}
 mkdir -p "$OUTDIR"
 WORK=$(mktemp -d /tmp/scgpu_validate.XXXXXX)
 LOG=$OUTDIR/run.log
@@ -27,6 +46,7 @@ NCU=${NCU:-$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-com
 CUDA_INC=${CUDA_INC:-/usr/local/cuda/include}
 log "gpu: $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader)"
 log "g++: $(g++ --version | head -1)"
+log "scale: $SCALE${SCALE_OVERRIDES:+ (overrides: $SCALE_OVERRIDES)}${SKIP:+ (skipped: $SKIP)}"
 log "ncu: $NCU $($NCU --version 2>/dev/null | tail -1)"
 { echo "### before"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvidia-smi -q -d CLOCK; } >"$OUTDIR/clocks.txt"
 
@@ -225,12 +245,14 @@ export SCGPU_KERNELS_DIR=$ROOT/kernels/ptx SCGPU_SHIM_TMP=$WORK
 METRICS=gpu__time_duration.sum,sm__cycles_elapsed.max,smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second
 : >"$OUTDIR/ncu_raw.csv"
 for w in $("$WORK/gpurun" list); do
-  log "--- $w"
+  case " $SKIP " in *" $w "*) log "--- $w: skipped"; continue;; esac
+  s=$(scale_of "$w")
+  log "--- $w (scale $s)"
   # Plain run first: the workload's own check on silicon, no profiler.
-  "$WORK/gpurun" "$w" 1 >>"$LOG" 2>&1 || log "WARNING: $w failed its check on the GPU"
-  timeout 150 "$NCU" --metrics "$METRICS" --csv --print-units base --clock-control none --cache-control all \
-    "$WORK/gpurun" "$w" 1 >"$WORK/ncu_$w.txt" 2>>"$LOG"
-  grep -v '^==' "$WORK/ncu_$w.txt" | grep '^"' | sed "s/^/\"$w\",/" >>"$OUTDIR/ncu_raw.csv"
+  "$WORK/gpurun" "$w" "$s" >>"$LOG" 2>&1 || log "WARNING: $w failed its check on the GPU"
+  timeout "$NCU_TIMEOUT" "$NCU" --metrics "$METRICS" --csv --print-units base --clock-control none --cache-control all \
+    "$WORK/gpurun" "$w" "$s" >"$WORK/ncu_$w.txt" 2>>"$LOG" || log "WARNING: ncu on $w exited with $?"
+  grep -v '^==' "$WORK/ncu_$w.txt" | grep '^"' | sed "s/^/\"$w\",\"$s\",/" >>"$OUTDIR/ncu_raw.csv"
   grep -E '^(PASS|FAIL)' "$WORK/ncu_$w.txt" | tee -a "$LOG"
 done
 
@@ -240,7 +262,7 @@ rows = list(csv.reader(open(sys.argv[1])))
 launches = {}   # (workload, ID) -> dict
 order = []
 for r in rows:
-    w, rest = r[0], r[1:]
+    w, scale, rest = r[0], r[1], r[2:]
     if rest and rest[0] == "ID":
         header = rest
         continue
@@ -249,17 +271,18 @@ for r in rows:
     if key not in launches:
         launches[key] = {"workload": w, "kernel": d["Kernel Name"],
                          "grid": d["Grid Size"].strip("()").replace(" ", ""),
-                         "block": d["Block Size"].strip("()").replace(" ", "")}
+                         "block": d["Block Size"].strip("()").replace(" ", ""), "scale": scale}
         order.append(key)
     launches[key][d["Metric Name"]] = d["Metric Value"].replace(",", "")
 with open(sys.argv[2], "w", newline="") as f:
     out = csv.writer(f)
-    out.writerow(["workload", "kernel", "grid", "block", "gpu_ns", "sm_cycles", "warp_instructions", "sm_clock_hz"])
+    out.writerow(["workload", "kernel", "grid", "block", "gpu_ns", "sm_cycles", "warp_instructions", "sm_clock_hz",
+                  "scale"])
     for k in order:
         d = launches[k]
         out.writerow([d["workload"], d["kernel"], d["grid"], d["block"], d.get("gpu__time_duration.sum", ""),
                       d.get("sm__cycles_elapsed.max", ""), d.get("smsp__inst_executed.sum", ""),
-                      d.get("sm__cycles_elapsed.avg.per_second", "")])
+                      d.get("sm__cycles_elapsed.avg.per_second", ""), d["scale"]])
 print(f"{len(order)} launches -> {sys.argv[2]}")
 EOF
 { echo "### after"; nvidia-smi -q -d CLOCK; } >>"$OUTDIR/clocks.txt"

@@ -329,6 +329,8 @@ Schema buildSchema() {
   b.boolean("dram.refresh", FIELD(dram.refresh), "model refresh (tREFI, tRFC)");
   b.choice("dram.address_mapping", FIELD(dram.address_mapping), {"row_bank_column", "row_column_bank"},
            "channel-local address bits, high to low");
+  b.boolean("dram.bank_xor_row", FIELD(dram.bank_xor_row),
+            "permutation interleaving: XOR the bank and bank group with the row's low bits");
   b.integer("dram.channel_interleave_bytes", FIELD(dram.channel_interleave_bytes), 32, 1ll << 30,
             "consecutive bytes on one channel; equals l2.interleave_bytes")
       .powerOfTwo();
