@@ -219,10 +219,10 @@ TEST(TimingMemory, ThroughputRisesWithOccupancyUntilBandwidthBound) {
   // Latency-bound at 1, 2 and 4 warps per SM: each doubling helps.
   EXPECT_LT(cycles[1], cycles[0]);
   EXPECT_LT(cycles[2], cycles[1]);
-  // Past that, bandwidth-bound: more warps buy little, and interleaving more streams costs some
-  // DRAM row conflicts, but throughput stays near the best and far from the latency-bound case.
-  const std::uint64_t best = *std::min_element(cycles.begin(), cycles.end());
-  for (std::size_t i = 2; i < cycles.size(); ++i) EXPECT_LE(cycles[i], best * 115 / 100) << i;
+  // Adding warps never makes it slower (beyond a few percent of DRAM scheduling noise), and once
+  // bandwidth-bound the last doubling buys little.
+  for (std::size_t i = 1; i < cycles.size(); ++i) EXPECT_LE(cycles[i], cycles[i - 1] * 105 / 100) << i;
+  EXPECT_GE(cycles[cycles.size() - 1] * 110 / 100, cycles[cycles.size() - 2]);
   EXPECT_LT(cycles.back() * 2, cycles[0]);
 }
 
