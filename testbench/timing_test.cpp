@@ -153,7 +153,7 @@ const char* kReadStreamPtx = R"(.version 8.0
 .visible .entry readsum(.param .u64 src, .param .u64 dst, .param .u32 n)
 {
   .reg .pred %p<2>;
-  .reg .b32 %r<12>;
+  .reg .b32 %r<14>;
   .reg .b64 %rd<8>;
   ld.param.u64 %rd1, [src];
   ld.param.u64 %rd2, [dst];
@@ -165,14 +165,21 @@ const char* kReadStreamPtx = R"(.version 8.0
   mov.u32 %r6, %nctaid.x;
   mul.lo.u32 %r6, %r6, %r3;
   mov.u32 %r11, 0;
+  shl.b32 %r12, %r6, 1;
 LOOP:
   setp.ge.u32 %p1, %r5, %r1;
   @%p1 bra DONE;
+  // Two independent loads per iteration (elements i and i + threads), as a streaming kernel
+  // unrolls to keep more bytes in flight.
   mul.wide.u32 %rd3, %r5, 16;
   add.s64 %rd4, %rd1, %rd3;
   ld.global.v4.u32 {%r7, %r8, %r9, %r10}, [%rd4];
+  mul.wide.u32 %rd5, %r6, 16;
+  add.s64 %rd6, %rd4, %rd5;
+  ld.global.v4.u32 {%r13, %r8, %r9, %r10}, [%rd6];
   add.u32 %r11, %r11, %r7;
-  add.u32 %r5, %r5, %r6;
+  add.u32 %r11, %r11, %r13;
+  add.u32 %r5, %r5, %r12;
   bra.uni LOOP;
 DONE:
   mad.lo.u32 %r5, %r2, %r3, %r4;
@@ -206,24 +213,39 @@ TEST(TimingMemory, ReadStreamReachesMostOfDramPeak) {
   EXPECT_LE(pct, 100.0);
 }
 
+// Runs the read stream; returns its cycles.
+std::uint64_t runReadStream(Runtime& rt, std::uint32_t n16, Dim3 grid, Dim3 block) {
+  auto& m = rt.loadModuleString(kReadStreamPtx, "readsum.ptx");
+  std::vector<std::uint32_t> host(n16 * 4, 1);
+  DevicePtr src = rt.upload(host), dst = rt.malloc(grid.count() * block.count() * 4);
+  EXPECT_EQ(rt.launch(rt.getFunction(m, "readsum"), grid, block, 0, KernelArgs().add(src).add(dst).add(n16)),
+            Error::Success);
+  // Each thread summed n16 / threads ones.
+  auto got = rt.download<std::uint32_t>(dst, grid.count() * block.count());
+  EXPECT_EQ(got[0], n16 / std::uint32_t(grid.count() * block.count()));
+  return rt.launches().back().core_cycles;
+}
+
 TEST(TimingMemory, ThroughputRisesWithOccupancyUntilBandwidthBound) {
-  // More resident warps hide more memory latency: the same copy with more warps per SM is never
-  // slower, and strictly faster while latency-bound (one warp per SM is).
+  // More resident warps hide more memory latency: the same read stream with more warps per SM
+  // runs faster while latency-bound, and levels off once DRAM bandwidth is the limit.
   Runtime rt(Config::loadDefault(), Mode::Timing);
   std::vector<std::uint64_t> cycles;
-  for (std::uint32_t warps : {1u, 2u, 4u, 8u, 16u}) {
-    CopyRun r = runCopy(rt, 1u << 15, Dim3(2), Dim3(32 * warps));
-    cycles.push_back(r.cycles);
-    std::printf("%u warps per SM: %llu cycles, DRAM %.1f %% of peak\n", warps, (unsigned long long)r.cycles, r.dram_pct);
+  for (std::uint32_t warps : {1u, 2u, 4u, 8u, 16u, 32u}) {
+    cycles.push_back(runReadStream(rt, 1u << 16, Dim3(2), Dim3(32 * warps)));
+    std::printf("%u warps per SM: %llu cycles\n", warps, (unsigned long long)cycles.back());
   }
   // Latency-bound at 1, 2 and 4 warps per SM: each doubling helps.
   EXPECT_LT(cycles[1], cycles[0]);
   EXPECT_LT(cycles[2], cycles[1]);
-  // Adding warps never makes it slower (beyond a few percent of DRAM scheduling noise), and once
-  // bandwidth-bound the last doubling buys little.
-  for (std::size_t i = 1; i < cycles.size(); ++i) EXPECT_LE(cycles[i], cycles[i - 1] * 105 / 100) << i;
-  EXPECT_GE(cycles[cycles.size() - 1] * 110 / 100, cycles[cycles.size() - 2]);
-  EXPECT_LT(cycles.back() * 2, cycles[0]);
+  // Once bandwidth-bound, more warps buy nothing, and the extra concurrently open DRAM rows may
+  // cost some row conflicts: never more than 15% over the best time seen with fewer warps.
+  std::uint64_t best = cycles[0];
+  for (std::size_t i = 1; i < cycles.size(); ++i) {
+    EXPECT_LE(cycles[i], best * 115 / 100) << i;
+    best = std::min(best, cycles[i]);
+  }
+  EXPECT_LT(cycles.back() * 3, cycles[0]);
 }
 
 TEST(TimingConfig, BadConfigIsRejectedAtLoadWithTheKeyPath) {

@@ -30,8 +30,9 @@ class ClockDomain : public sc_core::sc_module {
 
   // Work arrived for a component of this domain: resume ticking at the next edge.
   void wake();
-  // The cycle of the current (or last) edge of this domain.
-  std::uint64_t cycle() const { return cycle_; }
+  // The cycle in progress at the current simulated time (the last edge at or before now), also
+  // while the domain sleeps: what arrives now is stamped with it and handled at the next edge.
+  std::uint64_t cycle() const { return sc_core::sc_time_stamp().value() / period_.value(); }
   const sc_core::sc_time& period() const { return period_; }
   double clockMhz() const { return mhz_; }
   std::uint64_t ticks() const { return ticks_; }   // edges actually evaluated (skipped ones excluded)
