@@ -62,6 +62,7 @@ struct Runtime::Impl {
   std::string printf_output;
   std::string printf_log;
   std::unique_ptr<TimingBackend> timing;
+  TraceOptions trace;
   std::vector<LaunchRecord> launches;
   std::uint64_t grid_id = 0;
   sm::EngineLimits limits;
@@ -84,8 +85,25 @@ struct Runtime::Impl {
   }
 };
 
-Runtime::Runtime(const Config& config, Mode mode) : impl_(std::make_unique<Impl>(config, mode)) {
-  if (mode == Mode::Timing) impl_->timing = std::make_unique<TimingBackend>(config, impl_->memory);
+Runtime::Runtime(const Config& config, Mode mode, const TraceOptions& trace)
+    : impl_(std::make_unique<Impl>(config, mode)) {
+  if (mode == Mode::Timing) impl_->timing = std::make_unique<TimingBackend>(config, impl_->memory, trace);
+  else if (trace.enabled())
+    throw RuntimeError(Error::InvalidValue, "waveforms and timelines come from the timing model: use timing mode");
+  impl_->trace = trace;
+}
+
+std::vector<std::string> Runtime::closeTraces() {
+  std::vector<std::string> files;
+  if (!impl_->timing) return files;
+  impl_->timing->closeTraces();
+  const TraceOptions& t = impl_->trace;
+  if (!t.path.empty()) {
+    files.push_back(t.path);
+    files.push_back(t.path.substr(0, t.path.find_last_of('.')) + ".gtkw");
+  }
+  if (!t.timeline_path.empty()) files.push_back(t.timeline_path);
+  return files;
 }
 Runtime::Runtime() : Runtime(Config::loadDefault()) {}
 Mode Runtime::mode() const { return impl_->mode; }

@@ -15,6 +15,7 @@
 
 #include "driver/kernel_args.h"
 #include "driver/device_properties.h"
+#include "tlm/trace_options.h"
 #include "sm/fault.h"
 
 namespace scgpu {
@@ -78,7 +79,7 @@ Mode modeFromName(const std::string& name);  // "functional" | "timing"; throws 
 class Runtime {
  public:
   // Builds a device from a config (see configs/). Throws ConfigError on a bad config.
-  explicit Runtime(const Config& config, Mode mode = Mode::Functional);
+  explicit Runtime(const Config& config, Mode mode = Mode::Functional, const TraceOptions& trace = {});
   // The default config (configs/tiny.yaml), functional mode.
   Runtime();
   Mode mode() const;
@@ -138,6 +139,9 @@ class Runtime {
   nlohmann::json statistics() const;
   // Per-launch records since construction.
   const std::vector<LaunchRecord>& launches() const;
+  // Timing mode: writes the waveform, its .gtkw and the timeline asked for at construction (also
+  // done by the destructor); returns the files written.
+  std::vector<std::string> closeTraces();
 
  private:
   Module& loadModuleIR(ptx::Module ir);

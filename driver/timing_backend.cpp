@@ -13,15 +13,17 @@ namespace {
 bool g_timing_model_exists = false;
 }
 
-TimingBackend::TimingBackend(const Config& config, memsys::BackingStore& memory)
+TimingBackend::TimingBackend(const Config& config, memsys::BackingStore& memory, const TraceOptions& trace)
     : params_(GpuParams::fromConfig(config)) {
   if (g_timing_model_exists)
     throw RuntimeError(Error::InvalidValue,
                        "a timing-mode runtime already exists in this process (SystemC elaborates one design per "
                        "process); use one Runtime in timing mode, or functional mode");
   g_timing_model_exists = true;
-  top_ = std::make_unique<GpuTop>("gpu", params_, memory, stats_);
+  top_ = std::make_unique<GpuTop>("gpu", params_, memory, stats_, trace);
 }
+
+void TimingBackend::closeTraces() { top_->closeTraces(); }
 
 TimingBackend::~TimingBackend() = default;
 

@@ -12,6 +12,7 @@
 #include "sm/functional_engine.h"
 #include "tlm/gpu_params.h"
 #include "tlm/stats.h"
+#include "tlm/trace_options.h"
 
 namespace scgpu {
 class Config;
@@ -30,7 +31,8 @@ class TimingBackend {
  public:
   // Throws ConfigError for a bad config, RuntimeError when a timing model already exists in
   // this process.
-  TimingBackend(const Config& config, memsys::BackingStore& memory);
+  TimingBackend(const Config& config, memsys::BackingStore& memory, const TraceOptions& trace = {});
+  void closeTraces();
   ~TimingBackend();
 
   TimingResult run(sm::LaunchState& launch, const ptx::Program& program, std::uint32_t dynamic_shared_bytes);

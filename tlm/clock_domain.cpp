@@ -40,6 +40,7 @@ void ClockDomain::evaluate() {
     active_[i] = !components_[i].idle();
     if (active_[i]) components_[i].tick(cycle_);
   }
+  for (auto& f : observers_) f(cycle_);
   transfer_ev_.notify(sc_core::SC_ZERO_TIME);
 }
 

@@ -28,6 +28,10 @@ class ClockDomain : public sc_core::sc_module {
   // Components tick in the order they were added.
   void add(Component c);
 
+  // Called at every edge the domain evaluates, after its components ticked (tracing); an
+  // observer never keeps the domain awake.
+  void observe(std::function<void(std::uint64_t cycle)> f) { observers_.push_back(std::move(f)); }
+
   // Work arrived for a component of this domain: resume ticking at the next edge.
   void wake();
   // The cycle in progress at the current simulated time (the last edge at or before now), also
@@ -46,6 +50,7 @@ class ClockDomain : public sc_core::sc_module {
   double mhz_;
   sc_core::sc_time period_;
   std::vector<Component> components_;
+  std::vector<std::function<void(std::uint64_t)>> observers_;
   std::vector<char> active_;
   sc_core::sc_event edge_ev_, transfer_ev_;
   std::uint64_t cycle_ = 0, ticks_ = 0;

@@ -39,7 +39,7 @@ std::vector<std::uint32_t> channelsOfSlice(const memsys::AddressMap& map, std::u
 }  // namespace
 
 GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::BackingStore& memory,
-               StatsRegistry& stats)
+               StatsRegistry& stats, const TraceOptions& trace)
     : sc_core::sc_module((setTimeResolution(), name)),
       params_(params),
       memory_(memory),
@@ -86,6 +86,22 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
       dram_[chans[k]]->resp_out[port]->socket.bind(l2_[j]->dram_in[k]->socket);
     }
   }
+
+  if (trace.enabled()) {
+    probes_ = std::make_unique<ChipProbes>(*this, trace);
+    core_clk_.observe([this](std::uint64_t c) { probes_->sampleCore(c); });
+    icnt_clk_.observe([this](std::uint64_t c) { probes_->sampleIcnt(c); });
+    dram_clk_.observe([this](std::uint64_t c) { probes_->sampleDram(c); });
+    if (Timeline* tl = probes_->timeline()) {
+      auto ns = [] { return sc_core::sc_time_stamp().to_seconds() * 1e9; };
+      gigathread_->on_dispatch = [tl, ns](std::uint64_t b, std::uint32_t s) { tl->blockStart(s, b, ns()); };
+      gigathread_->on_retire = [tl, ns](std::uint64_t b, std::uint32_t s) { tl->blockEnd(s, b, ns()); };
+    }
+  }
+}
+
+void GpuTop::closeTraces() {
+  if (probes_) probes_->close();
 }
 
 GpuTop::~GpuTop() = default;
@@ -103,6 +119,11 @@ void GpuTop::coreTick(std::uint64_t cycle) {
   for (const auto& s : sms_) issued += s->core.instructionsIssued();
   if (issued != last_issued_) {
     last_issued_ = issued;
+    last_progress_cycle_ = cycle;
+  } else if (!fault_ && cycle - last_progress_cycle_ > params_.watchdog.no_progress_cycles &&
+             memoryProgressed()) {
+    // Warps wait, but the memory system is still working through their requests (a long
+    // queue of serialised atomics, say): that is progress too.
     last_progress_cycle_ = cycle;
   } else if (!fault_ && cycle - last_progress_cycle_ > params_.watchdog.no_progress_cycles) {
     sm::FaultReport r;
@@ -137,6 +158,17 @@ void GpuTop::reportProgress(std::uint64_t cycle) {
                double(issued - issued_at_start_) / secs / 1e3, double(cycle - start_cycle_) / secs);
   std::fflush(stderr);
   progress_shown_ = true;
+}
+
+bool GpuTop::memoryProgressed() {
+  // Requests the slices handled and commands DRAM issued: a scan of the registry, done only when
+  // the watchdog is about to fire.
+  const std::uint64_t now = stats_.sum("gpu.l2[", "].reads") + stats_.sum("gpu.l2[", "].writes") +
+                            stats_.sum("gpu.l2[", "].atomics") + stats_.sum("gpu.l2[", "].hits") +
+                            stats_.sum("gpu.dram[", "].reads") + stats_.sum("gpu.dram[", "].writes");
+  const bool moved = now != memory_progress_;
+  memory_progress_ = now;
+  return moved;
 }
 
 KernelRun GpuTop::run(sm::LaunchState& launch, const sm::KernelResources& k) {
@@ -192,6 +224,8 @@ KernelRun GpuTop::run(sm::LaunchState& launch, const sm::KernelResources& k) {
   out.blocks = gigathread_->engine.blocksCompleted();
   total_core_cycles_ += out.core_cycles;
   total_ns_ += out.simulated_ns;
+  if (probes_ && probes_->timeline())
+    probes_->timeline()->kernel(launch.program->kernel_name, t0.to_seconds() * 1e9, t0.to_seconds() * 1e9 + out.simulated_ns);
   launch_ = nullptr;
   return out;
 }

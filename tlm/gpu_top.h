@@ -18,6 +18,7 @@
 #include "sm/fault.h"
 #include "sm/launch_state.h"
 #include "sm/occupancy.h"
+#include "tlm/chip_probes.h"
 #include "tlm/clock_domain.h"
 #include "tlm/gpu_params.h"
 #include "tlm/stats.h"
@@ -41,7 +42,8 @@ struct KernelRun {
 
 class GpuTop : public sc_core::sc_module {
  public:
-  GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::BackingStore& memory, StatsRegistry& stats);
+  GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::BackingStore& memory, StatsRegistry& stats,
+         const TraceOptions& trace = {});
   ~GpuTop() override;
 
   // Runs one kernel to completion. `launch` must outlive the call.
@@ -52,11 +54,23 @@ class GpuTop : public sc_core::sc_module {
   const GpuParams& params() const { return params_; }
   // Every warp and every non-empty queue, for the watchdog and for faults.
   std::string dumpState() const;
+  // Writes the waveform, its .gtkw and the timeline (when asked for); called at the end of a run.
+  void closeTraces();
+
+  // The blocks, for probes.
+  std::uint64_t coreCycle() const { return core_clk_.cycle(); }
+  const GigaThreadBlock& gigathread() const { return *gigathread_; }
+  const SmBlock& sm(std::size_t i) const { return *sms_[i]; }
+  const XbarBlock& xbar() const { return *xbar_; }
+  const L2Block& l2(std::size_t j) const { return *l2_[j]; }
+  const DramBlock& dram(std::size_t c) const { return *dram_[c]; }
+  const StatsRegistry& stats() const { return stats_; }
 
  private:
   friend class GigaThreadBlock;
   void coreTick(std::uint64_t cycle);
   void reportProgress(std::uint64_t cycle);
+  bool memoryProgressed();
 
   GpuParams params_;
   memsys::BackingStore& memory_;
@@ -68,6 +82,7 @@ class GpuTop : public sc_core::sc_module {
   std::unique_ptr<XbarBlock> xbar_;
   std::vector<std::unique_ptr<L2Block>> l2_;
   std::vector<std::unique_ptr<DramBlock>> dram_;
+  std::unique_ptr<ChipProbes> probes_;
 
   // Kernel in progress.
   sm::LaunchState* launch_ = nullptr;
@@ -81,6 +96,7 @@ class GpuTop : public sc_core::sc_module {
   bool progress_ = false, progress_shown_ = false;
   std::chrono::steady_clock::time_point wall_start_;
   std::uint64_t issued_at_start_ = 0;
+  std::uint64_t memory_progress_ = 0;
 };
 
 }  // namespace scgpu

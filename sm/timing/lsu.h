@@ -75,6 +75,9 @@ class Lsu {
   // Nothing queued, in flight, waiting to be sent or received.
   bool idle() const { return queue_.empty() && in_flight_ == 0 && out_.empty() && responses_.empty(); }
   std::string dump() const;
+  // Waveform probes: memory instructions queued, and L1 MSHRs in use.
+  std::uint32_t queueDepth() const { return std::uint32_t(queue_.size()); }
+  std::uint32_t mshrUsed() const { return mshr_.used(); }
 
   // Where lane `lane` of warp slot `slot` keeps its local byte `offset`: 4-byte words interleaved
   // across the lanes of the warp (lane L's word w at region + w*128 + L*4), as on hardware, so

@@ -750,4 +750,14 @@ std::string SmCore::dumpState() const {
   return s;
 }
 
+SmCore::Occupancy SmCore::occupancy() const {
+  Occupancy o;
+  o.resident_blocks = impl_->resident_blocks;
+  o.live_warps = impl_->live_warps;
+  for (const Reason r : impl_->status) o.barrier_waits += r == Reason::Barrier;
+  o.lsu_queue = impl_->lsu.queueDepth();
+  o.l1_mshrs = impl_->lsu.mshrUsed();
+  return o;
+}
+
 }  // namespace scgpu::sm

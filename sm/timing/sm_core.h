@@ -64,6 +64,11 @@ class SmCore {
     const char* stall = "";
   };
   const std::vector<SchedulerTrace>& lastCycle() const;
+  // For waveforms: what the SM holds now.
+  struct Occupancy {
+    std::uint32_t resident_blocks = 0, live_warps = 0, barrier_waits = 0, lsu_queue = 0, l1_mshrs = 0;
+  };
+  Occupancy occupancy() const;
 
  private:
   struct Impl;

@@ -13,6 +13,7 @@ GigaThreadBlock::GigaThreadBlock(sc_core::sc_module_name name, const GigaThreadP
         fmt::format("retired_in_{}", i).c_str(),
         [this](const BlockRetired& r) {
           engine.blockFinished(r.sm, domain_.cycle());
+          if (on_retire) on_retire(r.block, r.sm);
           return true;
         },
         [&core] { core.wake(); }));
@@ -29,7 +30,10 @@ GigaThreadBlock::GigaThreadBlock(sc_core::sc_module_name name, const GigaThreadP
 void GigaThreadBlock::tick(std::uint64_t cycle) {
   std::uint64_t block;
   std::uint32_t sm;
-  while (engine.nextDispatch(cycle, &block, &sm)) pending_[sm].push_back({std::uint32_t(block)});
+  while (engine.nextDispatch(cycle, &block, &sm)) {
+    pending_[sm].push_back({std::uint32_t(block)});
+    if (on_dispatch) on_dispatch(block, sm);
+  }
 }
 
 void GigaThreadBlock::transfer() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -21,6 +22,8 @@ class GigaThreadBlock : public sc_core::sc_module {
   GigaThread engine;
   std::vector<std::unique_ptr<LinkOut<BlockDispatch>>> dispatch_out;  // to SM i
   std::vector<std::unique_ptr<LinkIn<BlockRetired>>> retired_in;      // from SM i
+  // Observers for the timeline: a block handed to an SM, a block retired.
+  std::function<void(std::uint64_t block, std::uint32_t sm)> on_dispatch, on_retire;
 
  private:
   void tick(std::uint64_t cycle);

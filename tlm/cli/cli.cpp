@@ -177,6 +177,18 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--stats-json", opt.stats_json, "Write statistics, verdict and effective config as JSON")
       ->type_name("FILE");
   run_cmd->add_flag("-q,--quiet", opt.quiet, "Print only the verdict (and kernel printf output)");
+  run_cmd->add_option("--trace", opt.trace,
+                      "Write a waveform of the run (timing mode): FILE.vcd or FILE.fst, with FILE.gtkw beside it "
+                      "for `gtkwave FILE.gtkw`")
+      ->type_name("FILE");
+  run_cmd->add_option("--trace-filter", opt.trace_filter,
+                      "Trace only these components: comma-separated globs, e.g. 'sm[0-3].*,l2.*'")
+      ->type_name("GLOBS");
+  run_cmd->add_option("--trace-window", opt.trace_window, "Trace only core cycles START:END (either may be empty)")
+      ->type_name("START:END");
+  run_cmd->add_option("--timeline", opt.timeline,
+                      "Write a Chrome trace-event timeline (kernels, blocks per SM, DRAM refreshes) for Perfetto")
+      ->type_name("FILE");
 
   addStatsDiffCommand(app);
 

@@ -2,6 +2,8 @@
 // reference. tlm/main.cpp calls main(); the run commands are also callable on their own.
 #pragma once
 
+#include "tlm/trace_options.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,6 +37,11 @@ struct RunOptions {
   std::string arch = "sm_90";
   int scale = 1;
   std::uint64_t seed = 1;
+  // Waveforms and timeline (timing mode).
+  std::string trace;                   // out.vcd | out.fst
+  std::string trace_filter;            // "sm[0-3].*,l2.*"
+  std::string trace_window;            // "START:END" in core cycles
+  std::string timeline;                // Chrome trace-event JSON
   // Output.
   std::string stats_json;
   bool quiet = false;
@@ -47,6 +54,8 @@ int listWorkloads();
 // `scgpu run`: dispatches on isLaunchFile(options.target). Exceptions (ConfigError,
 // ptx::ParseError, driver::RuntimeError) propagate; main() turns them into kExitInputError.
 int run(const RunOptions& options);
+// The trace options a run asked for; throws CLI::ValidationError for a malformed window.
+TraceOptions traceOptions(const RunOptions& options);
 int runWorkload(const RunOptions& options);
 int runLaunchFile(const RunOptions& options);
 

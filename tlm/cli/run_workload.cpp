@@ -9,6 +9,9 @@
 
 #include "kernels/workload.h"
 #include "tlm/cli/cli.h"
+#include "tlm/trace/tracer.h"
+
+#include <CLI/CLI.hpp>
 #include "tlm/cli/launch_file.h"
 #include "tlm/cli/stats_table.h"
 #include "tlm/config.h"
@@ -67,6 +70,34 @@ nlohmann::json report(const RunOptions& o, const Config& config, const driver::R
 
 }  // namespace
 
+TraceOptions traceOptions(const RunOptions& o) {
+  TraceOptions t;
+  t.path = o.trace;
+  t.timeline_path = o.timeline;
+  t.filters = trace::PathFilter::split(o.trace_filter);
+  if (!o.trace_window.empty()) {
+    const auto colon = o.trace_window.find(':');
+    if (colon == std::string::npos)
+      throw CLI::ValidationError("--trace-window", "expected START:END in core cycles, e.g. 1000:5000");
+    try {
+      const std::string a = o.trace_window.substr(0, colon), b = o.trace_window.substr(colon + 1);
+      if (!a.empty()) t.window_start = std::stoull(a);
+      if (!b.empty()) t.window_end = std::stoull(b);
+    } catch (const std::exception&) {
+      throw CLI::ValidationError("--trace-window", "expected START:END in core cycles, e.g. 1000:5000");
+    }
+  }
+  return t;
+}
+
+namespace {
+// Closes the traces of a run and says where they are.
+void reportTraces(driver::Runtime& rt, bool quiet) {
+  for (const auto& f : rt.closeTraces())
+    if (!quiet) fmt::print("wrote {}\n", f);
+}
+}  // namespace
+
 int runWorkload(const RunOptions& o) {
   const kernels::Workload* w = kernels::findWorkload(o.target);
   if (!w) throw ConfigError(unknownWorkloadMessage(o.target));
@@ -75,7 +106,7 @@ int runWorkload(const RunOptions& o) {
                                   fmt::join(w->archs, ", ")));
 
   const Config config = loadConfig(o.config, o.overrides);
-  driver::Runtime rt(config, driver::modeFromName(o.mode));
+  driver::Runtime rt(config, driver::modeFromName(o.mode), traceOptions(o));
   if (!o.quiet)
     fmt::print("{}: {} [config {}, {}, scale {}, seed {}, {}]\n", w->name, w->description, o.config, o.arch, o.scale, o.seed, o.mode);
   std::fflush(stdout);
@@ -103,6 +134,7 @@ int runWorkload(const RunOptions& o) {
   fmt::print("{} {}{}{}\n", verdict, w->name, result.message.empty() ? "" : ": ", result.message);
   if (!o.quiet && !rt.launches().empty()) fmt::print("\n{}", launchTable(rt.launches()));
   if (!o.quiet && rt.mode() == driver::Mode::Timing) fmt::print("\n{}", timingSummary(rt.statistics()));
+  reportTraces(rt, o.quiet);
   std::fflush(stdout);
 
   if (!o.stats_json.empty()) {
@@ -119,7 +151,7 @@ int runWorkload(const RunOptions& o) {
 int runLaunchFile(const RunOptions& o) {
   const LaunchSpec spec = parseLaunchFile(o.target);  // before the device: errors come fast
   const Config config = loadConfig(o.config, o.overrides);
-  driver::Runtime rt(config, driver::modeFromName(o.mode));
+  driver::Runtime rt(config, driver::modeFromName(o.mode), traceOptions(o));
   if (!o.quiet)
     fmt::print("{}: kernel {} from {}, grid {}, block {} [config {}, {}]\n", spec.path, spec.kernel, spec.ptx,
                formatDim(spec.grid), formatDim(spec.block), o.config, o.mode);
@@ -147,6 +179,7 @@ int runLaunchFile(const RunOptions& o) {
   }
   if (!o.quiet && !rt.launches().empty()) fmt::print("\n{}", launchTable(rt.launches()));
   if (!o.quiet && rt.mode() == driver::Mode::Timing) fmt::print("\n{}", timingSummary(rt.statistics()));
+  reportTraces(rt, o.quiet);
   std::fflush(stdout);
 
   if (!o.stats_json.empty()) {

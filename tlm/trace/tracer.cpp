@@ -168,6 +168,7 @@ void Tracer::flush() {
     dump_all_ = false;
     first_time_ = time_;
     writer_->time(time_);
+    written_time_ = time_;
     writer_->beginDump();
     std::vector<int> order(sigs_.size());
     for (std::size_t i = 0; i < sigs_.size(); ++i) order[std::size_t(sigs_[i].handle)] = int(i);
@@ -195,6 +196,7 @@ void Tracer::flush() {
     if (s.kind == Kind::String ? s.str == s.written_str : s.cur == s.written) continue;
     if (!timed) {
       writer_->time(time_);
+      written_time_ = time_;
       timed = true;
     }
     if (s.kind == Kind::String) {
@@ -240,6 +242,8 @@ void Tracer::close() {
   if (closed_ || !enabled_) return;
   closed_ = true;
   flush();
+  // An end mark at the last time, so that the last values show up to it.
+  if (window_ == Window::In && time_ > written_time_) writer_->time(time_);
   if (!header_written_) writeHeader();
   recording_ = false;
   writer_->finish();
@@ -253,10 +257,11 @@ void Tracer::writeGtkw() const {
   g += "[dumpfile] \"" + fileName(opt_.path) + "\"\n";
   g += "[savefile] \"" + fileName(gtkwPath()) + "\"\n";
   g += "[timestart] " + std::to_string(first_time_) + "\n";
-  // Zoom: GTKWave shows 2^-zoom time units per pixel; about 100 core cycles in ~700 pixels.
+  // Zoom: GTKWave shows 2^-zoom time units per pixel; about 100 core cycles across the ~530
+  // pixels of wave area in GTKWave's default window (without it: 1 ps per pixel).
   const double period_ps = opt_.core_clock_mhz > 0 ? 1e6 / opt_.core_clock_mhz : 1000.0;
   char zoom[64];
-  std::snprintf(zoom, sizeof zoom, "*%.6f -1", -std::log2(std::max(period_ps * 100.0 / 700.0, 1.0)));
+  std::snprintf(zoom, sizeof zoom, "*%.6f -1", -std::log2(std::max(period_ps * 100.0 / 530.0, 1.0)));
   g += zoom;
   for (int i = 0; i < 26; ++i) g += " -1";  // the named markers, none set
   g += "\n[sst_expanded] 1\n";
@@ -270,22 +275,31 @@ void Tracer::writeGtkw() const {
       flags = f;
     }
   };
-  auto signal = [&](const Sig& s, unsigned long extra) {
+  auto signal = [&](const Sig& s) {
     unsigned long f = kRjustify;
-    switch (s.radix) {
-      case Radix::Hex: f |= kHex; break;
-      case Radix::Bin: f |= kBin; break;
-      case Radix::Dec: f |= kDec; break;
-      case Radix::Auto: f |= (s.kind == Kind::String ? kAscii : s.width == 1 ? kBin : kDec); break;
+    if (s.kind == Kind::String) {
+      f |= kAscii;
+    } else {
+      switch (s.radix) {
+        case Radix::Hex: f |= kHex; break;
+        case Radix::Bin: f |= kBin; break;
+        case Radix::Dec: f |= kDec; break;
+        case Radix::Auto: f |= s.width == 1 ? kBin : kDec; break;
+      }
     }
     if (s.kind == Kind::Analog) f |= kAnalogStep;
-    setFlags(f | extra);
+    setFlags(f);
     g += s.path;
     if (s.kind != Kind::String && s.width > 1) g += "[" + std::to_string(s.width - 1) + ":0]";
     g += "\n";
     if (s.kind == Kind::Analog) {  // one blank row below: the curve is two rows tall
-      setFlags(kAnalogBlankStretch | extra);
+      setFlags(kAnalogBlankStretch);
       g += "-\n";
+    }
+  };
+  auto signals = [&](const Scope& sc) {
+    for (int id : sc.sigs) {
+      if (sigs_[std::size_t(id)].kind != Kind::Clock) signal(sigs_[std::size_t(id)]);
     }
   };
 
@@ -293,28 +307,22 @@ void Tracer::writeGtkw() const {
   // below it (gigathread, sm[i] with its schedulers, xbar, l2[i], dram[i]), nested as the scopes
   // are. Open: the first block of each kind (sm[0], l2[0], ...) and everything in it.
   for (const Sig& s : sigs_) {
-    if (s.kind == Kind::Clock) signal(s, 0);
+    if (s.kind == Kind::Clock) signal(s);
   }
   auto group = [&](auto&& self, const Scope& sc, bool open) -> void {
-    const unsigned long hidden = open ? 0 : kCollapsed;
     setFlags(kBlank | kGrpBegin | (open ? 0 : kClosed));
     g += "-" + sc.name + "\n";
-    for (int id : sc.sigs) {
-      if (sigs_[std::size_t(id)].kind != Kind::Clock) signal(sigs_[std::size_t(id)], hidden);
-    }
+    signals(sc);
     for (const auto& k : sc.kids) self(self, *k, open);
     setFlags(kBlank | kGrpEnd | (open ? 0 : kClosed | kCollapsed));
     g += "-" + sc.name + "\n";
   };
-  auto top = [&](const Scope& sc) {
-    for (int id : sc.sigs) {
-      if (sigs_[std::size_t(id)].kind != Kind::Clock) signal(sigs_[std::size_t(id)], 0);
-    }
+  signals(*root_);  // signals outside any scope
+  for (const auto& top : root_->kids) {
+    signals(*top);
     std::map<std::string, int> seen;
-    for (const auto& k : sc.kids) group(group, *k, seen[baseName(k->name)]++ == 0);
-  };
-  top(*root_);  // signals outside any scope
-  for (const auto& k : root_->kids) top(*k);
+    for (const auto& k : top->kids) group(group, *k, seen[baseName(k->name)]++ == 0);
+  }
 
   const std::string path = gtkwPath();
   std::FILE* f = std::fopen(path.c_str(), "wb");

@@ -116,7 +116,7 @@ class Tracer {
   // the window opens, the current value of every signal is recorded; when it closes, an end
   // mark is written and nothing more is recorded.
   void advance(std::uint64_t time_ps, std::uint64_t core_cycle) {
-    if (time_ps == time_ && core_cycle == cycle_) return;
+    if (!enabled_ || (time_ps == time_ && core_cycle == cycle_)) return;
     advanceSlow(time_ps, core_cycle);
   }
 
@@ -155,7 +155,8 @@ class Tracer {
   std::vector<Sig> sigs_;
   std::vector<int> dirty_;
   std::uint64_t time_ = 0, cycle_ = 0;
-  std::uint64_t first_time_ = 0;  // when the window opened (the .gtkw view starts there)
+  std::uint64_t first_time_ = 0;    // when the window opened (the .gtkw view starts there)
+  std::uint64_t written_time_ = 0;  // the last time written
   Window window_ = Window::Before;
   bool enabled_ = false, recording_ = false, dump_all_ = false, header_written_ = false;
   bool closed_ = false;
