@@ -19,6 +19,7 @@ struct FaultReport {
   std::uint32_t warp = 0;       // warp index within the block
   std::uint32_t lane = 0;
   std::uint32_t pc = 0;         // instruction index in the kernel's program
+  std::uint64_t cycle = 0;      // timing mode: the core cycle the fault was seen (0 in functional mode)
 
   std::string toString() const;
 };

@@ -301,9 +301,15 @@ TEST(TraceFilter, GlobsOverComponentPaths) {
   EXPECT_TRUE(f.matches("gpu.l2[5].queue_depth"));  // "l2" matches any l2[i]
   EXPECT_TRUE(f.matches("gpu.l2.hits"));
   EXPECT_FALSE(f.matches("gpu.dram[0].cmd"));
-  EXPECT_FALSE(f.matches("gpu.xbar.l2_flits"));  // whole components only
+  EXPECT_FALSE(f.matches("gpu.l2_total"));      // whole components only
+  EXPECT_FALSE(f.matches("gpu.xbar.sm[0].flits"));  // from the top: sm[0] is not xbar.sm[0]
+  EXPECT_FALSE(f.matches("gpu.xbar.l2[0].flits"));
+  EXPECT_TRUE(f.matches("sm[2].x"));              // a path without a top component
+  EXPECT_TRUE(PathFilter({"xbar.sm[0-1]"}).matches("gpu.xbar.sm[1].flits"));
+  EXPECT_TRUE(PathFilter({"gpu.sm[1]"}).matches("gpu.sm[1].pc"));
+  EXPECT_TRUE(PathFilter({"*flits"}).matches("gpu.xbar.l2[3].flits"));
 
-  const PathFilter g({"sched[1]", "dram[0,2-3].bank[*].cmd", "gigathread"});
+  const PathFilter g({"*.sched[1]", "dram[0,2-3].bank[*].cmd", "gigathread"});
   EXPECT_TRUE(g.matches("gpu.sm[7].sched[1].pc"));
   EXPECT_FALSE(g.matches("gpu.sm[7].sched[0].pc"));
   EXPECT_TRUE(g.matches("gpu.dram[3].bank[15].cmd"));

@@ -3,6 +3,7 @@
 // commands the controller counted. Filters and windows keep exactly what they should, and the
 // same run traced twice gives byte-identical files. Each run is its own `scgpu` process.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -166,6 +167,24 @@ TEST_F(Waveform, SameRunTracedTwiceIsByteIdentical) {
   }
   EXPECT_EQ(kernels, 2);  // histogram launches two kernels
   EXPECT_GT(blocks, 0);
+}
+
+TEST_F(Waveform, AFaultWritesTheLastCyclesAndNamesTheFile) {
+  std::ofstream(dir_ / "trap.ptx") << ".version 8.0\n.target sm_90\n.address_size 64\n"
+                                      ".visible .entry trapper()\n{\n  .reg .pred %p<2>;\n  .reg .b32 %r<4>;\n"
+                                      "  mov.u32 %r1, 0;\nLOOP:\n  add.u32 %r1, %r1, 1;\n"
+                                      "  setp.lt.u32 %p1, %r1, 3000;\n  @%p1 bra LOOP;\n  trap;\n}\n";
+  std::ofstream(dir_ / "trap.yaml") << "ptx: trap.ptx\nkernel: trapper\ngrid: 1\nblock: 32\nargs: []\n";
+  const std::string cmd = "cd " + dir_.string() + " && " + SCGPU_BINARY +
+                          " run trap.yaml --mode timing --fault-trace-cycles 500 > out.txt 2> err.txt";
+  EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 2);  // a kernel fault
+  std::ifstream err(dir_ / "err.txt");
+  const std::string text((std::istreambuf_iterator<char>(err)), {});
+  EXPECT_NE(text.find("scgpu-fault-trap.vcd"), std::string::npos) << text;
+  ASSERT_TRUE(fs::exists(dir_ / "scgpu-fault-trap.vcd"));
+  ASSERT_TRUE(fs::exists(dir_ / "scgpu-fault-trap.gtkw"));
+  const Vcd v = readVcd(dir_ / "scgpu-fault-trap.vcd");
+  EXPECT_FALSE(v.values.empty());
 }
 
 }  // namespace

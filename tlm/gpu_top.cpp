@@ -135,6 +135,7 @@ void GpuTop::coreTick(std::uint64_t cycle) {
     fault_ = r;
   }
   const bool done = gigathread_->engine.kernelDone();
+  if (fault_ && fault_->cycle == 0) fault_->cycle = cycle;
   if (done || fault_) {
     end_cycle_ = cycle;
     running_ = false;

@@ -186,6 +186,10 @@ int main(int argc, char** argv) {
       ->type_name("GLOBS");
   run_cmd->add_option("--trace-window", opt.trace_window, "Trace only core cycles START:END (either may be empty)")
       ->type_name("START:END");
+  run_cmd->add_option("--fault-trace-cycles", opt.fault_trace_cycles,
+                      "After a fault or watchdog (timing mode, no --trace), write a waveform of the last N core "
+                      "cycles by re-running the same deterministic simulation; 0: off")
+      ->capture_default_str();
   run_cmd->add_option("--timeline", opt.timeline,
                       "Write a Chrome trace-event timeline (kernels, blocks per SM, DRAM refreshes) for Perfetto")
       ->type_name("FILE");

@@ -42,6 +42,9 @@ struct RunOptions {
   std::string trace_filter;            // "sm[0-3].*,l2.*"
   std::string trace_window;            // "START:END" in core cycles
   std::string timeline;                // Chrome trace-event JSON
+  // After a fault or watchdog in timing mode without --trace, re-run (deterministically) with a
+  // waveform of the last this-many core cycles; 0 turns it off.
+  std::uint64_t fault_trace_cycles = 2000;
   // Output.
   std::string stats_json;
   bool quiet = false;

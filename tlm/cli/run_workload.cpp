@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 
@@ -91,6 +93,28 @@ TraceOptions traceOptions(const RunOptions& o) {
 }
 
 namespace {
+// After a fault or watchdog in timing mode, the same simulation is re-run with a waveform of the
+// last cycles before it: the model is deterministic, so the re-run reaches the same state.
+void traceFault(const RunOptions& o, const driver::Runtime& rt) {
+  if (o.mode != "timing" || !o.trace.empty() || o.fault_trace_cycles == 0 || !rt.lastFault()) return;
+  const std::uint64_t end = rt.lastFault()->cycle + 1;
+  if (end <= 1) return;
+  const std::uint64_t start = end > o.fault_trace_cycles ? end - o.fault_trace_cycles : 0;
+  std::string stem = std::filesystem::path(o.target).stem().string();
+  const std::string file = "scgpu-fault-" + stem + ".vcd";
+  std::string cmd = "'" + std::filesystem::read_symlink("/proc/self/exe").string() + "' run '" + o.target +
+                    "' --mode timing --quiet --config '" + o.config + "' --fault-trace-cycles 0";
+  for (const auto& s : o.overrides) cmd += " --set '" + s + "'";
+  if (!isLaunchFile(o.target))
+    cmd += fmt::format(" --arch {} --scale {} --seed {}", o.arch, o.scale, o.seed);
+  cmd += fmt::format(" --trace {} --trace-window {}:{}", file, start, end);
+  if (!o.trace_filter.empty()) cmd += " --trace-filter '" + o.trace_filter + "'";
+  cmd += " > /dev/null 2>&1";
+  if (std::system(cmd.c_str()) >= 0 && std::filesystem::exists(file))
+    fmt::print(stderr, "scgpu: waveform of the last {} cycles before the fault: {} (open: gtkwave {})\n",
+               end - start, file, std::filesystem::path(file).replace_extension(".gtkw").string());
+}
+
 // Closes the traces of a run and says where they are.
 void reportTraces(driver::Runtime& rt, bool quiet) {
   for (const auto& f : rt.closeTraces())
@@ -127,6 +151,7 @@ int runWorkload(const RunOptions& o) {
     code = fault ? kExitFault : kExitInputError;
     verdict = fault ? "FAULT" : "ERROR";
     printLaunchError(rt, result.error);
+    traceFault(o, rt);
   } else {
     code = result.passed ? kExitOk : kExitCheckFailed;
     verdict = result.passed ? "PASSED" : "FAILED";
@@ -164,6 +189,7 @@ int runLaunchFile(const RunOptions& o) {
   if (out.error != driver::Error::Success) {
     code = kExitFault;
     printLaunchError(rt, out.error);
+    traceFault(o, rt);
     fmt::print("FAULT {}\n", spec.kernel);
   } else {
     for (const auto& c : out.checks) fmt::print("  {} {}\n", c.passed ? "ok  " : "FAIL", c.message);

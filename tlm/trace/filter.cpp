@@ -147,11 +147,12 @@ PathFilter::PathFilter(const std::vector<std::string>& patterns) {
 
 bool PathFilter::matches(std::string_view path) const {
   if (patterns_.empty()) return true;
-  // Every run of whole components: starts at 0 or after a '.', ends at the end or before a '.'.
+  // From the start of the path or of its second component (the top component, "gpu", may be
+  // left out) to the end of any component: a pattern naming a block selects all below it.
   std::vector<std::size_t> starts{0}, ends;
   for (std::size_t i = 0; i < path.size(); ++i) {
     if (path[i] == '.') {
-      starts.push_back(i + 1);
+      if (starts.size() == 1) starts.push_back(i + 1);
       ends.push_back(i);
     }
   }

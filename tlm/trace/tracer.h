@@ -29,13 +29,14 @@ enum class Kind {
 // How GTKWave shows an integer. Auto: binary for 1 bit, decimal otherwise.
 enum class Radix { Auto, Dec, Hex, Bin };
 
-// Component-path globs ("sm[0-3].*", "l2.*", "sched[1]"). A pattern matches a signal path when
-// it matches a run of whole components of it (starting and ending at a '.' or at an end of the
-// path), so "sm[0-3].*" selects "gpu.sm[2].sched[0].pc" and "sched[1]" selects everything under
-// any scheduler 1. In a pattern, '*' is any sequence of characters (dots included), '?' one
-// character, and "[...]" an index set matched against a bracketed index of the path: "[3]",
-// "[0-3]", "[0,2,5-7]", "[*]". A name without an index set matches the name with any index too
-// ("l2" matches "l2[5]"). Throws std::invalid_argument on a malformed pattern.
+// Component-path globs ("sm[0-3].*", "l2.*", "*.sched[1]"). A pattern is matched against the
+// signal's path from its start, with or without the top component ("gpu."), up to the end of any
+// component: "sm[0-3].*" and "sm[0-3]" select everything under gpu.sm[0] .. gpu.sm[3] (but not
+// gpu.xbar.sm[2].flits), "*.sched[1]" everything under every scheduler 1. In a pattern, '*' is
+// any sequence of characters (dots included), '?' one character, and "[...]" an index set matched
+// against a bracketed index of the path: "[3]", "[0-3]", "[0,2,5-7]", "[*]". A name without an
+// index set matches the name with any index too ("l2" matches "l2[5]"). Throws
+// std::invalid_argument on a malformed pattern.
 class PathFilter {
  public:
   PathFilter() = default;  // matches everything
