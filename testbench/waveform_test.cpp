@@ -160,13 +160,17 @@ TEST_F(Waveform, SameRunTracedTwiceIsByteIdentical) {
   EXPECT_EQ(slurp(dir_ / "ta.json"), slurp(dir_ / "tb.json"));
   // The timeline is a Chrome trace-event file with kernel and block events.
   const nlohmann::json t = nlohmann::json::parse(slurp(dir_ / "ta.json"));
-  int kernels = 0, blocks = 0;
+  int kernels = 0, blocks = 0, warp_begins = 0, warp_ends = 0;
   for (const auto& e : t["traceEvents"]) {
     kernels += e.value("cat", "") == "kernel";
     blocks += e.value("cat", "") == "block";
+    warp_begins += e.value("ph", "") == "b";
+    warp_ends += e.value("ph", "") == "e";
   }
-  EXPECT_EQ(kernels, 2);  // histogram launches two kernels
-  EXPECT_GT(blocks, 0);
+  EXPECT_EQ(kernels, 2);       // histogram launches two kernels
+  EXPECT_EQ(blocks, 2 * 64);   // 2 x 32 blocks, each a begin and an end
+  EXPECT_EQ(warp_begins, 2 * 32 * 8);  // 8 warps per 256-thread block
+  EXPECT_EQ(warp_ends, warp_begins);
 }
 
 TEST_F(Waveform, AFaultWritesTheLastCyclesAndNamesTheFile) {

@@ -40,10 +40,24 @@ void Timeline::refresh(std::uint32_t channel, double start_ns, double duration_n
                      {"ts", us(start_ns)}, {"dur", us(duration_ns)}});
 }
 
+void Timeline::warp(std::uint32_t sm, std::uint32_t sub_core, std::uint32_t slot, std::uint64_t block, bool start,
+                    double ns) {
+  const std::size_t key = std::size_t(sm) * 4096 + slot;
+  if (warp_ids_.size() <= key) warp_ids_.resize(key + 1, 0);
+  if (start) warp_ids_[key] = ++warp_seq_;
+  events_.push_back({{"name", fmt::format("warp slot {} (block {})", slot, block)},
+                     {"cat", fmt::format("sm{}.sched{}", sm, sub_core)},
+                     {"ph", start ? "b" : "e"},
+                     {"id", warp_ids_[key]},
+                     {"pid", 3},
+                     {"tid", sm},
+                     {"ts", us(ns)}});
+}
+
 void Timeline::write() const {
   nlohmann::json meta = nlohmann::json::array();
-  const char* names[] = {"kernels", "SMs (blocks)", "DRAM channels (refresh)"};
-  for (int pid = 0; pid < 3; ++pid)
+  const char* names[] = {"kernels", "SMs (blocks)", "DRAM channels (refresh)", "schedulers (warps)"};
+  for (int pid = 0; pid < 4; ++pid)
     meta.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", names[pid]}}}});
   nlohmann::json all = meta;
   for (const auto& e : events_) all.push_back(e);

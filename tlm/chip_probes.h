@@ -27,11 +27,15 @@ class Timeline {
   void blockEnd(std::uint32_t sm, std::uint64_t block, double ns);
   void kernel(const std::string& name, double start_ns, double end_ns);
   void refresh(std::uint32_t channel, double start_ns, double duration_ns);
+  // A warp's life on one scheduler (sub-core): async events, one track per scheduler.
+  void warp(std::uint32_t sm, std::uint32_t sub_core, std::uint32_t slot, std::uint64_t block, bool start, double ns);
   void write() const;  // throws std::runtime_error when the file cannot be written
 
  private:
   std::string path_;
   nlohmann::json events_ = nlohmann::json::array();
+  std::uint64_t warp_seq_ = 0;
+  std::vector<std::uint64_t> warp_ids_;  // (sm, slot) -> id of the open async event
 };
 
 class ChipProbes {

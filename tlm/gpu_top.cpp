@@ -96,6 +96,9 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
       auto ns = [] { return sc_core::sc_time_stamp().to_seconds() * 1e9; };
       gigathread_->on_dispatch = [tl, ns](std::uint64_t b, std::uint32_t s) { tl->blockStart(s, b, ns()); };
       gigathread_->on_retire = [tl, ns](std::uint64_t b, std::uint32_t s) { tl->blockEnd(s, b, ns()); };
+      for (std::uint32_t i = 0; i < sms_.size(); ++i)
+        sms_[i]->core.on_warp = [tl, ns, i](std::uint32_t slot, std::uint32_t sub, std::uint32_t block, bool start,
+                                            std::uint64_t) { tl->warp(i, sub, slot, block, start, ns()); };
     }
   }
 }

@@ -106,6 +106,7 @@ struct SmCore::Impl {
 
   SmParams p;
   std::uint32_t index;
+  SmCore* owner = nullptr;  // for the warp observer
   std::string name;
   Lsu lsu;
   std::unique_ptr<memsys::SectorCache> icache;
@@ -396,6 +397,7 @@ void SmCore::Impl::markExited(std::uint32_t slot) {
   exited_resident++;
   exited_now.push_back(slot);
   if (b.live == 0) draining.push_back(ws.block);
+  if (owner->on_warp) owner->on_warp(slot, ws.sub, b.state.linear_id, false, now);
 }
 
 // Every live warp of the block waits at a barrier that nothing can release any more.
@@ -530,7 +532,7 @@ void SmCore::Impl::retireBlocks(std::uint64_t t) {
 // ---- SmCore ----
 
 SmCore::SmCore(const SmParams& p, std::uint32_t index, StatsRegistry& stats, const std::string& name)
-    : impl_(std::make_unique<Impl>(p, index, stats, name)) {}
+    : impl_(std::make_unique<Impl>(p, index, stats, name)) { impl_->owner = this; }
 
 SmCore::~SmCore() = default;
 
@@ -615,6 +617,7 @@ void SmCore::launchBlock(std::uint32_t linear_block_id, std::uint64_t cycle) {
     m.status[slot] = Reason::NoInstruction;
     m.live_warps++;
     m.free_warp_slots--;
+    if (on_warp) on_warp(slot, ws.sub, linear_block_id, true, cycle);
   }
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,6 +70,10 @@ class SmCore {
     std::uint32_t resident_blocks = 0, live_warps = 0, barrier_waits = 0, lsu_queue = 0, l1_mshrs = 0;
   };
   Occupancy occupancy() const;
+  // For the timeline: a warp started on or left a sub-core (warp slot, sub-core, block, cycle).
+  std::function<void(std::uint32_t slot, std::uint32_t sub_core, std::uint32_t block, bool start,
+                     std::uint64_t cycle)>
+      on_warp;
 
  private:
   struct Impl;
