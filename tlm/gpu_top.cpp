@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sm/timing/stall_reason.h"
 #include "tlm/blocks/dram_block.h"
 #include "tlm/blocks/gigathread_block.h"
 #include "tlm/blocks/l2_block.h"
@@ -303,13 +304,16 @@ void GpuTop::computeMetrics() {
                100.0 * ratio(flits, icnt_cycles * double(params_.sm.count + params_.l2.slices)),
                "flits moved per port-cycle, both networks");
   // Stall breakdown: each scheduler records one reason per cycle.
-  static const char* reasons[] = {"selected", "long_scoreboard", "short_scoreboard", "wait", "barrier",
-                                  "math_pipe_throttle", "mio_throttle", "not_selected", "no_instruction"};
+  // Every scheduler records one reason per cycle, so the shares sum to 100 %.
   double total = 0;
-  for (const char* r : reasons) total += double(st.sum("gpu.sm[", std::string(".stall.") + r));
-  for (const char* r : reasons)
-    st.setMetric(std::string("stall.") + r + ".pct",
-                 100.0 * ratio(double(st.sum("gpu.sm[", std::string(".stall.") + r)), total));
+  for (int i = 0; i < int(sm::timing::Reason::Count); ++i)
+    if (sm::timing::isSchedulerReason(sm::timing::Reason(i))) total += double(st.sum("gpu.sm[", std::string(".stall.") + sm::timing::toString(sm::timing::Reason(i))));
+  for (int i = 0; i < int(sm::timing::Reason::Count); ++i) {
+    const sm::timing::Reason r = sm::timing::Reason(i);
+    if (!sm::timing::isSchedulerReason(r)) continue;
+    st.setMetric(std::string("stall.") + sm::timing::toString(r) + ".pct",
+                 100.0 * ratio(double(st.sum("gpu.sm[", std::string(".stall.") + sm::timing::toString(r))), total));
+  }
 }
 
 }  // namespace scgpu

@@ -33,4 +33,7 @@ inline const char* toString(Reason r) {
   return r < Reason::Count ? names[int(r)] : "?";
 }
 
+// Reasons a scheduler records for a cycle (Ready is internal, Drain describes warps only).
+inline bool isSchedulerReason(Reason r) { return r != Reason::Ready && r != Reason::Drain && r < Reason::Count; }
+
 }  // namespace scgpu::sm::timing

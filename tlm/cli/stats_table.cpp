@@ -1,5 +1,7 @@
 #include "tlm/cli/stats_table.h"
 
+#include "sm/timing/stall_reason.h"
+
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -143,10 +145,11 @@ std::string timingSummary(const nlohmann::json& stats) {
   t.addRow({"DRAM row-buffer hit rate", fmt::format("{:.1f} %", get("dram.row_buffer_hit_rate.pct"))});
   t.addRow({"crossbar utilisation", fmt::format("{:.1f} %", get("xbar.utilization.pct"))});
   // Where the schedulers' cycles went, one row per reason that matters.
-  for (const char* r : {"selected", "long_scoreboard", "short_scoreboard", "wait", "barrier", "math_pipe_throttle",
-                        "mio_throttle", "not_selected", "no_instruction"}) {
-    const double v = get((std::string("stall.") + r + ".pct").c_str());
-    if (v >= 0.5) t.addRow({std::string("scheduler cycles: ") + r, fmt::format("{:.1f} %", v)});
+  for (int i = 0; i < int(sm::timing::Reason::Count); ++i) {
+    const sm::timing::Reason r = sm::timing::Reason(i);
+    if (!sm::timing::isSchedulerReason(r)) continue;
+    const double v = get((std::string("stall.") + sm::timing::toString(r) + ".pct").c_str());
+    if (v >= 0.5) t.addRow({std::string("scheduler cycles: ") + sm::timing::toString(r), fmt::format("{:.1f} %", v)});
   }
   return t.render();
 }
