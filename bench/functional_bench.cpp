@@ -13,9 +13,9 @@
 
 #include "driver/runtime.h"
 #include "kernels/workload.h"
-#include "tlm/cli/cli.h"
-#include "tlm/cli/stats_table.h"
-#include "tlm/config.h"
+#include "app/cli.h"
+#include "app/stats_table.h"
+#include "tlm/gpu_config.h"
 
 namespace {
 
@@ -35,7 +35,7 @@ struct Measurement {
   double mips() const { return best() > 0 ? double(thread_instructions) / best() / 1e6 : 0.0; }
 };
 
-Measurement measure(const scgpu::kernels::Workload& w, const scgpu::Config& config,
+Measurement measure(const scgpu::kernels::Workload& w, const scgpu::GpuConfig& config,
                     const scgpu::kernels::WorkloadOptions& options, int repeat) {
   Measurement m;
   m.workload = w.name;
@@ -116,7 +116,7 @@ int sc_main(int argc, char** argv) {
         workloads.push_back(w);
       }
     }
-    const scgpu::Config config = scgpu::cli::loadConfig(config_name, overrides);
+    const scgpu::GpuConfig config = scgpu::cli::loadConfig(config_name, overrides);
 
     std::vector<Measurement> results;
     for (const auto* w : workloads) {

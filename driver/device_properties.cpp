@@ -1,11 +1,11 @@
 #include "driver/device_properties.h"
 
-#include "tlm/config.h"
+#include "tlm/gpu_config.h"
 #include "tlm/gpu_params.h"
 
 namespace scgpu::driver {
 
-DeviceProperties DeviceProperties::fromConfig(const Config& c) {
+DeviceProperties DeviceProperties::fromConfig(const GpuConfig& c) {
   const GpuParams& g = c.params();  // checked at load
   DeviceProperties p;
   p.name = "scgpu " + g.name;

@@ -5,7 +5,7 @@
 #include <string>
 
 namespace scgpu {
-class Config;
+class GpuConfig;
 }
 
 namespace scgpu::driver {
@@ -31,7 +31,7 @@ struct DeviceProperties {
   std::uint64_t stack_size_bytes = 1024;
   std::uint64_t printf_fifo_size_bytes = 1 << 20;
 
-  static DeviceProperties fromConfig(const Config& config);
+  static DeviceProperties fromConfig(const GpuConfig& config);
 };
 
 }  // namespace scgpu::driver

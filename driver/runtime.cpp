@@ -11,7 +11,7 @@
 #include "ptx/parser.h"
 #include "sm/exec/handlers.h"
 #include "sm/functional_engine.h"
-#include "tlm/config.h"
+#include "tlm/gpu_config.h"
 
 namespace scgpu::driver {
 
@@ -53,7 +53,7 @@ Error errorOfFault(const std::string& kind) {
 
 struct Runtime::Impl {
   Mode mode;
-  Config config;
+  GpuConfig config;
   DeviceProperties props;
   memsys::BackingStore memory;
   std::vector<std::unique_ptr<Module>> modules;
@@ -67,7 +67,7 @@ struct Runtime::Impl {
   std::uint64_t grid_id = 0;
   sm::EngineLimits limits;
 
-  Impl(const Config& c, Mode m)
+  Impl(const GpuConfig& c, Mode m)
       : mode(m), config(c), props(DeviceProperties::fromConfig(c)), memory(props.total_global_mem) {
     limits.watchdog_warp_instructions_per_block =
         std::uint64_t(c.getInt("limits.watchdog_warp_instructions_per_block", 1'000'000'000));
@@ -85,7 +85,7 @@ struct Runtime::Impl {
   }
 };
 
-Runtime::Runtime(const Config& config, Mode mode, const TraceOptions& trace)
+Runtime::Runtime(const GpuConfig& config, Mode mode, const TraceOptions& trace)
     : impl_(std::make_unique<Impl>(config, mode)) {
   if (mode == Mode::Timing) impl_->timing = std::make_unique<TimingBackend>(config, impl_->memory, trace);
   else if (trace.enabled())
@@ -105,7 +105,7 @@ std::vector<std::string> Runtime::closeTraces() {
   if (!t.timeline_path.empty()) files.push_back(t.timeline_path);
   return files;
 }
-Runtime::Runtime() : Runtime(Config::loadDefault()) {}
+Runtime::Runtime() : Runtime(GpuConfig::loadDefault()) {}
 Mode Runtime::mode() const { return impl_->mode; }
 Runtime::~Runtime() = default;
 

@@ -19,7 +19,7 @@
 #include "sm/fault.h"
 
 namespace scgpu {
-class Config;
+class GpuConfig;
 namespace ptx { struct Module; }
 namespace sm { class FunctionalEngine; struct LaunchStats; }
 }  // namespace scgpu
@@ -79,7 +79,7 @@ Mode modeFromName(const std::string& name);  // "functional" | "timing"; throws 
 class Runtime {
  public:
   // Builds a device from a config (see configs/). Throws ConfigError on a bad config.
-  explicit Runtime(const Config& config, Mode mode = Mode::Functional, const TraceOptions& trace = {});
+  explicit Runtime(const GpuConfig& config, Mode mode = Mode::Functional, const TraceOptions& trace = {});
   // The default config (configs/tiny.yaml), functional mode.
   Runtime();
   Mode mode() const;

@@ -4,7 +4,7 @@
 
 #include "driver/register_counts.h"
 #include "driver/runtime.h"
-#include "tlm/config.h"
+#include "tlm/gpu_config.h"
 #include "tlm/gpu_top.h"
 
 namespace scgpu::driver {
@@ -13,7 +13,7 @@ namespace {
 bool g_timing_model_exists = false;
 }
 
-TimingBackend::TimingBackend(const Config& config, memsys::BackingStore& memory, const TraceOptions& trace)
+TimingBackend::TimingBackend(const GpuConfig& config, memsys::BackingStore& memory, const TraceOptions& trace)
     : params_(GpuParams::fromConfig(config)) {
   if (g_timing_model_exists)
     throw RuntimeError(Error::InvalidValue,

@@ -11,11 +11,11 @@
 #include "ptx/decoded.h"
 #include "sm/functional_engine.h"
 #include "tlm/gpu_params.h"
-#include "tlm/stats.h"
+#include "base/stats.h"
 #include "tlm/trace_options.h"
 
 namespace scgpu {
-class Config;
+class GpuConfig;
 class GpuTop;
 }  // namespace scgpu
 
@@ -31,7 +31,7 @@ class TimingBackend {
  public:
   // Throws ConfigError for a bad config, RuntimeError when a timing model already exists in
   // this process.
-  TimingBackend(const Config& config, memsys::BackingStore& memory, const TraceOptions& trace = {});
+  TimingBackend(const GpuConfig& config, memsys::BackingStore& memory, const TraceOptions& trace = {});
   void closeTraces();
   ~TimingBackend();
 

@@ -42,7 +42,7 @@
 #include "memsys/address_map.h"
 #include "memsys/mem_request.h"
 #include "memsys/memsys_params.h"
-#include "tlm/stats.h"
+#include "base/stats.h"
 
 namespace scgpu::memsys {
 

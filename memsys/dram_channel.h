@@ -25,7 +25,7 @@
 
 #include "memsys/mem_request.h"
 #include "memsys/memsys_params.h"
-#include "tlm/stats.h"
+#include "base/stats.h"
 
 namespace scgpu::memsys {
 

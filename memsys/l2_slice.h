@@ -58,7 +58,7 @@
 #include "memsys/mem_request.h"
 #include "memsys/memsys_params.h"
 #include "memsys/sector_cache.h"
-#include "tlm/stats.h"
+#include "base/stats.h"
 
 namespace scgpu::memsys {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "memsys/dram_presets.h"
-#include "tlm/config.h"
+#include "tlm/gpu_config.h"
 #include "tlm/gpu_params.h"
 
 namespace scgpu {
@@ -34,7 +34,7 @@ std::string errorOf(F&& f) {
 }
 
 std::string loadError(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
-  return errorOf([&] { Config::fromString(yaml, "test.yaml", overrides); });
+  return errorOf([&] { GpuConfig::fromString(yaml, "test.yaml", overrides); });
 }
 
 // A scratch directory per test, removed afterwards.
@@ -74,12 +74,12 @@ std::string body(const std::string& dump) {
 const std::vector<std::string> kPresets{"tiny", "fermi", "kepler", "turing", "ampere", "hopper"};
 
 TEST(ConfigPresets, EveryShippedConfigLoadsAndChecks) {
-  const auto shipped = Config::shippedConfigs();
+  const auto shipped = GpuConfig::shippedConfigs();
   for (const auto& name : kPresets)
     EXPECT_NE(std::find(shipped.begin(), shipped.end(), name), shipped.end()) << name << " is not shipped";
   for (const auto& name : shipped) {
     SCOPED_TRACE(name);
-    EXPECT_NO_THROW(Config::load(Config::resolve(name)));
+    EXPECT_NO_THROW(GpuConfig::load(GpuConfig::resolve(name)));
   }
 }
 
@@ -101,7 +101,7 @@ TEST(ConfigPresets, KeyFacts) {
   };
   for (const auto& f : facts) {
     SCOPED_TRACE(f.name);
-    const GpuParams p = Config::load(Config::resolve(f.name)).params();
+    const GpuParams p = GpuConfig::load(GpuConfig::resolve(f.name)).params();
     EXPECT_EQ(p.sm.count, f.sms);
     EXPECT_EQ(p.cc_major, f.cc_major);
     EXPECT_EQ(p.cc_minor, f.cc_minor);
@@ -114,7 +114,7 @@ TEST(ConfigPresets, KeyFacts) {
 }
 
 TEST(ConfigPresets, TinyIsTheDefaultAndKeepsItsValues) {
-  const Config c = Config::loadDefault();
+  const GpuConfig c = GpuConfig::loadDefault();
   const GpuParams& p = c.params();
   EXPECT_EQ(p.name, "tiny");
   EXPECT_EQ(p.sm.count, 2u);
@@ -150,16 +150,16 @@ TEST(ConfigPresets, TinyIsTheDefaultAndKeepsItsValues) {
 
 TEST(ConfigPresets, PipeLatenciesAndIntervalsFollowTheLanes) {
   // FFMA dependent issue 4 cycles from Volta on; initiation interval = 32 / FP32 lanes per sub-core.
-  EXPECT_EQ(Config::load(Config::resolve("hopper")).params().sm.pipe_fp32.initiation_interval_cycles, 1u);
-  EXPECT_EQ(Config::load(Config::resolve("ampere")).params().sm.pipe_fp32.initiation_interval_cycles, 2u);
-  EXPECT_EQ(Config::load(Config::resolve("turing")).params().sm.pipe_fp32.initiation_interval_cycles, 2u);
+  EXPECT_EQ(GpuConfig::load(GpuConfig::resolve("hopper")).params().sm.pipe_fp32.initiation_interval_cycles, 1u);
+  EXPECT_EQ(GpuConfig::load(GpuConfig::resolve("ampere")).params().sm.pipe_fp32.initiation_interval_cycles, 2u);
+  EXPECT_EQ(GpuConfig::load(GpuConfig::resolve("turing")).params().sm.pipe_fp32.initiation_interval_cycles, 2u);
   for (const char* n : {"turing", "ampere", "hopper"})
-    EXPECT_EQ(Config::load(Config::resolve(n)).params().sm.pipe_fp32.latency_cycles, 4u) << n;
-  EXPECT_EQ(Config::load(Config::resolve("hopper")).params().sm.pipe_fp64.latency_cycles, 8u);
+    EXPECT_EQ(GpuConfig::load(GpuConfig::resolve(n)).params().sm.pipe_fp32.latency_cycles, 4u) << n;
+  EXPECT_EQ(GpuConfig::load(GpuConfig::resolve("hopper")).params().sm.pipe_fp64.latency_cycles, 8u);
 }
 
 TEST(ConfigPresets, DramSectionStartsFromThePresetAtTheConfiguredClock) {
-  const GpuParams p = Config::fromString("extends: tiny\nclocks: {dram_clock_mhz: 1000}\n"
+  const GpuParams p = GpuConfig::fromString("extends: tiny\nclocks: {dram_clock_mhz: 1000}\n"
                                          "dram: {standard: hbm2, timing: {tCL: 30}}\n")
                           .params();
   const DramParams want = memsys::dramPreset("hbm2", 1000);
@@ -189,7 +189,7 @@ TEST(ConfigExtends, ChildOverridesNestedKeysAndInheritsTheRest) {
                                       "sm:\n"
                                       "  l1:\n"
                                       "    associativity: 8\n");
-  const Config c = Config::load(child);
+  const GpuConfig c = GpuConfig::load(child);
   const GpuParams& p = c.params();
   EXPECT_EQ(p.name, "child");
   EXPECT_EQ(p.sm.count, 4u);                  // from the parent
@@ -199,13 +199,13 @@ TEST(ConfigExtends, ChildOverridesNestedKeysAndInheritsTheRest) {
   EXPECT_EQ(p.sm.max_warps_per_sm, 64u);
   EXPECT_EQ(c.where("sm.count"), dir.path() + "/parent.yaml:4:10");
   EXPECT_EQ(c.where("sm.l1.associativity"), child + ":5:20");
-  EXPECT_EQ(c.where("sm.pipes.fp32.latency_cycles").rfind(Config::configDir() + "/hopper.yaml:", 0), 0u);
+  EXPECT_EQ(c.where("sm.pipes.fp32.latency_cycles").rfind(GpuConfig::configDir() + "/hopper.yaml:", 0), 0u);
   EXPECT_EQ(c.where("dram.timing.tRCD"), "dram preset 'hbm3' at 1309.5 MHz");
   EXPECT_EQ(c.where("limits.watchdog_warp_instructions_per_block"), "default");
 }
 
 TEST(ConfigExtends, ShippedConfigByNameFromAnywhere) {
-  const Config c = Config::fromString("extends: hopper\nsm: {count: 4}\n");
+  const GpuConfig c = GpuConfig::fromString("extends: hopper\nsm: {count: 4}\n");
   EXPECT_EQ(c.params().sm.count, 4u);
   EXPECT_EQ(c.params().l2.slices, 80u);
 }
@@ -218,12 +218,12 @@ TEST(ConfigExtends, MissingParentAndCycleAreErrors) {
   TempDir dir;
   dir.write("a.yaml", "extends: b\n");
   dir.write("b.yaml", "extends: a\n");
-  const std::string msg = errorOf([&] { Config::load(dir.path() + "/a.yaml"); });
+  const std::string msg = errorOf([&] { GpuConfig::load(dir.path() + "/a.yaml"); });
   EXPECT_NE(msg.find("`extends:` cycle"), std::string::npos) << msg;
 }
 
 TEST(ConfigSet, OverridesNestedKeysAndMergesMappings) {
-  const Config c = Config::loadDefault({"sm.count=8", "sm.pipes.fp32.latency_cycles=6",
+  const GpuConfig c = GpuConfig::loadDefault({"sm.count=8", "sm.pipes.fp32.latency_cycles=6",
                                         "sm.l1={size_bytes: 65536, associativity: 8}", "clocks.core_clock_mhz=1410.5",
                                         "sm.scheduler_policy=lrr", "dram.refresh=false"});
   const GpuParams& p = c.params();
@@ -241,24 +241,24 @@ TEST(ConfigSet, OverridesNestedKeysAndMergesMappings) {
 }
 
 TEST(ConfigSet, UnknownKeysAreRejectedWithASuggestion) {
-  EXPECT_EQ(errorOf([] { Config::loadDefault({"sm.cout=4"}); }),
+  EXPECT_EQ(errorOf([] { GpuConfig::loadDefault({"sm.cout=4"}); }),
             "--set 'sm.cout=4': error: unknown key 'sm.cout'; did you mean 'count'?");
-  EXPECT_EQ(errorOf([] { Config::loadDefault({"sm.pipes.fp32.latency=3"}); }),
+  EXPECT_EQ(errorOf([] { GpuConfig::loadDefault({"sm.pipes.fp32.latency=3"}); }),
             "--set 'sm.pipes.fp32.latency=3': error: unknown key 'sm.pipes.fp32.latency'; did you mean "
             "'latency_cycles'?");
-  EXPECT_EQ(errorOf([] { Config::loadDefault({"gpu.count=4"}); }).rfind("--set 'gpu.count=4': error: unknown key 'gpu'", 0),
+  EXPECT_EQ(errorOf([] { GpuConfig::loadDefault({"gpu.count=4"}); }).rfind("--set 'gpu.count=4': error: unknown key 'gpu'", 0),
             0u);
 }
 
 TEST(ConfigSet, BadValuesNameTheOverride) {
-  EXPECT_EQ(errorOf([] { Config::loadDefault({"sm.count=abc"}); }),
+  EXPECT_EQ(errorOf([] { GpuConfig::loadDefault({"sm.count=abc"}); }),
             "--set 'sm.count=abc': error: key 'sm.count': expected an integer, got 'abc'");
-  EXPECT_EQ(errorOf([] { Config::loadDefault({"sm.count"}); }),
+  EXPECT_EQ(errorOf([] { GpuConfig::loadDefault({"sm.count"}); }),
             "--set 'sm.count': error: expected key=value, e.g. sm.count=4");
-  EXPECT_EQ(errorOf([] { Config::loadDefault({"sm.count.x=1"}); }).rfind(
+  EXPECT_EQ(errorOf([] { GpuConfig::loadDefault({"sm.count.x=1"}); }).rfind(
                 "--set 'sm.count.x=1': error: key 'sm.count' is a value (written at ", 0),
             0u);
-  EXPECT_EQ(errorOf([] { Config::loadDefault({"sm=5"}); }),
+  EXPECT_EQ(errorOf([] { GpuConfig::loadDefault({"sm=5"}); }),
             "--set 'sm=5': error: key 'sm': expected a mapping of keys, got '5'");
 }
 
@@ -362,7 +362,7 @@ TEST(ConfigErrors, InconsistentCombinations) {
 
 TEST(ConfigErrors, ACombinationIsBlamedOnTheOverride) {
   // tiny is consistent; the override breaks it, so the error points at the override.
-  EXPECT_EQ(errorOf([] { Config::loadDefault({"sm.max_warps_per_sm=66"}); }),
+  EXPECT_EQ(errorOf([] { GpuConfig::loadDefault({"sm.max_warps_per_sm=66"}); }),
             "--set 'sm.max_warps_per_sm=66': error: key 'sm.max_warps_per_sm': sm.sub_cores (4) must divide "
             "sm.max_warps_per_sm (66): every sub-core holds the same number of warp slots");
 }
@@ -377,13 +377,13 @@ TEST(ConfigErrors, ErrorInAParentFileNamesTheParent) {
                                        "    line_bytes: 96\n"
                                        "  frobnicate: 1\n");
   const std::string child = dir.write("child.yaml", "extends: parent.yaml\nname: child\n");
-  EXPECT_EQ(errorOf([&] { Config::load(child); }),
+  EXPECT_EQ(errorOf([&] { GpuConfig::load(child); }),
             parent + ":6:3: error: unknown key 'sm.frobnicate' (docs/config.md lists the keys of 'sm')\n" + parent +
                 ":5:17: error: key 'sm.l1.line_bytes': expected a power of two, got 96");
   // A combination made inconsistent by the child is blamed on the child, where it was broken.
   dir.write("ok_parent.yaml", "extends: tiny\nname: p\nl2:\n  slices: 4\n");
   const std::string c2 = dir.write("c2.yaml", "extends: ok_parent\nname: c\ndram:\n  channels: 3\n");
-  EXPECT_EQ(errorOf([&] { Config::load(c2); }).rfind(c2 + ":4:13: error: key 'dram.channels': l2.slices (4) and "
+  EXPECT_EQ(errorOf([&] { GpuConfig::load(c2); }).rfind(c2 + ":4:13: error: key 'dram.channels': l2.slices (4) and "
                                                           "dram.channels (3) must divide one another",
                                                      0),
             0u);
@@ -414,9 +414,9 @@ TEST(ConfigErrors, SeveralErrorsAreAllReported) {
 TEST(ConfigDump, EffectiveConfigReloadsToTheSameParameters) {
   for (const auto& name : kPresets) {
     SCOPED_TRACE(name);
-    const Config c = Config::load(Config::resolve(name), {"sm.count=3", "dram.timing.tCL=40"});
+    const GpuConfig c = GpuConfig::load(GpuConfig::resolve(name), {"sm.count=3", "dram.timing.tCL=40"});
     const std::string dump = c.dump();
-    const Config again = Config::fromString(dump, "dump.yaml");
+    const GpuConfig again = GpuConfig::fromString(dump, "dump.yaml");
     EXPECT_EQ(body(again.dump()), body(dump));
     const GpuParams &a = c.params(), &b = again.params();
     EXPECT_EQ(b.sm.count, 3u);
@@ -435,20 +435,20 @@ TEST(ConfigDump, EffectiveConfigReloadsToTheSameParameters) {
 }
 
 TEST(ConfigDump, HeaderAndOrigins) {
-  const Config c = Config::loadDefault({"sm.count=4"});
+  const GpuConfig c = GpuConfig::loadDefault({"sm.count=4"});
   const std::string plain = c.dump();
-  EXPECT_NE(plain.find("# source: " + Config::configDir() + "/tiny.yaml --set sm.count=4"), std::string::npos);
+  EXPECT_NE(plain.find("# source: " + GpuConfig::configDir() + "/tiny.yaml --set sm.count=4"), std::string::npos);
   EXPECT_NE(plain.find("\n  count: 4\n"), std::string::npos);
   const std::string annotated = c.dump(true);
   EXPECT_NE(annotated.find("count: 4  # --set 'sm.count=4'"), std::string::npos);
   EXPECT_NE(annotated.find("tRCD: 20  # dram preset 'hbm3' at 1309.5 MHz"), std::string::npos);
-  EXPECT_NE(annotated.find("sub_cores: 4  # " + Config::configDir() + "/hopper.yaml:"), std::string::npos);
+  EXPECT_NE(annotated.find("sub_cores: 4  # " + GpuConfig::configDir() + "/hopper.yaml:"), std::string::npos);
 }
 
 TEST(ConfigDump, StringsThatLookLikeNumbersStayStrings) {
-  const Config c = Config::fromString("extends: tiny\nname: \"1080\"\n");
+  const GpuConfig c = GpuConfig::fromString("extends: tiny\nname: \"1080\"\n");
   EXPECT_EQ(c.params().name, "1080");
-  EXPECT_EQ(Config::fromString(c.dump()).params().name, "1080");
+  EXPECT_EQ(GpuConfig::fromString(c.dump()).params().name, "1080");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -456,7 +456,7 @@ TEST(ConfigDump, StringsThatLookLikeNumbersStayStrings) {
 
 TEST(ConfigDocs, ReferenceMatchesTheSchema) {
   const std::string path = std::string(SCGPU_SOURCE_DIR) + "/docs/config.md";
-  const std::string begin = "<!-- BEGIN GENERATED: Config::schemaMarkdown() -->\n";
+  const std::string begin = "<!-- BEGIN GENERATED: GpuConfig::schemaMarkdown() -->\n";
   const std::string end = "<!-- END GENERATED -->";
   std::ifstream in(path);
   ASSERT_TRUE(in) << path;
@@ -466,7 +466,7 @@ TEST(ConfigDocs, ReferenceMatchesTheSchema) {
   const auto b = doc.find(begin), e = doc.find(end);
   ASSERT_NE(b, std::string::npos);
   ASSERT_NE(e, std::string::npos);
-  const std::string generated = Config::schemaMarkdown();
+  const std::string generated = GpuConfig::schemaMarkdown();
   const std::string current = doc.substr(b + begin.size(), e - b - begin.size());
   if (current != generated && std::getenv("SCGPU_UPDATE_DOCS")) {
     doc.replace(b + begin.size(), e - b - begin.size(), generated);

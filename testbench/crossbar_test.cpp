@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "memsys/crossbar.h"
-#include "tlm/stats.h"
+#include "base/stats.h"
 
 namespace scgpu::memsys {
 namespace {

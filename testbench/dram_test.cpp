@@ -13,7 +13,7 @@
 
 #include "memsys/dram_channel.h"
 #include "memsys/dram_presets.h"
-#include "tlm/stats.h"
+#include "base/stats.h"
 
 using namespace scgpu;
 using namespace scgpu::memsys;

@@ -5,7 +5,7 @@
 #include "driver/module.h"
 #include "driver/runtime.h"
 #include "kernels/workload.h"
-#include "tlm/config.h"
+#include "tlm/gpu_config.h"
 
 namespace scgpu {
 namespace {
@@ -142,7 +142,7 @@ TEST(Fault, BarrierIdOutOfRangeIsAnIllegalInstruction) {
 }
 
 TEST(Fault, WatchdogStopsAnEndlessLoop) {
-  Runtime rt(Config::loadDefault({"limits.watchdog_warp_instructions_per_block=100000"}));
+  Runtime rt(GpuConfig::loadDefault({"limits.watchdog_warp_instructions_per_block=100000"}));
   auto f = runFault(rt, R"(
 .visible .entry spin()
 {

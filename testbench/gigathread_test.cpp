@@ -9,7 +9,7 @@
 
 #include "sm/occupancy.h"
 #include "tlm/gigathread.h"
-#include "tlm/stats.h"
+#include "base/stats.h"
 
 namespace scgpu {
 namespace {

@@ -10,7 +10,7 @@
 
 #include "memsys/address_map.h"
 #include "memsys/l2_slice.h"
-#include "tlm/stats.h"
+#include "base/stats.h"
 
 namespace scgpu::memsys {
 namespace {

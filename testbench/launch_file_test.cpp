@@ -1,4 +1,4 @@
-// Launch files (tlm/cli/launch_file.h), .npy files (tlm/cli/npy.h) and the `scgpu run` exit codes
+// Launch files (app/launch_file.h), .npy files (app/npy.h) and the `scgpu run` exit codes
 // for bad launch files. Everything but the LaunchFileRun tests works without a device: parsing is
 // checked on files written to a temporary directory.
 #include <gtest/gtest.h>
@@ -16,10 +16,10 @@
 
 #include <unistd.h>
 
-#include "tlm/cli/cli.h"
-#include "tlm/cli/launch_file.h"
-#include "tlm/cli/npy.h"
-#include "tlm/config.h"
+#include "app/cli.h"
+#include "app/launch_file.h"
+#include "app/npy.h"
+#include "tlm/gpu_config.h"
 
 namespace fs = std::filesystem;
 using namespace scgpu;
@@ -621,7 +621,7 @@ buffers:
 args: [data, {scalar: {type: u32, value: 1000}}]
 )");
   const LaunchSpec spec = parseLaunchFile(write("run.yaml", yaml));
-  driver::Runtime rt(Config::loadDefault());
+  driver::Runtime rt(GpuConfig::loadDefault());
   const LaunchOutcome out = runLaunch(spec, rt);
   ASSERT_EQ(out.error, driver::Error::Success) << driver::errorName(out.error);
   ASSERT_EQ(out.checks.size(), 2u);

@@ -8,7 +8,7 @@
 
 #include "driver/runtime.h"
 #include "ptx/parse_error.h"
-#include "tlm/config.h"
+#include "tlm/gpu_config.h"
 
 namespace scgpu {
 namespace {

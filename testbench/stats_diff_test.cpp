@@ -1,4 +1,4 @@
-// `scgpu stats diff` (tlm/cli/stats_diff.h) on small statistics files written to a temp dir.
+// `scgpu stats diff` (app/stats_diff.h) on small statistics files written to a temp dir.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tlm/cli/stats_diff.h"
+#include "app/stats_diff.h"
 
 namespace scgpu::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/workload.h"
-#include "tlm/config.h"
+#include "tlm/gpu_config.h"
 
 namespace scgpu {
 namespace {
@@ -27,7 +27,7 @@ TEST_P(SuiteTest, MatchesCpuReference) {
   const Case& c = GetParam();
   const kernels::Workload* w = kernels::findWorkload(c.workload);
   ASSERT_NE(w, nullptr);
-  driver::Runtime rt(Config::loadDefault());
+  driver::Runtime rt(GpuConfig::loadDefault());
   kernels::WorkloadOptions opt;
   opt.arch = c.arch;
   kernels::WorkloadResult r = w->run(rt, opt);

@@ -12,7 +12,7 @@
 #include "driver/module.h"
 #include "driver/runtime.h"
 #include "kernels/workload.h"
-#include "tlm/config.h"
+#include "tlm/gpu_config.h"
 #include "tlm/gpu_params.h"
 
 namespace scgpu {
@@ -48,9 +48,9 @@ TEST_P(TimingSuite, SameResultsAndInstructionsAsFunctional) {
   const kernels::Workload* w = kernels::findWorkload(GetParam());
   ASSERT_NE(w, nullptr);
   kernels::WorkloadOptions opt;
-  Runtime functional(Config::loadDefault(), Mode::Functional);
+  Runtime functional(GpuConfig::loadDefault(), Mode::Functional);
   ASSERT_TRUE(w->run(functional, opt).passed);
-  Runtime timing(Config::loadDefault(), Mode::Timing);
+  Runtime timing(GpuConfig::loadDefault(), Mode::Timing);
   kernels::WorkloadResult r = w->run(timing, opt);
   if (timing.lastFault()) ADD_FAILURE() << timing.lastFault()->toString();
   EXPECT_TRUE(r.passed) << r.message;
@@ -67,7 +67,7 @@ TEST_P(TimingSuite, SameResultsAndInstructionsAsFunctional) {
     }
     EXPECT_GT(t.core_cycles, 0u) << t.kernel;
     // No GPU issues more than one warp instruction per scheduler per cycle.
-    const GpuParams p = GpuParams::fromConfig(Config::loadDefault());
+    const GpuParams p = GpuParams::fromConfig(GpuConfig::loadDefault());
     EXPECT_LE(t.warp_instructions, t.core_cycles * p.sm.count * p.sm.sub_cores * p.sm.scheduler_issue_per_cycle)
         << t.kernel;
   }
@@ -132,13 +132,13 @@ CopyRun runCopy(Runtime& rt, std::uint32_t n16, Dim3 grid, Dim3 block) {
 }
 
 TEST(TimingMemory, StreamingCopyMovesEveryByteWithinDramPeak) {
-  Runtime rt(Config::loadDefault(), Mode::Timing);
+  Runtime rt(GpuConfig::loadDefault(), Mode::Timing);
   // 4 MiB read + 4 MiB written: far larger than the tiny config's L2 (2 x 256 KiB), so DRAM-bound.
   CopyRun r = runCopy(rt, 1u << 18, Dim3(64), Dim3(256));
   std::printf("streaming copy: %llu cycles, DRAM %.1f %% of peak\n", (unsigned long long)r.cycles, r.dram_pct);
   EXPECT_GT(r.dram_pct, 0.0);
   EXPECT_LE(r.dram_pct, 100.0);
-  const GpuParams p = GpuParams::fromConfig(Config::loadDefault());
+  const GpuParams p = GpuParams::fromConfig(GpuConfig::loadDefault());
   const double reads = double(counterSum(rt, "gpu.dram[", "].reads")) * p.dram.access_bytes;
   const double writes = double(counterSum(rt, "gpu.dram[", "].writes")) * p.dram.access_bytes;
   const double l2_bytes = double(p.l2.cache.size_bytes) * p.l2.slices;
@@ -191,7 +191,7 @@ DONE:
 )";
 
 TEST(TimingMemory, ReadStreamReachesMostOfDramPeak) {
-  Runtime rt(Config::loadDefault(), Mode::Timing);
+  Runtime rt(GpuConfig::loadDefault(), Mode::Timing);
   auto& m = rt.loadModuleString(kReadStreamPtx, "readsum.ptx");
   const std::uint32_t n16 = 1u << 18;  // 4 MiB
   std::vector<std::uint32_t> host(n16 * 4);
@@ -229,7 +229,7 @@ std::uint64_t runReadStream(Runtime& rt, std::uint32_t n16, Dim3 grid, Dim3 bloc
 TEST(TimingMemory, ThroughputRisesWithOccupancyUntilBandwidthBound) {
   // More resident warps hide more memory latency: the same read stream with more warps per SM
   // runs faster while latency-bound, and levels off once DRAM bandwidth is the limit.
-  Runtime rt(Config::loadDefault(), Mode::Timing);
+  Runtime rt(GpuConfig::loadDefault(), Mode::Timing);
   std::vector<std::uint64_t> cycles;
   for (std::uint32_t warps : {1u, 2u, 4u, 8u, 16u, 32u}) {
     cycles.push_back(runReadStream(rt, 1u << 16, Dim3(2), Dim3(32 * warps)));
@@ -250,7 +250,7 @@ TEST(TimingMemory, ThroughputRisesWithOccupancyUntilBandwidthBound) {
 
 TEST(TimingConfig, BadConfigIsRejectedAtLoadWithTheKeyPath) {
   try {
-    Runtime rt(Config::loadDefault({"sm.l1.line_bytes=96"}), Mode::Timing);
+    Runtime rt(GpuConfig::loadDefault({"sm.l1.line_bytes=96"}), Mode::Timing);
     FAIL() << "expected a config error";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("line_bytes"), std::string::npos) << e.what();

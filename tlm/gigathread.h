@@ -33,7 +33,7 @@
 #include "sm/occupancy.h"
 #include "sm/sm_params.h"
 #include "tlm/gpu_params.h"
-#include "tlm/stats.h"
+#include "base/stats.h"
 
 namespace scgpu {
 

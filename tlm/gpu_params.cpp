@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "memsys/dram_presets.h"
-#include "tlm/config.h"
+#include "tlm/gpu_config.h"
 
 namespace scgpu {
 namespace {
@@ -476,7 +476,7 @@ class Checker {
  public:
   Checker(const Config& c, const Schema& s) : c_(c), s_(s) {}
 
-  std::vector<detail::EffectiveKey> run(GpuParams& out) {
+  std::vector<EffectiveKey> run(GpuParams& out) {
     walk("");
     for (const auto& k : s_.keys)
       if (k.required && c_.kind(k.path) == Config::Kind::Missing && !underBadSection(k.path))
@@ -487,9 +487,9 @@ class Checker {
     consistency();
     throwIfErrors();
     out = p_;
-    std::vector<detail::EffectiveKey> eff;
+    std::vector<EffectiveKey> eff;
     for (const auto& k : s_.keys) {
-      detail::EffectiveKey e;
+      EffectiveKey e;
       e.path = k.path;
       e.value = valueText(k.field(p_));
       e.quoted = k.type == Type::String &&
@@ -933,9 +933,13 @@ std::vector<EffectiveKey> checkSchema(const Config& config, GpuParams& out) {
 }
 }  // namespace detail
 
-GpuParams GpuParams::fromConfig(const Config& config) { return config.params(); }
+GpuParams GpuParams::fromConfig(const Config& config) {
+  GpuParams out;
+  detail::checkSchema(config, out);
+  return out;
+}
 
-std::string Config::schemaMarkdown() {
+std::string GpuConfig::schemaMarkdown() {
   const Schema& s = schema();
   GpuParams defaults;
   std::string md = "| key | type | allowed | default | meaning |\n|---|---|---|---|---|\n";

@@ -21,7 +21,7 @@
 #include "tlm/chip_probes.h"
 #include "tlm/clock_domain.h"
 #include "tlm/gpu_params.h"
-#include "tlm/stats.h"
+#include "base/stats.h"
 
 namespace scgpu {
 

@@ -18,7 +18,7 @@
 #include "sm/exec_context.h"
 #include "sm/sm_params.h"
 #include "sm/timing/inst_class.h"
-#include "tlm/stats.h"
+#include "base/stats.h"
 
 namespace scgpu::sm::timing {
 

@@ -17,7 +17,7 @@
 #include "sm/launch_state.h"
 #include "sm/occupancy.h"
 #include "sm/sm_params.h"
-#include "tlm/stats.h"
+#include "base/stats.h"
 
 namespace scgpu::sm {
 

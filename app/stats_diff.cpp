@@ -1,4 +1,4 @@
-#include "tlm/cli/stats_diff.h"
+#include "app/stats_diff.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "tlm/cli/stats_table.h"
+#include "app/stats_table.h"
 
 #include "sm/timing/stall_reason.h"
 
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "tlm/config.h"
+#include "tlm/gpu_config.h"
 
 namespace scgpu::cli {
 
@@ -229,6 +229,6 @@ nlohmann::json yamlToJson(const YAML::Node& node) {
   }
 }
 
-nlohmann::json configJson(const Config& config) { return yamlToJson(YAML::Load(config.dump())); }
+nlohmann::json configJson(const GpuConfig& config) { return yamlToJson(YAML::Load(config.dump())); }
 
 }  // namespace scgpu::cli

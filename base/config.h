@@ -1,10 +1,12 @@
-// A GPU description loaded from YAML: `extends:` inheritance, `--set key=value` overrides, a schema
-// check at load (tlm/gpu_params.cpp: unknown keys, types, ranges, combinations), and typed look-ups.
-// Every error names the file, line and column (or the --set text) and the key path.
+// A configuration tree loaded from YAML: `extends:` inheritance, `--set key=value` overrides, the
+// origin (file:line:col, --set text, default) of every node, and typed look-ups. Every error names
+// the file, line and column (or the --set text) and the key path.
 //
-// After loading, the tree holds the *effective* config: every key of the schema with the value in
-// force (written, inherited, overridden, or the default), so has() is true for every schema key and
-// dump() writes YAML that loads back to the same GpuParams. docs/config.md describes the keys.
+// This is the generic layer: it knows nothing of GPUs. A schema (tlm/gpu_config.h for the GPU
+// description) checks a loaded tree and hands back the effective keys, which applyEffective()
+// turns into the *effective* config: every key of the schema with the value in force (written,
+// inherited, overridden, or the default), so has() is true for every schema key and dump() writes
+// YAML that loads back to the same typed parameters.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +18,7 @@
 
 namespace scgpu {
 
-struct GpuParams;
+struct EffectiveKey;
 
 class ConfigError : public std::runtime_error {
  public:
@@ -27,23 +29,17 @@ class Config {
  public:
   // Loads a YAML file, follows `extends:` (a path relative to the file, with or without .yaml, or
   // the name of a shipped config), applies overrides of the form "sm.count=4" (values parsed as
-  // YAML; a mapping value merges into a mapping), then checks the result against the schema.
-  static Config load(const std::string& path, const std::vector<std::string>& overrides = {});
+  // YAML; a mapping value merges into a mapping). No schema is applied: see applyEffective().
+  static Config loadTree(const std::string& path, const std::vector<std::string>& overrides = {});
   // The same from YAML text; `extends:` is relative to the working directory, then configDir().
-  static Config fromString(const std::string& yaml, const std::string& source_name = "<string>",
-                           const std::vector<std::string>& overrides = {});
-  // configs/tiny.yaml from $SCGPU_CONFIG_DIR or the source tree.
-  static Config loadDefault(const std::vector<std::string>& overrides = {});
+  static Config treeFromString(const std::string& yaml, const std::string& source_name = "<string>",
+                               const std::vector<std::string>& overrides = {});
   // The directory holding the shipped configs.
   static std::string configDir();
   // Resolves a config name ("tiny", "hopper") or a path to a file path.
   static std::string resolve(const std::string& name_or_path);
   // The shipped configs: names of configDir()/*.yaml without the extension, sorted.
   static std::vector<std::string> shippedConfigs();
-  // The schema as a Markdown table (key, type, allowed values, default, meaning); the reference in
-  // docs/config.md is this text (a test keeps them equal).
-  static std::string schemaMarkdown();
-
   Config();
   Config(const Config&);
   Config& operator=(const Config&);
@@ -59,9 +55,6 @@ class Config {
   std::string getString(const std::string& path, const std::string& fallback) const;
   bool getBool(const std::string& path) const;
   bool getBool(const std::string& path, bool fallback) const;
-
-  // The typed parameters checked at load (a default Config holds GpuParams' defaults).
-  const GpuParams& params() const;
 
   // Where the config came from (the path or source name given to load/fromString), and the
   // overrides applied to it.
@@ -86,14 +79,17 @@ class Config {
   // True when the value came from a file or an override rather than a default.
   bool isExplicit(const std::string& path) const;
 
+ protected:
+  // Rebuilds the tree in the order of `keys` (a schema's effective keys, below) with every key,
+  // keeping the origins of what was written.
+  void applyEffective(const std::vector<EffectiveKey>& keys);
+
  private:
   struct Impl;
   std::shared_ptr<Impl> impl_;
   std::string source_;
-  void finish();  // schema check and effective tree
 };
 
-namespace detail {
 // One key of the effective config: its text, and where a value that was not written comes from.
 struct EffectiveKey {
   std::string path;
@@ -101,9 +97,8 @@ struct EffectiveKey {
   bool quoted = false;          // write it as a quoted string
   std::string default_origin;   // "default" or "dram preset 'gddr6'"
 };
-// Implemented in tlm/gpu_params.cpp, beside the schema: checks `config` (throws ConfigError naming
-// file:line:col and key path) and fills `out`; returns every schema key's effective value.
-std::vector<EffectiveKey> checkSchema(const Config& config, GpuParams& out);
+
+namespace detail {
 // Scalar parsing shared by the getters and the schema check: decimal or 0x integers, numbers,
 // true/false (YAML 1.2 core schema); nullopt when the text is not one.
 std::optional<std::int64_t> parseConfigInt(const std::string& text);

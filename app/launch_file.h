@@ -16,7 +16,7 @@
 #include <stdexcept>  // before runtime.h, which uses std::runtime_error without it
 
 #include "driver/runtime.h"
-#include "tlm/config.h"
+#include "tlm/gpu_config.h"
 
 namespace scgpu::cli {
 

@@ -1,4 +1,4 @@
-#include "tlm/config.h"
+#include "base/config.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -11,7 +11,6 @@
 #include <optional>
 #include <sstream>
 
-#include "tlm/gpu_params.h"
 
 namespace scgpu {
 namespace fs = std::filesystem;
@@ -357,7 +356,6 @@ void emit(YAML::Emitter& out, const Node& n, bool with_origins) {
 struct Config::Impl {
   Node root;
   std::vector<std::string> overrides;
-  GpuParams params;
 };
 
 Config::Config() : impl_(std::make_shared<Impl>()) { impl_->root.kind = Node::Map; }
@@ -386,9 +384,7 @@ std::vector<std::string> Config::shippedConfigs() {
   return names;
 }
 
-void Config::finish() {
-  GpuParams params;
-  const std::vector<detail::EffectiveKey> keys = detail::checkSchema(*this, params);
+void Config::applyEffective(const std::vector<EffectiveKey>& keys) {
   // Rebuild the tree in schema order with every key, keeping the origins of what was written.
   Node root;
   root.kind = Node::Map;
@@ -419,22 +415,20 @@ void Config::finish() {
     }
   }
   impl_->root = std::move(root);
-  impl_->params = std::move(params);
 }
 
-Config Config::load(const std::string& path, const std::vector<std::string>& overrides) {
+Config Config::loadTree(const std::string& path, const std::vector<std::string>& overrides) {
   Config c;
   c.source_ = path;
   std::vector<std::string> chain;
   c.impl_->root = parseFile(path, chain);
   for (const auto& o : overrides) applyOverride(c.impl_->root, o);
   c.impl_->overrides = overrides;
-  c.finish();
   return c;
 }
 
-Config Config::fromString(const std::string& yaml, const std::string& source_name,
-                          const std::vector<std::string>& overrides) {
+Config Config::treeFromString(const std::string& yaml, const std::string& source_name,
+                              const std::vector<std::string>& overrides) {
   Config c;
   c.source_ = source_name;
   YAML::Node y;
@@ -449,15 +443,9 @@ Config Config::fromString(const std::string& yaml, const std::string& source_nam
   c.impl_->root = resolveExtends(std::move(node), source_name, fs::current_path(), chain);
   for (const auto& o : overrides) applyOverride(c.impl_->root, o);
   c.impl_->overrides = overrides;
-  c.finish();
   return c;
 }
 
-Config Config::loadDefault(const std::vector<std::string>& overrides) {
-  return load(configDir() + "/tiny.yaml", overrides);
-}
-
-const GpuParams& Config::params() const { return impl_->params; }
 const std::vector<std::string>& Config::overrides() const { return impl_->overrides; }
 
 bool Config::has(const std::string& path) const { return lookup(impl_->root, path) != nullptr; }

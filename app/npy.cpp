@@ -1,4 +1,4 @@
-#include "tlm/cli/npy.h"
+#include "app/npy.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "tlm/cli/launch_file.h"
+#include "app/launch_file.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -14,8 +14,8 @@
 #include <set>
 #include <sstream>
 
-#include "tlm/cli/cli.h"
-#include "tlm/cli/npy.h"
+#include "app/cli.h"
+#include "app/npy.h"
 
 namespace scgpu::cli {
 namespace fs = std::filesystem;

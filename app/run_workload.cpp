@@ -10,13 +10,13 @@
 #include <iostream>
 
 #include "kernels/workload.h"
-#include "tlm/cli/cli.h"
+#include "app/cli.h"
 #include "tlm/trace/tracer.h"
 
 #include <CLI/CLI.hpp>
-#include "tlm/cli/launch_file.h"
-#include "tlm/cli/stats_table.h"
-#include "tlm/config.h"
+#include "app/launch_file.h"
+#include "app/stats_table.h"
+#include "tlm/gpu_config.h"
 
 namespace scgpu::cli {
 namespace {
@@ -58,7 +58,7 @@ void printPrintf(const std::string& text) {
 }
 
 // The JSON report common to workloads and launch files.
-nlohmann::json report(const RunOptions& o, const Config& config, const driver::Runtime& rt, bool passed,
+nlohmann::json report(const RunOptions& o, const GpuConfig& config, const driver::Runtime& rt, bool passed,
                       int exit_code) {
   nlohmann::json j = launchesJson(rt.launches());
   j["passed"] = passed;
@@ -129,7 +129,7 @@ int runWorkload(const RunOptions& o) {
     throw ConfigError(fmt::format("workload '{}' has no PTX for {} (it has: {})", w->name, o.arch,
                                   fmt::join(w->archs, ", ")));
 
-  const Config config = loadConfig(o.config, o.overrides);
+  const GpuConfig config = loadConfig(o.config, o.overrides);
   driver::Runtime rt(config, driver::modeFromName(o.mode), traceOptions(o));
   if (!o.quiet)
     fmt::print("{}: {} [config {}, {}, scale {}, seed {}, {}]\n", w->name, w->description, o.config, o.arch, o.scale, o.seed, o.mode);
@@ -175,7 +175,7 @@ int runWorkload(const RunOptions& o) {
 
 int runLaunchFile(const RunOptions& o) {
   const LaunchSpec spec = parseLaunchFile(o.target);  // before the device: errors come fast
-  const Config config = loadConfig(o.config, o.overrides);
+  const GpuConfig config = loadConfig(o.config, o.overrides);
   driver::Runtime rt(config, driver::modeFromName(o.mode), traceOptions(o));
   if (!o.quiet)
     fmt::print("{}: kernel {} from {}, grid {}, block {} [config {}, {}]\n", spec.path, spec.kernel, spec.ptx,

@@ -1,4 +1,4 @@
-#include "tlm/stats.h"
+#include "base/stats.h"
 
 #include <stdexcept>
 

@@ -1,5 +1,5 @@
-// The scgpu command line; everything lives in tlm/cli/.
-#include "tlm/cli/cli.h"
+// The scgpu command line; everything lives in app/.
+#include "app/cli.h"
 #include "tlm/sc_entry.h"
 
 int sc_main(int argc, char** argv) { return scgpu::cli::main(argc, argv); }

@@ -15,7 +15,7 @@
 namespace YAML { class Node; }
 
 namespace scgpu {
-class Config;
+class GpuConfig;
 }
 
 namespace scgpu::cli {
@@ -62,7 +62,7 @@ nlohmann::json launchesJson(const std::vector<driver::LaunchRecord>& launches);
 // A YAML tree as JSON: plain scalars become integers, floats, booleans or null where they read as
 // such; quoted scalars stay strings.
 nlohmann::json yamlToJson(const YAML::Node& node);
-// The effective config (Config::dump()) as a JSON object.
-nlohmann::json configJson(const Config& config);
+// The effective config (GpuConfig::dump()) as a JSON object.
+nlohmann::json configJson(const GpuConfig& config);
 
 }  // namespace scgpu::cli

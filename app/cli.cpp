@@ -1,5 +1,5 @@
-#include "tlm/cli/cli.h"
-#include "tlm/cli/stats_diff.h"
+#include "app/cli.h"
+#include "app/stats_diff.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -10,9 +10,9 @@
 
 #include "kernels/workload.h"
 #include "ptx/parse_error.h"
-#include "tlm/cli/npy.h"
-#include "tlm/cli/stats_table.h"
-#include "tlm/config.h"
+#include "app/npy.h"
+#include "app/stats_table.h"
+#include "tlm/gpu_config.h"
 
 // The build may pass the project version; the fallback keeps a bare compile working.
 #ifndef SCGPU_VERSION
@@ -63,8 +63,8 @@ void printError(const std::string& message) {
 
 }  // namespace
 
-Config loadConfig(const std::string& name_or_path, const std::vector<std::string>& overrides) {
-  return Config::load(Config::resolve(name_or_path), overrides);
+GpuConfig loadConfig(const std::string& name_or_path, const std::vector<std::string>& overrides) {
+  return GpuConfig::load(GpuConfig::resolve(name_or_path), overrides);
 }
 
 bool isKernelFault(driver::Error e) {

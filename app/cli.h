@@ -15,7 +15,7 @@
 #include "driver/runtime.h"
 
 namespace scgpu {
-class Config;
+class GpuConfig;
 }
 
 namespace scgpu::cli {
@@ -65,7 +65,7 @@ int runLaunchFile(const RunOptions& options);
 bool isLaunchFile(const std::string& target);
 
 // Shared by the run commands and the benchmark.
-Config loadConfig(const std::string& name_or_path, const std::vector<std::string>& overrides);
+GpuConfig loadConfig(const std::string& name_or_path, const std::vector<std::string>& overrides);
 // Kernel faults, as opposed to launches the device refused (InvalidValue, InvalidConfiguration).
 bool isKernelFault(driver::Error error);
 // Prints the fault report (or the bare error) of a failed launch to stderr.
