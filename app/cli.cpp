@@ -12,6 +12,7 @@
 #include "ptx/parse_error.h"
 #include "app/npy.h"
 #include "app/stats_table.h"
+#include "base/input_limits.h"
 #include "tlm/gpu_config.h"
 
 // The build may pass the project version; the fallback keeps a bare compile working.
@@ -148,6 +149,24 @@ int main(int argc, char** argv) {
   app.footer(kMainFooter);
   app.get_formatter()->column_width(28);
 
+  std::vector<std::string> limit_texts;  // applied as they are parsed, below
+  app.add_option("--limit", limit_texts,
+                 "Raise (or lower) an input limit, e.g. --limit yaml_nodes=5000000 (repeatable; "
+                 "docs/robustness.md lists them)")
+      ->type_name("NAME=VALUE")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->trigger_on_parse()  // in force before a subcommand's callback (`stats diff`) reads its files
+      ->each([](const std::string& text) {
+        try {
+          setInputLimit(text);
+        } catch (const LimitError& e) {
+          throw CLI::ValidationError(e.what());
+        }
+      });
+  app.fallthrough();  // `scgpu run X --limit ...` as well as `scgpu --limit ... run X`
+
   CLI::App* list = app.add_subcommand("list", "List the workloads of the kernel suite (name, archs, description)");
   list->footer(kListFooter);
 
@@ -194,6 +213,7 @@ int main(int argc, char** argv) {
                       "Write a Chrome trace-event timeline (kernels, blocks per SM, DRAM refreshes) for Perfetto")
       ->type_name("FILE");
 
+
   addStatsDiffCommand(app);
 
   try {
@@ -218,7 +238,7 @@ int main(int argc, char** argv) {
     }
   } catch (const CLI::Error& e) {
     printError(e.what());
-  } catch (const ConfigError& e) {
+  } catch (const InputError& e) {  // ConfigError, LimitError: bad input, with file:line:col
     printError(e.what());
   } catch (const ptx::ParseError& e) {
     printError(e.what());

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "kernels/workload.h"
+#include "app/spawn.h"
 #include "app/cli.h"
 #include "tlm/trace/tracer.h"
 
@@ -102,15 +103,16 @@ void traceFault(const RunOptions& o, const driver::Runtime& rt) {
   const std::uint64_t start = end > o.fault_trace_cycles ? end - o.fault_trace_cycles : 0;
   std::string stem = std::filesystem::path(o.target).stem().string();
   const std::string file = "scgpu-fault-" + stem + ".vcd";
-  std::string cmd = "'" + std::filesystem::read_symlink("/proc/self/exe").string() + "' run '" + o.target +
-                    "' --mode timing --quiet --config '" + o.config + "' --fault-trace-cycles 0";
-  for (const auto& s : o.overrides) cmd += " --set '" + s + "'";
+  // An argument vector through posix_spawn: no shell sees the file name or the --set values.
+  std::vector<std::string> argv{selfExecutable(), "run", "--mode", "timing", "--quiet",
+                                "--config", o.config, "--fault-trace-cycles", "0"};
+  for (const auto& s : o.overrides) argv.insert(argv.end(), {"--set", s});
   if (!isLaunchFile(o.target))
-    cmd += fmt::format(" --arch {} --scale {} --seed {}", o.arch, o.scale, o.seed);
-  cmd += fmt::format(" --trace {} --trace-window {}:{}", file, start, end);
-  if (!o.trace_filter.empty()) cmd += " --trace-filter '" + o.trace_filter + "'";
-  cmd += " > /dev/null 2>&1";
-  if (std::system(cmd.c_str()) >= 0 && std::filesystem::exists(file))
+    argv.insert(argv.end(), {"--arch", o.arch, "--scale", std::to_string(o.scale), "--seed", std::to_string(o.seed)});
+  argv.insert(argv.end(), {"--trace", file, "--trace-window", fmt::format("{}:{}", start, end)});
+  if (!o.trace_filter.empty()) argv.insert(argv.end(), {"--trace-filter", o.trace_filter});
+  argv.insert(argv.end(), {"--", o.target});  // a name that starts with '-' is still the target
+  if (spawnAndWait(argv, /*silence=*/true) >= 0 && std::filesystem::exists(file))
     fmt::print(stderr, "scgpu: waveform of the last {} cycles before the fault: {} (open: gtkwave {})\n",
                end - start, file, std::filesystem::path(file).replace_extension(".gtkw").string());
 }

@@ -13,24 +13,61 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "base/input_file.h"
+
 namespace scgpu::cli {
 namespace {
 
 using nlohmann::json;
 
 json readObject(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open the file", path));
+  const std::string text = readInputFile(path, "statistics file");
+  const std::uint64_t max_depth = inputLimits().json_depth;
+  // The depth check runs while parsing: a document nested past the limit is refused before the
+  // recursive parts (flatten, the diff) see it.
+  const json::parser_callback_t depth_check = [&](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        std::uint64_t(depth) + 1 > max_depth)
+      throw LimitError(inputLimitMessage(path, "the JSON nesting depth", std::uint64_t(depth) + 1, "json_depth",
+                                         max_depth));
+    return true;
+  };
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text, depth_check);
   } catch (const json::parse_error& e) {
-    throw std::runtime_error(fmt::format("{}: not valid JSON (at byte {})", path, e.byte));
+    throw std::runtime_error(fmt::format("{}: error: not valid JSON (at byte {})", path, e.byte));
   }
   if (!j.is_object())
-    throw std::runtime_error(fmt::format("{}: the top level is not an object (is it a `scgpu run --stats-json` file?)",
+    throw std::runtime_error(fmt::format("{}: error: the top level is not an object (is it a `scgpu run --stats-json` file?)",
                                          path));
   return j;
+}
+
+// nlohmann's flatten() with an explicit stack: JSON nested as deep as the user allows (the
+// json_depth limit) must not recurse on the host stack. Keys are JSON pointers, as flatten's.
+json flatten(const json& root) {
+  json out = json::object();
+  std::vector<std::pair<const json*, std::string>> stack{{&root, ""}};
+  auto escape = [](const std::string& key) {
+    std::string e;
+    for (char c : key) e += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    return e;
+  };
+  while (!stack.empty()) {
+    auto [v, ptr] = stack.back();
+    stack.pop_back();
+    if (v->is_object() && !v->empty()) {
+      for (auto it = v->rbegin(); it != v->rend(); ++it) stack.emplace_back(&*it, ptr + "/" + escape(it.key()));
+    } else if (v->is_array() && !v->empty()) {
+      for (std::size_t i = v->size(); i-- > 0;) stack.emplace_back(&(*v)[i], ptr + "/" + std::to_string(i));
+    } else if (v->is_structured()) {
+      out[ptr] = nullptr;  // an empty object or array, as flatten() writes it
+    } else {
+      out[ptr] = *v;
+    }
+  }
+  return out;
 }
 
 struct Line {
@@ -70,10 +107,10 @@ int statsDiff(const std::string& a_path, const std::string& b_path, std::ostream
               const StatsDiffOptions& options) {
   json a, b;
   try {
-    a = readObject(a_path).flatten();
-    b = readObject(b_path).flatten();
+    a = flatten(readObject(a_path));
+    b = flatten(readObject(b_path));
   } catch (const std::exception& e) {
-    fmt::print(out, "error: {}\n", e.what());
+    fmt::print(out, "{}\n", e.what());  // "path: error: ..."
     return 2;
   }
   auto ignored = [&](const std::string& path) {

@@ -10,6 +10,10 @@
 #include <fmt/format.h>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
+
+#include "base/input_file.h"
+#include "base/yaml_input.h"
 
 
 namespace scgpu {
@@ -104,8 +108,10 @@ Node build(const YAML::Node& y, const std::string& source, bool keep_marks, cons
       }
       break;
     }
-    case YAML::NodeType::Map:
+    case YAML::NodeType::Map: {
       n.kind = Node::Map;
+      // Keys seen so far, for the duplicate check: a hash index keeps it linear in the keys.
+      std::unordered_map<std::string, std::size_t> index;
       for (const auto& kv : y) {
         const Origin key_at = keep_marks ? originOf(source, kv.first.Mark()) : Origin{source};
         if (!kv.first.IsScalar())
@@ -117,9 +123,10 @@ Node build(const YAML::Node& y, const std::string& source, bool keep_marks, cons
         if (key.find('.') != std::string::npos)
           throw ConfigError(fmt::format("{}: error: key '{}' contains '.': write nested keys as nested mappings",
                                         key_at.str(), full));
-        if (const Entry* dup = n.find(key))
+        if (const auto dup = index.find(key); dup != index.end())
           throw ConfigError(fmt::format("{}: error: duplicate key '{}' (first written at {})", key_at.str(), full,
-                                        dup->key_at.str()));
+                                        n.entries[dup->second].key_at.str()));
+        index.emplace(key, n.entries.size());
         Entry e{key, key_at, build(kv.second, source, keep_marks, full)};
         // An empty value has no position of its own (yaml-cpp marks the next token): point at its key.
         if (e.value.at.line < 0 || (e.value.kind == Node::Null && e.value.at.line != key_at.line))
@@ -127,6 +134,7 @@ Node build(const YAML::Node& y, const std::string& source, bool keep_marks, cons
         n.entries.push_back(std::move(e));
       }
       break;
+    }
   }
   return n;
 }
@@ -139,13 +147,18 @@ void mergeInto(Node& base, const Node& over) {
     base = over;
     return;
   }
+  // A hash index of base's keys keeps the merge linear in the keys of both.
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < base.entries.size(); ++i) index.emplace(base.entries[i].key, i);
   for (const Entry& e : over.entries) {
-    Entry* b = base.find(e.key);
-    if (!b) {
+    const auto it = index.find(e.key);
+    if (it == index.end()) {
+      index.emplace(e.key, base.entries.size());
       base.entries.push_back(e);
     } else {
-      b->key_at = e.key_at;
-      mergeInto(b->value, e.value);
+      Entry& b = base.entries[it->second];
+      b.key_at = e.key_at;
+      mergeInto(b.value, e.value);
     }
   }
 }
@@ -159,8 +172,9 @@ std::string readableChain(const std::vector<std::string>& chain, const std::stri
 fs::path findParent(const fs::path& base_dir, const std::string& name) {
   std::vector<fs::path> candidates{base_dir / name, base_dir / (name + ".yaml")};
   if (name.find('/') == std::string::npos) candidates.push_back(fs::path(Config::configDir()) / (name + ".yaml"));
+  std::error_code ec;  // a path too long or a loop of links is "not found", not an exception
   for (const auto& c : candidates)
-    if (fs::is_regular_file(c)) return c.lexically_normal();
+    if (fs::is_regular_file(c, ec)) return c.lexically_normal();
   return {};
 }
 
@@ -193,14 +207,7 @@ Node parseFile(const std::string& path, std::vector<std::string>& chain) {
       throw ConfigError(fmt::format("{}: error: `extends:` cycle: {}", chain.back(), readableChain(chain, path)));
   if (chain.size() > 16)
     throw ConfigError(fmt::format("{}: error: `extends:` chain deeper than 16", path));
-  YAML::Node y;
-  try {
-    y = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(fmt::format("{}: error: cannot read config file", path));
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(fmt::format("{}:{}:{}: error: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  const YAML::Node y = loadYaml(readInputFile(path, "config file"), path);
   Node node = build(y, path, true, "");
   if (node.kind != Node::Map)
     throw ConfigError(fmt::format("{}: error: expected a mapping of config keys at the top level", path));
@@ -226,6 +233,7 @@ void applyOverride(Node& root, const std::string& text) {
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: error: value is not valid YAML: {}", source, e.msg));
   }
+  checkYamlShape(y, source);
   Node value = build(y, source, false, key);
   const Origin at{source};
   Node* cur = &root;
@@ -369,9 +377,12 @@ std::string Config::configDir() {
 }
 
 std::string Config::resolve(const std::string& name) {
-  if (fs::is_regular_file(name)) return name;
+  std::error_code ec;  // a path too long or a loop of links is "not found", not an exception
+  if (fs::is_regular_file(name, ec)) return name;
+  if (fs::exists(name, ec) && !fs::is_regular_file(name, ec))
+    throw ConfigError(fmt::format("config '{}': error: not a regular file", name));
   std::string candidate = configDir() + "/" + name + ".yaml";
-  if (fs::exists(candidate)) return candidate;
+  if (name.find('/') == std::string::npos && fs::is_regular_file(candidate, ec)) return candidate;
   throw ConfigError(fmt::format("config '{}': error: no such file, and no config of that name in {}", name, configDir()));
 }
 
@@ -431,12 +442,7 @@ Config Config::treeFromString(const std::string& yaml, const std::string& source
                               const std::vector<std::string>& overrides) {
   Config c;
   c.source_ = source_name;
-  YAML::Node y;
-  try {
-    y = YAML::Load(yaml);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(fmt::format("{}:{}:{}: error: {}", source_name, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  const YAML::Node y = loadYaml(yaml, source_name);
   Node node = build(y, source_name, true, "");
   if (node.kind == Node::Null) node.kind = Node::Map;  // an empty document
   std::vector<std::string> chain{source_name};

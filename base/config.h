@@ -16,13 +16,16 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.h"
+
 namespace scgpu {
 
 struct EffectiveKey;
 
-class ConfigError : public std::runtime_error {
+// A config (or other YAML input) that is malformed or breaks the schema.
+class ConfigError : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 class Config {

@@ -134,13 +134,13 @@ TEST_F(StatsDiff, UnreadableInputIsAnError) {
   const std::string good = write("good.json", kBase);
   std::ostringstream out;
   EXPECT_EQ(statsDiff((dir_ / "missing.json").string(), good, out, 0.0), 2);
-  EXPECT_NE(out.str().find("missing.json: cannot open the file"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("missing.json: error: cannot read statistics file"), std::string::npos) << out.str();
   out.str("");
   EXPECT_EQ(statsDiff(good, write("bad.json", "{\"a\": 1,"), out, 0.0), 2);
-  EXPECT_NE(out.str().find("bad.json: not valid JSON"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("bad.json: error: not valid JSON"), std::string::npos) << out.str();
   out.str("");
   EXPECT_EQ(statsDiff(good, write("array.json", "[1, 2]"), out, 0.0), 2);
-  EXPECT_NE(out.str().find("array.json: the top level is not an object"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("array.json: error: the top level is not an object"), std::string::npos) << out.str();
 }
 
 // The subcommand ends the parse with CLI::RuntimeError carrying the exit status.
