@@ -380,13 +380,19 @@ Schema buildSchema() {
             "global memory (cudaDeviceProp::totalGlobalMem)");
   b.integer("memory.constant_size_bytes", FIELD(constant_size_bytes), 1024, 1 << 24,
             "constant memory (totalConstMem)");
-  b.section("limits", "limits of the functional core, as the CUDA runtime exposes them (cudaLimit*)");
+  b.section("limits", "limits of the functional core, as the CUDA runtime exposes them (cudaLimit*), and budgets that bound a run");
   b.integer("limits.stack_size_bytes", FIELD(limits.stack_size_bytes), 0, 1 << 24,
             "per-thread stack (cudaLimitStackSize)");
   b.integer("limits.printf_fifo_size_bytes", FIELD(limits.printf_fifo_size_bytes), 1, 1ll << 32,
             "device printf buffer (cudaLimitPrintfFifoSize)");
   b.integer("limits.watchdog_warp_instructions_per_block", FIELD(limits.watchdog_warp_instructions_per_block), 1,
             kNoMax, "warp instructions one block may execute before the functional core reports it hung");
+  b.integer("limits.call_depth_frames", FIELD(limits.call_depth_frames), 1, 1 << 20,
+            "nested calls one thread may make (frames, whatever their size); deeper is a stack-overflow fault");
+  b.integer("limits.warp_instructions_per_launch", FIELD(limits.warp_instructions_per_launch), 1, kNoMax,
+            "warp instructions one launch may execute, in either mode, before it stops with a timeout fault");
+  b.integer("limits.cycles_per_launch", FIELD(limits.cycles_per_launch), 1, kNoMax,
+            "core cycles one launch may take in the timing mode before it stops with a timeout fault");
   return b.take();
 }
 #undef FIELD

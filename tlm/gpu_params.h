@@ -34,11 +34,16 @@ struct WatchdogParams {
   std::uint64_t no_progress_cycles = 1000000;    // core cycles with no instruction retired anywhere
 };
 
-// Limits of the functional core that the CUDA runtime exposes (cudaLimit*).
+// Limits of the functional core that the CUDA runtime exposes (cudaLimit*), and the simulator's bounds.
 struct LimitsParams {
   std::uint64_t stack_size_bytes = 1024;                           // per thread (cudaLimitStackSize)
   std::uint64_t printf_fifo_size_bytes = 1 << 20;                  // cudaLimitPrintfFifoSize
   std::uint64_t watchdog_warp_instructions_per_block = 1000000000; // functional mode: a block that runs longer hangs
+  // Bounds on what one kernel may make the simulator do (a spinning or runaway kernel stops with a
+  // timeout fault, as a GPU's watchdog stops it): call depth in frames, and per-launch budgets.
+  std::uint64_t call_depth_frames = 1024;
+  std::uint64_t warp_instructions_per_launch = 10000000000ull;
+  std::uint64_t cycles_per_launch = 100000000;
 };
 
 struct GpuParams {
