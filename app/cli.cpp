@@ -13,6 +13,7 @@
 #include "app/npy.h"
 #include "app/stats_table.h"
 #include "base/input_limits.h"
+#include "base/output_file.h"
 #include "tlm/gpu_config.h"
 
 // The build may pass the project version; the fallback keeps a bare compile working.
@@ -30,16 +31,18 @@ constexpr const char* kMainFooter = R"(Examples:
   scgpu run sgemm_tiled --config hopper --set sm.count=8 --stats-json stats.json
   scgpu run my_kernel.yaml
 
-Exit status: 0 passed, 1 check failed, 2 kernel fault, 3 usage, config, launch-file or PTX error.
+Exit status: 0 passed, 1 check failed, 2 kernel fault (watchdog and budget timeouts too),
+3 input error (usage, config, launch file, PTX, refused launch, limit, unwritable output).
 Run `scgpu COMMAND --help` for the options of a command; docs/cli.md has the reference.)";
 
 constexpr const char* kRunFooter = R"(TARGET is a suite workload (see `scgpu list`) or a launch file (a path ending in
 .yaml or .yml) that describes a PTX kernel, its buffers and arguments (docs/launch-files.md).
 --arch, --scale and --seed apply to suite workloads only.
 
-Printed: the kernels' printf output, the verdict (PASSED/FAILED and what was checked) and one
-statistics row per launch: grid, block, warp and thread instructions, wall time, thread
-instructions per second. --stats-json writes the same plus the effective config.
+Printed: the kernels' printf output, the verdict (PASSED/FAILED and what was checked), one row
+per launch (grid, block, instructions; in timing mode cycles, IPC, simulated time, KIPS) and, in
+timing mode, the derived metrics. --stats-json writes the same plus statistics and the effective
+config. Input limits: `scgpu --limit NAME=VALUE` (docs/cli.md).
 
 Examples:
   scgpu run saxpy
@@ -47,8 +50,9 @@ Examples:
   scgpu run transpose --arch sm_80 --config tiny --set sm.count=4
   scgpu run my_kernel.yaml --stats-json out/stats.json
 
-Exit status: 0 passed, 1 check or expect failed, 2 kernel fault (report on stderr),
-3 usage, config, launch-file or PTX error (message with file:line:col).)";
+Exit status: 0 passed, 1 check or expect failed, 2 kernel fault, watchdog or budget timeout
+(report on stderr), 3 input error: usage, config, launch file, PTX, refused launch, exceeded
+limit, unwritable output (message with file:line:col where there is one).)";
 
 constexpr const char* kListFooter = R"(Example:
   scgpu list)";
@@ -112,10 +116,7 @@ nlohmann::json faultJson(const driver::Runtime& runtime, driver::Error error) {
 }
 
 void writeJsonFile(const std::string& path, const nlohmann::json& json) {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) throw ConfigError(fmt::format("{}: error: cannot open for writing", path));
-  f << json.dump(2) << "\n";
-  if (!f) throw ConfigError(fmt::format("{}: error: write failed", path));
+  writeOutputFile(path, json.dump(2) + "\n");  // OutputError names the file
 }
 
 bool isLaunchFile(const std::string& target) {
@@ -182,7 +183,7 @@ int main(int argc, char** argv) {
       ->expected(1)
       ->allow_extra_args(false)  // one KEY=VALUE per --set, so a positional after it stays one
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  run_cmd->add_option("--mode", opt.mode, "Simulation mode")
+  run_cmd->add_option("--mode", opt.mode, "Simulation mode: cycle-level timing, or functional (results only)")
       ->check(CLI::IsMember({"timing", "functional"}))
       ->capture_default_str();
   CLI::Option* arch = run_cmd->add_option("--arch", opt.arch, "Which committed PTX to run (workloads)")

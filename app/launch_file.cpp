@@ -13,9 +13,13 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "app/cli.h"
 #include "app/npy.h"
+#include "base/input_file.h"
+#include "base/output_file.h"
+#include "base/yaml_input.h"
 
 namespace scgpu::cli {
 namespace fs = std::filesystem;
@@ -599,14 +603,20 @@ class Parser {
     a.loc = loc(node);
     if (node.IsScalar()) {
       const std::string& name = node.Scalar();
-      for (std::size_t i = 0; i < spec.buffers.size(); ++i)
-        if (spec.buffers[i].name == name) {
-          a.kind = ArgSpec::Kind::Buffer;
-          a.buffer = i;
-          return a;
-        }
+      if (buffer_index_.size() != spec.buffers.size()) {  // built once: args x buffers stays linear
+        buffer_index_.clear();
+        for (std::size_t i = 0; i < spec.buffers.size(); ++i) buffer_index_.emplace(spec.buffers[i].name, i);
+      }
+      if (const auto it = buffer_index_.find(name); it != buffer_index_.end()) {
+        a.kind = ArgSpec::Kind::Buffer;
+        a.buffer = it->second;
+        return a;
+      }
       std::string names;
-      for (const auto& b : spec.buffers) names += (names.empty() ? "" : ", ") + b.name;
+      constexpr std::size_t kNamesShown = 16;  // the message stays short however many buffers there are
+      for (std::size_t i = 0; i < spec.buffers.size() && i < kNamesShown; ++i)
+        names += (names.empty() ? "" : ", ") + spec.buffers[i].name;
+      if (spec.buffers.size() > kNamesShown) names += fmt::format(", ... ({} in all)", spec.buffers.size());
       const bool numeric = !name.empty() && (std::isdigit(static_cast<unsigned char>(name[0])) || name[0] == '-');
       fail(node, fmt::format("unknown buffer '{}' in args (buffers: {}){}", name, names.empty() ? "none" : names,
                              numeric ? "; a scalar argument is written {scalar: {type: u32, value: 5}}" : ""));
@@ -625,18 +635,14 @@ class Parser {
 
   std::string file_;
   fs::path dir_;
+  std::unordered_map<std::string, std::size_t> buffer_index_;
   std::vector<std::pair<YAML::Node, YAML::Node>> null_values_;  // empty value, its key
 };
 
 }  // namespace
 
 LaunchSpec parseLaunchString(const std::string& yaml, const std::string& path) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(fmt::format("{}:{}:{}: error: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  const YAML::Node root = loadYaml(yaml, path);  // bounded: depth, nodes after aliases
   try {
     return Parser(path).parse(root);
   } catch (const YAML::Exception& e) {
@@ -646,11 +652,7 @@ LaunchSpec parseLaunchString(const std::string& yaml, const std::string& path) {
 }
 
 LaunchSpec parseLaunchFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw ConfigError(fmt::format("{}: error: cannot open launch file", path));
-  std::stringstream text;
-  text << f.rdbuf();
-  return parseLaunchString(text.str(), path);
+  return parseLaunchString(readInputFile(path, "launch file"), path);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -774,12 +776,13 @@ void writeOutput(const BufferSpec& b, const std::vector<std::uint8_t>& data) {
       writeNpy(b.output, npyDescr(b.type), b.count, data.data(), data.size());
       return;
     }
-    std::ofstream f(b.output, std::ios::binary | std::ios::trunc);
-    if (!f) throw NpyError(b.output, "cannot open for writing");
-    f.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
-    if (!f) throw NpyError(b.output, "write failed");
+    OutputFile f(b.output);
+    f.write(data.data(), data.size());
+    f.close();
   } catch (const NpyError& e) {
     throw ConfigError(fmt::format("{}: error: buffer '{}': {}: {}", b.output_loc.str(), b.name, b.output, e.reason()));
+  } catch (const OutputError& e) {
+    throw OutputError(fmt::format("{}: error: buffer '{}': {}", b.output_loc.str(), b.name, e.what()));
   }
 }
 
@@ -795,14 +798,31 @@ LaunchOutcome runLaunch(const LaunchSpec& spec, driver::Runtime& rt) {
     throw ConfigError(fmt::format("{}: error: {}", spec.kernel_loc.str(), e.what()));
   }
 
+  // Every buffer must fit in device memory together before any host memory is spent on contents.
+  const std::uint64_t device_bytes = rt.properties().total_global_mem;
+  std::uint64_t total = 0;
+  for (const auto& b : spec.buffers) {
+    total += b.bytes();  // each is at most 1 TiB (checked at parse), so the sum cannot wrap
+    if (total > device_bytes)
+      throw ConfigError(fmt::format("{}: error: buffer '{}' ({} bytes) brings the buffers to {} bytes, more than the "
+                                    "device's memory.global_size_bytes = {} (raise it with --set "
+                                    "memory.global_size_bytes=N)",
+                                    b.loc.str(), b.name, b.bytes(), total, device_bytes));
+  }
+
   std::vector<driver::DevicePtr> ptrs;
   for (const auto& b : spec.buffers) {
-    const std::vector<std::uint8_t> host = initialContents(b);
     try {
-      ptrs.push_back(rt.malloc(host.size()));
+      ptrs.push_back(rt.malloc(b.bytes()));
     } catch (const driver::RuntimeError& e) {
-      throw ConfigError(fmt::format("{}: error: buffer '{}' ({} bytes): {}", b.loc.str(), b.name, host.size(), e.what()));
+      throw ConfigError(fmt::format("{}: error: buffer '{}' ({} bytes): {}", b.loc.str(), b.name, b.bytes(), e.what()));
     }
+    if (b.init.kind == InitSpec::Kind::Zeros) {
+      // No host copy of the zeros: the device fills them (sparsely: zero pages cost nothing).
+      rt.memset(ptrs.back(), 0, b.bytes());
+      continue;
+    }
+    const std::vector<std::uint8_t> host = initialContents(b);
     rt.memcpyHtoD(ptrs.back(), host.data(), host.size());
   }
 

@@ -1,5 +1,7 @@
 #include "app/npy.h"
 
+#include "base/output_file.h"
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -155,12 +157,11 @@ std::string npyHeaderV1(const std::string& descr, const std::vector<std::uint64_
 
 void writeNpy(const std::string& path, const std::string& descr, std::uint64_t count, const void* data,
               std::size_t bytes) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw NpyError(path, "cannot open for writing");
   const std::string header = npyHeaderV1(descr, {count});
-  f.write(header.data(), std::streamsize(header.size()));
-  f.write(static_cast<const char*>(data), std::streamsize(bytes));
-  if (!f) throw NpyError(path, "write failed");
+  OutputFile f(path);  // throws OutputError naming the file; close() sees a full disk
+  f.write(header);
+  f.write(data, bytes);
+  f.close();
 }
 
 NpyHeader readNpyHeader(const std::string& path) {

@@ -20,4 +20,11 @@ class LimitError : public InputError {
   using InputError::InputError;
 };
 
+// An output file that could not be written (a full disk, /dev/full, no permission): the run's
+// results are not where the user asked, so the command fails (exit status 3) naming the file.
+class OutputError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 }  // namespace scgpu

@@ -413,8 +413,10 @@ TEST_F(LaunchFileTest, MissingLaunchFile) {
   try {
     parseLaunchFile(path("nothere.yaml"));
     FAIL() << "no error";
-  } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot open launch file"), std::string::npos) << e.what();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nothere.yaml: error: cannot read launch file: No such file or directory"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -1,5 +1,7 @@
 #include "tlm/chip_probes.h"
 
+#include "base/output_file.h"
+
 #include <fstream>
 #include <stdexcept>
 
@@ -61,9 +63,7 @@ void Timeline::write() const {
     meta.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", names[pid]}}}});
   nlohmann::json all = meta;
   for (const auto& e : events_) all.push_back(e);
-  std::ofstream out(path_);
-  if (!out) throw std::runtime_error("cannot write timeline " + path_);
-  out << nlohmann::json{{"traceEvents", all}, {"displayTimeUnit", "ns"}}.dump(1) << "\n";
+  writeOutputFile(path_, nlohmann::json{{"traceEvents", all}, {"displayTimeUnit", "ns"}}.dump(1) + "\n");
 }
 
 // ---- ChipProbes ------------------------------------------------------------------------------

@@ -138,6 +138,23 @@ void GpuTop::coreTick(std::uint64_t cycle) {
                             cycle - last_progress_cycle_, dumpState());
     fault_ = r;
   }
+  // The run's budgets: a kernel that spins (or just runs longer than the user allowed) stops with
+  // a timeout fault, as a GPU's watchdog stops it, instead of running unbounded.
+  const LimitsParams& lim = params_.limits;
+  if (!fault_ && (cycle - start_cycle_ > lim.cycles_per_launch || issued - issued_at_start_ > lim.warp_instructions_per_launch)) {
+    const bool cycles = cycle - start_cycle_ > lim.cycles_per_launch;
+    sm::FaultReport r;
+    r.kind = "timeout";
+    r.kernel = launch_->program->kernel_name;
+    r.message = cycles ? fmt::format("the launch ran {} core cycles, above the limit limits.cycles_per_launch = {} "
+                                     "(raise it with --set limits.cycles_per_launch=N)",
+                                     cycle - start_cycle_, lim.cycles_per_launch)
+                       : fmt::format("the launch issued {} warp instructions, above the limit "
+                                     "limits.warp_instructions_per_launch = {} (raise it with --set "
+                                     "limits.warp_instructions_per_launch=N)",
+                                     issued - issued_at_start_, lim.warp_instructions_per_launch);
+    fault_ = r;
+  }
   const bool done = gigathread_->engine.kernelDone();
   if (fault_ && fault_->cycle == 0) fault_->cycle = cycle;
   if (done || fault_) {

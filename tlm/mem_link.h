@@ -43,9 +43,8 @@ template <typename Msg>
 class LinkOut : public tlm::tlm_bw_transport_if<> {
  public:
   explicit LinkOut(const char* name) : socket(name) { socket.bind(*this); }
-  ~LinkOut() override {
-    for (auto& p : all_) p->template clear_extension<LinkExtension<Msg>>();
-  }
+  // The payloads own their extensions: ~tlm_generic_payload frees every extension still set.
+  ~LinkOut() override = default;
   tlm::tlm_initiator_socket<> socket;
 
   // True when the link can take a message now.

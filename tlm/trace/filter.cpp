@@ -98,43 +98,56 @@ bool inRanges(const Token& t, std::uint64_t n) {
   return false;
 }
 
-bool matchFrom(const std::vector<Token>& p, std::size_t ti, std::string_view s, std::size_t si) {
-  while (ti < p.size()) {
-    const Token& t = p[ti];
-    switch (t.type) {
-      case Token::Lit:
-        if (si >= s.size() || s[si] != t.c) return false;
-        ++ti;
-        ++si;
-        break;
-      case Token::Quest:
-        if (si >= s.size()) return false;
-        ++ti;
-        ++si;
-        break;
-      case Token::Star:
-        for (std::size_t k = si; k <= s.size(); ++k) {
-          if (matchFrom(p, ti + 1, s, k)) return true;
-        }
-        return false;
-      case Token::Index: {
-        std::uint64_t n;
-        std::size_t end;
-        if (!readIndex(s, si, n, end) || !inRanges(t, n)) return false;
-        ++ti;
-        si = end;
-        break;
-      }
-      case Token::OptIndex: {
-        std::uint64_t n;
-        std::size_t end;
-        if (readIndex(s, si, n, end) && matchFrom(p, ti + 1, s, end)) return true;
-        ++ti;
-        break;
+// Matches pattern `p` against `s` from position 0 and returns, for every end position e of s,
+// whether p matches s[0, e). A simulation of the pattern's automaton: reach[i][t] says token t
+// can start at position i. Each (position, token) pair is visited once, so the cost is
+// O(|s| x |p|) whatever the stars (a backtracking matcher is exponential in them).
+std::vector<char> matchEnds(const std::vector<Token>& p, std::string_view s) {
+  const std::size_t n = s.size(), m = p.size();
+  // An "[digits]" index at each position: its value and where it ends (computed once).
+  std::vector<std::uint64_t> index_value(n + 1, 0);
+  std::vector<std::size_t> index_end(n + 1, 0);
+  for (std::size_t i = 0; i <= n; ++i) {
+    std::uint64_t v;
+    std::size_t e;
+    if (readIndex(s, i, v, e)) {
+      index_value[i] = v;
+      index_end[i] = e;
+    }
+  }
+  std::vector<std::vector<char>> reach(n + 1, std::vector<char>(m + 1, 0));
+  reach[0][0] = 1;
+  for (std::size_t i = 0; i <= n; ++i) {
+    auto& here = reach[i];
+    // Tokens in increasing order: epsilon moves (Star, OptIndex skipping) only go forward.
+    for (std::size_t t = 0; t < m; ++t) {
+      if (!here[t]) continue;
+      const Token& tok = p[t];
+      const bool has_index = index_end[i] != 0;
+      switch (tok.type) {
+        case Token::Lit:
+          if (i < n && s[i] == tok.c) reach[i + 1][t + 1] = 1;
+          break;
+        case Token::Quest:
+          if (i < n) reach[i + 1][t + 1] = 1;
+          break;
+        case Token::Star:
+          here[t + 1] = 1;                  // matches nothing more
+          if (i < n) reach[i + 1][t] = 1;   // or one more character
+          break;
+        case Token::Index:
+          if (has_index && inRanges(tok, index_value[i])) reach[index_end[i]][t + 1] = 1;
+          break;
+        case Token::OptIndex:
+          here[t + 1] = 1;
+          if (has_index) reach[index_end[i]][t + 1] = 1;
+          break;
       }
     }
   }
-  return si == s.size();
+  std::vector<char> ends(n + 1, 0);
+  for (std::size_t i = 0; i <= n; ++i) ends[i] = reach[i][m];
+  return ends;
 }
 
 }  // namespace
@@ -159,9 +172,9 @@ bool PathFilter::matches(std::string_view path) const {
   ends.push_back(path.size());
   for (const auto& p : patterns_) {
     for (std::size_t b : starts) {
-      for (std::size_t e : ends) {
-        if (e >= b && matchFrom(p, 0, path.substr(b, e - b), 0)) return true;
-      }
+      const std::vector<char> matched = matchEnds(p, path.substr(b));
+      for (std::size_t e : ends)
+        if (e >= b && matched[e - b]) return true;
     }
   }
   return false;
