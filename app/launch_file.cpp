@@ -312,8 +312,11 @@ class Parser {
     if (rel.empty()) fail(node, fmt::format("'{}' expects a file name", what));
     const fs::path path = fs::path(rel).is_absolute() ? fs::path(rel) : dir_ / rel;
     std::error_code ec;
-    if (!fs::is_regular_file(path, ec))
+    if (!fs::is_regular_file(path, ec)) {
+      // A device, FIFO or directory would be read forever or block: only regular files are inputs.
+      if (fs::exists(path, ec)) fail(node, fmt::format("{} '{}' is not a regular file ({})", kind, rel, path.string()));
       fail(node, fmt::format("{} '{}' not found (looked for {})", kind, rel, path.string()));
+    }
     return path.string();
   }
 

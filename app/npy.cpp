@@ -1,5 +1,6 @@
 #include "app/npy.h"
 
+#include "base/input_file.h"
 #include "base/output_file.h"
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 namespace scgpu::cli {
 namespace {
@@ -165,6 +167,15 @@ void writeNpy(const std::string& path, const std::string& descr, std::uint64_t c
 }
 
 NpyHeader readNpyHeader(const std::string& path) {
+  // A FIFO would block the open and a device never ends: regular files only. The data may be as
+  // large as device memory, so the input-size limit does not apply (the buffer's size bounds it).
+  try {
+    checkInputFile(path, ".npy file", std::numeric_limits<std::uint64_t>::max());
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    const auto at = what.find(": error: ");
+    throw NpyError(path, at == std::string::npos ? what : what.substr(at + 9));
+  }
   std::ifstream f(path, std::ios::binary);
   if (!f) throw NpyError(path, "cannot open");
   char pre[kMagicSize + 2] = {};
