@@ -86,6 +86,11 @@ bool isKernelFault(driver::Error e) {
   }
 }
 
+int faultExitCode(const driver::Runtime& runtime) {
+  const auto& f = runtime.lastFault();
+  return f && f->kind == "cosim divergence" ? kExitCosimDivergence : kExitFault;
+}
+
 void printLaunchError(const driver::Runtime& runtime, driver::Error error) {
   std::fflush(stdout);
   if (const auto& fault = runtime.lastFault()) {

@@ -26,6 +26,7 @@ enum ExitCode : int {
   kExitCheckFailed = 1,  // the workload's check or a launch file's `expect:` failed
   kExitFault = 2,        // a kernel faulted (the fault report goes to stderr)
   kExitInputError = 3,   // usage, config, launch file or PTX error (message with file:line:col)
+  kExitCosimDivergence = 4,  // an RTL block in `cosim` differed from its model (report on stderr)
 };
 
 struct RunOptions {
@@ -68,6 +69,9 @@ bool isLaunchFile(const std::string& target);
 GpuConfig loadConfig(const std::string& name_or_path, const std::vector<std::string>& overrides);
 // Kernel faults, as opposed to launches the device refused (InvalidValue, InvalidConfiguration).
 bool isKernelFault(driver::Error error);
+// The exit status of a run that stopped on a fault: kExitCosimDivergence when an RTL block in
+// cosim mode differed from its model, else kExitFault.
+int faultExitCode(const driver::Runtime& runtime);
 // Prints the fault report (or the bare error) of a failed launch to stderr.
 void printLaunchError(const driver::Runtime& runtime, driver::Error error);
 nlohmann::json faultJson(const driver::Runtime& runtime, driver::Error error);

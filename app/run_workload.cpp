@@ -150,8 +150,8 @@ int runWorkload(const RunOptions& o) {
     // A workload's launches are right by construction, so a refused launch means the config (or
     // --set) left the device too small for it: an input error, not a fault.
     const bool fault = isKernelFault(result.error) || rt.lastFault();
-    code = fault ? kExitFault : kExitInputError;
-    verdict = fault ? "FAULT" : "ERROR";
+    code = fault ? faultExitCode(rt) : kExitInputError;
+    verdict = !fault ? "ERROR" : code == kExitCosimDivergence ? "DIVERGED" : "FAULT";
     printLaunchError(rt, result.error);
     traceFault(o, rt);
   } else {
@@ -189,10 +189,10 @@ int runLaunchFile(const RunOptions& o) {
 
   int code;
   if (out.error != driver::Error::Success) {
-    code = kExitFault;
+    code = faultExitCode(rt);
     printLaunchError(rt, out.error);
     traceFault(o, rt);
-    fmt::print("FAULT {}\n", spec.kernel);
+    fmt::print("{} {}\n", code == kExitCosimDivergence ? "DIVERGED" : "FAULT", spec.kernel);
   } else {
     for (const auto& c : out.checks) fmt::print("  {} {}\n", c.passed ? "ok  " : "FAIL", c.message);
     if (!o.quiet)

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config
-  libsystemc-dev verilator libyaml-cpp-dev gtkwave zlib1g-dev xvfb
+  libsystemc-dev verilator yosys libyaml-cpp-dev gtkwave zlib1g-dev xvfb
   libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   python3 python3-numpy time

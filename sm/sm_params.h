@@ -38,6 +38,10 @@ struct SmParams {
   std::uint32_t scheduler_issue_per_cycle = 1;
   std::uint32_t two_level_active_warps = 8;      // two_level: size of the active set
 
+  // Which implementation of each carved-out block runs: "model" (C++), "rtl" (the Verilated
+  // SystemVerilog in rtl/) or "cosim" (both, compared on every transaction).
+  std::string coalescer_impl = "model";
+
   // Instruction supply.
   CacheParams icache;                            // hit_latency_cycles, miss latency below
   std::uint32_t icache_miss_latency_cycles = 20;

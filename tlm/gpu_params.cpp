@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "memsys/dram_presets.h"
+#include "sm/timing/coalescer.h"
 #include "tlm/gpu_config.h"
 
 namespace scgpu {
@@ -235,6 +236,10 @@ Schema buildSchema() {
             "instructions one scheduler may issue per cycle (Kepler dual issue: 2)");
   b.integer("sm.two_level_active_warps", FIELD(sm.two_level_active_warps), 1, 1024,
             "two_level: warps in a scheduler's active set; at most max_warps_per_sm / sub_cores");
+  b.section("sm.coalescer", "the LSU coalescer block (docs/rtl-cosim.md)");
+  b.choice("sm.coalescer.impl", FIELD(sm.coalescer_impl), {"model", "rtl", "cosim"},
+           "model: C++; rtl: rtl/lsu_coalescer.sv through Verilator; cosim: both, compared on every access "
+           "(a divergence stops the run with exit status 4)");
   cacheKeys(b, "sm.icache", [](GpuParams& p) -> CacheParams& { return p.sm.icache; }, "instruction cache", "core");
   b.integer("sm.icache_miss_latency_cycles", FIELD(sm.icache_miss_latency_cycles), 1, 100000,
             "core cycles an instruction-cache miss adds before the fetch goes to L2");
@@ -835,6 +840,14 @@ class Checker {
            fmt::format("sm.two_level_active_warps ({}) exceeds the warps of one scheduler "
                        "(sm.max_warps_per_sm / sm.sub_cores = {})",
                        sm.two_level_active_warps, sm.max_warps_per_sm / sm.sub_cores));
+    if (sm.coalescer_impl != "model") {
+      // The RTL must honour the block's parameters (Verilator fixes them when it builds the model).
+      try {
+        sm::timing::makeCoalescer(sm.coalescer_impl, {sm.l1.line_bytes, sm.l1.sector_bytes}, "gpu.sm.coalescer");
+      } catch (const std::invalid_argument& e) {
+        fail({"sm.coalescer.impl", "sm.l1.line_bytes", "sm.l1.sector_bytes"}, e.what());
+      }
+    }
     if (sm.instruction_bytes > sm.icache.line_bytes)
       fail({"sm.instruction_bytes", "sm.icache.line_bytes"},
            fmt::format("sm.instruction_bytes ({}) exceeds sm.icache.line_bytes ({})", sm.instruction_bytes,

@@ -42,6 +42,7 @@ Lsu::Lsu(const SmParams& p, std::uint32_t sm_index, StatsRegistry& stats, const 
                                             "sector_bytes ({})", line_bytes_, sector_bytes_));
   if (p.shared_memory_banks == 0 || p.shared_memory_bank_width_bytes == 0)
     throw std::invalid_argument("sm.shared_memory_banks and shared_memory_bank_width_bytes must be at least 1");
+  coalescer_ = makeCoalescer(p.coalescer_impl, CoalescerParams{line_bytes_, sector_bytes_}, name + ".coalescer");
   if (p.l1.size_bytes) l1_ = std::make_unique<memsys::SectorCache>(p.l1);
   if (p.constant_cache.size_bytes) const_cache_ = std::make_unique<memsys::SectorCache>(p.constant_cache);
   auto c = [&](const char* n, const char* d) { return stats.counter(name + ".lsu." + n, d); };
@@ -186,56 +187,16 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
     s.mask = w;
     op.steps.push_back(s);
   }
-  // Global and local: lines in the order lanes first touch them.
+  // Global and local: lines in the order lanes first touch them. Global accesses go through the
+  // coalescer block; local ones are split into 4-byte words per lane (the interleaved layout).
   const std::size_t first_line = op.steps.size();
-  auto touch = [&](std::uint64_t addr, std::uint32_t bytes) {
-    while (bytes) {
-      const std::uint64_t line = addr & ~std::uint64_t(line_bytes_ - 1);
-      const std::uint32_t in_line = std::uint32_t(std::min<std::uint64_t>(bytes, line + line_bytes_ - addr));
-      const std::uint32_t first = std::uint32_t((addr - line) / sector_bytes_);
-      const std::uint32_t last = std::uint32_t((addr - line + in_line - 1) / sector_bytes_);
-      const std::uint32_t mask = std::uint32_t(((std::uint64_t(2) << last) - 1) & ~((std::uint64_t(1) << first) - 1));
-      bool found = false;
-      for (std::size_t i = op.steps.size(); i-- > first_line;)
-        if (op.steps[i].addr == line) {
-          op.steps[i].mask |= mask;
-          found = true;
-          break;
-        }
-      if (!found) {
-        Step s;
-        s.kind = Step::Kind::Line;
-        s.mem = kind;
-        s.addr = line;
-        s.mask = mask;
-        op.steps.push_back(s);
-      }
-      addr += in_line;
-      bytes -= in_line;
-    }
-  };
+  const CoalescerParams cp{line_bytes_, sector_bytes_};
+  lines_.clear();
   if (global) {
     if (t.atomic) ++*atomics_;
     else if (t.write) ++*global_stores_;
     else ++*global_loads_;
-    for (std::uint32_t m = global; m; m &= m - 1) {
-      const int lane = __builtin_ctz(m);
-      touch(t.addr[lane], t.bytes);
-    }
-    if (t.atomic && req.serial_atomic) {
-      // Same-address updates that cannot combine serialise at the L2 atomic unit: tell it how many.
-      for (std::size_t i = first_line; i < op.steps.size(); ++i) {
-        std::uint16_t most = 1;
-        for (std::uint32_t m = global; m; m &= m - 1) {
-          const int lane = __builtin_ctz(m);
-          if ((t.addr[lane] & ~std::uint64_t(line_bytes_ - 1)) != op.steps[i].addr) continue;
-          std::uint16_t same = 0;
-          for (std::uint32_t o = global; o; o &= o - 1) same += t.addr[__builtin_ctz(o)] == t.addr[lane];
-          most = std::max(most, same);
-        }
-        op.steps[i].atomic_ops = most;
-      }
-    }
+    coalescer_->coalesce(LaneAccesses{global, t.bytes, t.addr, req.ready_at}, lines_);
   }
   if (local) {
     if (t.write) ++*local_stores_;
@@ -244,9 +205,31 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
       const int lane = __builtin_ctz(m);
       for (std::uint64_t off = t.addr[lane], end = off + t.bytes; off < end;) {
         const std::uint32_t n = std::uint32_t(std::min<std::uint64_t>(4 - off % 4, end - off));
-        touch(localAddress(req.warp_slot, req.local_stride, lane, off), n);
+        ModelCoalescer::touch(cp, localAddress(req.warp_slot, req.local_stride, lane, off), n, lines_, 0);
         off += n;
       }
+    }
+  }
+  for (const LineAccess& l : lines_) {
+    Step s;
+    s.kind = Step::Kind::Line;
+    s.mem = kind;
+    s.addr = l.line;
+    s.mask = l.sectors;
+    op.steps.push_back(s);
+  }
+  if (global && t.atomic && req.serial_atomic) {
+    // Same-address updates that cannot combine serialise at the L2 atomic unit: tell it how many.
+    for (std::size_t i = first_line; i < op.steps.size(); ++i) {
+      std::uint16_t most = 1;
+      for (std::uint32_t m = global; m; m &= m - 1) {
+        const int lane = __builtin_ctz(m);
+        if ((t.addr[lane] & ~std::uint64_t(line_bytes_ - 1)) != op.steps[i].addr) continue;
+        std::uint16_t same = 0;
+        for (std::uint32_t o = global; o; o &= o - 1) same += t.addr[__builtin_ctz(o)] == t.addr[lane];
+        most = std::max(most, same);
+      }
+      op.steps[i].atomic_ops = most;
     }
   }
   for (std::size_t i = first_line; i < op.steps.size(); ++i) {

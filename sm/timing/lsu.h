@@ -17,6 +17,7 @@
 #include "memsys/sector_cache.h"
 #include "sm/exec_context.h"
 #include "sm/sm_params.h"
+#include "sm/timing/coalescer.h"
 #include "sm/timing/inst_class.h"
 #include "base/stats.h"
 
@@ -99,6 +100,8 @@ class Lsu {
   const std::uint32_t sm_index_;
   std::uint32_t queue_capacity_, out_capacity_;
   std::uint32_t line_bytes_, sector_bytes_;
+  std::unique_ptr<Coalescer> coalescer_;  // global accesses to lines (model, RTL or both)
+  std::vector<LineAccess> lines_;         // scratch: the lines of the access being built
   std::unique_ptr<memsys::SectorCache> l1_, const_cache_;  // null when size_bytes is 0 (every access misses)
   memsys::MshrTable mshr_;
   std::map<std::uint64_t, std::uint32_t> line_requests_;   // reads outstanding per line (one MSHR entry)

@@ -362,7 +362,13 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     req.param_bank = pi.param_bank;
     req.serial_atomic = (in.op == ptx::Op::Atom || in.op == ptx::Op::Red) &&
                         (ptx::isFloat(in.type) || in.sub == ptx::SubOp::AExch || in.sub == ptx::SubOp::ACas);
-    const DepKind kind = lsu.enqueue(mtrace, req);
+    DepKind kind;
+    try {
+      kind = lsu.enqueue(mtrace, req);
+    } catch (const FaultSignal& s) {  // a co-simulated block (the coalescer) diverged from its model
+      fault = makeFaultReport(s, *b.launch, b.state, w, pc);
+      return;
+    }
     for (std::uint32_t i = 0; i < n_reg; ++i) setReg(reg_dst[i], kNever, kind);
     ws.mem_outstanding++;
     b.mem_outstanding++;

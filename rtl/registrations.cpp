@@ -1,0 +1,15 @@
+// Registers the RTL implementations with the boundaries they implement, from a static initialiser:
+// this object is linked into every executable that can run RTL (an OBJECT library, so the linker
+// keeps it), and the model then finds them when the config asks for `impl: rtl` or `cosim`.
+#include "rtl/coalescer_rtl.h"
+
+namespace scgpu::rtl {
+namespace {
+
+struct Registrar {
+  Registrar() { sm::timing::registerRtlCoalescer(makeRtlCoalescer); }
+};
+const Registrar registrar;
+
+}  // namespace
+}  // namespace scgpu::rtl
