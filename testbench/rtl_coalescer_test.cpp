@@ -21,6 +21,9 @@
 #include "rtl/coalescer_transactor.h"
 #include "sm/fault.h"
 #include "sm/timing/coalescer.h"
+#include "app/cli.h"
+#include "kernels/workload.h"
+#include "tlm/gpu_config.h"
 
 namespace {
 
@@ -137,6 +140,25 @@ TEST(RtlCoalescer, CosimReportsThePlantedBugAtTheRightAccessAndPort) {
     }
   }
   FAIL() << "no access triggered the planted bug";
+}
+
+// End to end: a workload in timing mode with the buggy copy in cosim stops with the divergence as
+// its fault, and the command line's exit status for it is 4.
+TEST(RtlCoalescer, DivergenceStopsTheRunWithExitStatus4) {
+  registerRtlCoalescer([](const CoalescerParams&, const std::string& instance) {
+    return std::make_unique<scgpu::rtl::CoalescerTransactor<Vlsu_coalescer_planted_bug>>(instance);
+  });
+  scgpu::driver::Runtime rt(scgpu::GpuConfig::loadDefault({"sm.coalescer.impl=cosim"}), scgpu::driver::Mode::Timing);
+  const scgpu::kernels::Workload* w = scgpu::kernels::findWorkload("saxpy");
+  ASSERT_NE(w, nullptr);
+  const auto result = w->run(rt, {});
+  ASSERT_TRUE(rt.lastFault().has_value());
+  const auto& f = *rt.lastFault();
+  EXPECT_EQ(f.kind, "cosim divergence");
+  EXPECT_NE(f.message.find("coalescer (rtl/lsu_coalescer.sv), port out"), std::string::npos) << f.message;
+  EXPECT_GT(f.cycle, 0u);
+  EXPECT_EQ(scgpu::cli::faultExitCode(rt), scgpu::cli::kExitCosimDivergence);
+  std::printf("%s\n", f.toString().c_str());
 }
 
 TEST(RtlCoalescer, ParametersTheRtlCannotHonourAreRefused) {
