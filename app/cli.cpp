@@ -32,7 +32,8 @@ constexpr const char* kMainFooter = R"(Examples:
   scgpu run my_kernel.yaml
 
 Exit status: 0 passed, 1 check failed, 2 kernel fault (watchdog and budget timeouts too),
-3 input error (usage, config, launch file, PTX, refused launch, limit, unwritable output).
+3 input error (usage, config, launch file, PTX, refused launch, limit, unwritable output),
+4 an RTL block in cosim mode diverged from its model.
 Run `scgpu COMMAND --help` for the options of a command; docs/cli.md has the reference.)";
 
 constexpr const char* kRunFooter = R"(TARGET is a suite workload (see `scgpu list`) or a launch file (a path ending in
@@ -52,7 +53,8 @@ Examples:
 
 Exit status: 0 passed, 1 check or expect failed, 2 kernel fault, watchdog or budget timeout
 (report on stderr), 3 input error: usage, config, launch file, PTX, refused launch, exceeded
-limit, unwritable output (message with file:line:col where there is one).)";
+limit, unwritable output (message with file:line:col where there is one), 4 an RTL block in
+cosim mode diverged from its model (docs/rtl-cosim.md).)";
 
 constexpr const char* kListFooter = R"(Example:
   scgpu list)";
