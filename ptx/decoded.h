@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,7 @@ struct DecodedInst {
   // Guard predicate slot (kNoSlot when unconditional) and its sense.
   std::uint32_t guard = kNoSlot;
   bool guard_negated = false;
+  std::uint16_t ptx_col = 0;    // (here, where it packs beside guard_negated)
   // Destination and source slots. Register slots index the frame's register file; predicate
   // operands index the frame's predicate file. ld/st vectors use dst/src 0..vec-1.
   std::uint32_t dst[4] = {kNoSlot, kNoSlot, kNoSlot, kNoSlot};
@@ -118,9 +120,8 @@ struct DecodedInst {
   std::uint32_t reconverge = 0; // immediate post-dominator PC of a branch
   std::uint32_t aux = 0;        // prmt mode, lop3 immLut, bar id slot etc.
   // Where it came from.
-  std::uint32_t ptx_line = 0;
-  std::uint16_t ptx_col = 0;
-  std::uint16_t debug_file = 0;
+  std::uint32_t ptx_line = 0;   // and ptx_col above
+  std::uint32_t debug_file = 0; // the .file index of the .loc (any 32-bit index)
   std::uint32_t debug_line = 0;
 };
 
@@ -169,7 +170,7 @@ struct Program {
   std::vector<DecodedInst> code;
   std::vector<DecodedFunction> functions;   // [0] is the kernel
   std::vector<CallSite> calls;              // indexed by DecodedInst::aux of Op::Call
-  std::vector<std::string> files;           // .file index -> name (debug lines)
+  std::map<std::uint32_t, std::string> files;  // .file index -> name (debug lines)
   std::vector<std::uint32_t> branch_tables_flat;  // brx.idx target PCs
   // Kernel parameters: offset and size in the parameter buffer, in PTX order.
   struct Param { std::string name; std::uint32_t offset, size, align; };

@@ -14,13 +14,32 @@ namespace {
 // Function addresses for indirect calls; mirrors sm/address_space.h (ptx may not include sm).
 constexpr std::uint64_t kFunctionAddressBase = 0x0003'0000'0000'0000ull;
 
-std::uint32_t alignUp(std::uint32_t v, std::uint32_t a) { return a ? (v + a - 1) / a * a : v; }
+// Sizes and offsets are 64-bit and checked: a user's array dimensions must not wrap to a small
+// size. Every size the decoder keeps is bounded by a device ceiling (ptx/limits.h) far below 2^63,
+// so aligning one never overflows.
+std::uint64_t alignUp(std::uint64_t v, std::uint64_t a) { return a ? (v + a - 1) / a * a : v; }
 
-std::uint64_t declBytes(const VarDecl& d) {
+// Bytes of a declaration; false when the product of its dimensions overflows 64 bits.
+bool declBytes(const VarDecl& d, std::uint64_t& bytes) {
   std::uint64_t n = std::uint64_t(sizeOf(d.type)) * d.vector;
-  for (auto dim : d.array_dims) n *= dim;
-  return n;
+  for (auto dim : d.array_dims)
+    if (__builtin_mul_overflow(n, dim, &n)) return false;
+  bytes = n;
+  return true;
 }
+// The size of a declaration, or a ParseError at it when its dimensions overflow 64 bits.
+std::uint64_t declBytesOrFail(const VarDecl& d, const std::string& file) {
+  std::uint64_t bytes = 0;
+  if (!declBytes(d, bytes))
+    throw ParseError(file, d.loc.line, d.loc.col,
+                     fmt::format("the size of '{}' overflows 64 bits (its dimensions multiply to more than 2^64 bytes)",
+                                 d.name));
+  return bytes;
+}
+
+// a + b, saturating instead of wrapping (for messages about sizes that are too large anyway).
+std::uint64_t satAdd(std::uint64_t a, std::uint64_t b) { return a + b < a ? ~std::uint64_t{0} : a + b; }
+
 std::uint32_t declAlign(const VarDecl& d) {
   return d.align ? d.align : std::max<std::uint32_t>(1, sizeOf(d.type) * d.vector);
 }
@@ -100,7 +119,7 @@ bool isIgnorable(const std::string& w) {
 
 struct RegDecl {
   Type type;
-  std::uint32_t range;  // 0 = single register
+  std::uint64_t range;  // 0 = single register
 };
 
 class FunctionDecoder;
@@ -137,7 +156,7 @@ class KernelLinker {
   std::vector<const Function*> pending_;
   std::map<std::string, std::uint64_t> shared_offsets_;
   std::set<std::string> extern_shared_;
-  std::uint32_t shared_end_ = 0;
+  std::uint64_t shared_end_ = 0;  // at most env_.max_shared_bytes
   std::uint32_t extern_align_ = 16;
 };
 
@@ -190,7 +209,7 @@ class FunctionDecoder {
   std::uint32_t carry_slot_ = kNoSlot;
   std::map<std::string, std::uint32_t> labels_;  // -> absolute pc
   std::map<std::string, std::vector<std::string>> branch_tables_;
-  std::uint32_t local_top_ = 0;
+  std::uint64_t local_top_ = 0;  // at most kMaxLocalBytesPerThread
   std::vector<std::pair<std::uint32_t, const Instruction*>> fixups_;  // pc, instruction
 };
 
@@ -281,10 +300,8 @@ Program KernelLinker::link(const std::string& kernel_name) {
   const Function& kernel = *it->second;
   prog_.kernel_name = kernel_name;
   prog_.module_name = m_.source_name;
-  for (const auto& [idx, name] : m_.files) {
-    if (prog_.files.size() <= idx) prog_.files.resize(idx + 1);
-    prog_.files[idx] = name;
-  }
+  // By index, in a map: an index is a number the text chose, not a count of files.
+  for (const auto& [idx, name] : m_.files) prog_.files[idx] = name;
   for (int i = 0; i < 3; ++i) {
     prog_.reqntid[i] = kernel.reqntid[i];
     prog_.maxntid[i] = kernel.maxntid[i];
@@ -293,15 +310,20 @@ Program KernelLinker::link(const std::string& kernel_name) {
   prog_.minnctapersm = kernel.minnctapersm;
 
   // Kernel parameters: laid out in order with their alignment, as the CUDA ABI does.
-  std::uint32_t off = 0;
+  std::uint64_t off = 0;
   for (const auto& p : kernel.params) {
-    std::uint32_t size = std::uint32_t(declBytes(p));
-    std::uint32_t align = declAlign(p);
+    const std::uint64_t size = declBytesOrFail(p, m_.source_name);
+    const std::uint32_t align = declAlign(p);
     off = alignUp(off, align);
-    prog_.params.push_back({p.name, off, size, align});
-    off += size;
+    const std::uint64_t end = satAdd(off, size);
+    if (end > kMaxKernelParamBytes)
+      fail(p.loc, fmt::format("the parameters of kernel '{}' take {} bytes up to and including '{}' ({} bytes), more "
+                              "than the {} bytes a kernel's parameters may take",
+                              kernel_name, end, p.name, size, kMaxKernelParamBytes));
+    prog_.params.push_back({p.name, std::uint32_t(off), std::uint32_t(size), align});
+    off = end;
   }
-  prog_.param_buffer_bytes = off;
+  prog_.param_buffer_bytes = std::uint32_t(off);
 
   functionIndex(kernel_name, kernel.loc);
   // Callees are decoded after the function that calls them, each once.
@@ -309,7 +331,7 @@ Program KernelLinker::link(const std::string& kernel_name) {
     FunctionDecoder d(*this, *pending_[i], std::uint32_t(i));
     d.decode();
   }
-  prog_.static_shared_bytes = shared_end_;
+  prog_.static_shared_bytes = std::uint32_t(shared_end_);
   prog_.dynamic_shared_align = extern_align_;
   return std::move(prog_);
 }
@@ -338,16 +360,28 @@ std::uint32_t KernelLinker::functionIndex(const std::string& name, const SourceL
 }
 
 std::uint32_t KernelLinker::addSharedVar(const VarDecl& d) {
+  const std::uint64_t max = env_.max_shared_bytes;
   if (d.is_extern || (!d.array_dims.empty() && d.array_dims.back() == 0)) {
+    // Dynamic shared memory starts after the static variables, aligned to this.
+    if (declAlign(d) > max)
+      fail(d.loc, fmt::format(".align {} of extern .shared variable '{}' is more than the device's {} bytes of shared "
+                              "memory per block",
+                              declAlign(d), d.name, max));
     extern_shared_.insert(d.name);
     extern_align_ = std::max(extern_align_, declAlign(d));
     shared_offsets_[d.name] = ~0ull;
     return 0;
   }
-  std::uint32_t off = alignUp(shared_end_, declAlign(d));
+  const std::uint64_t off = alignUp(shared_end_, declAlign(d));
+  const std::uint64_t size = declBytesOrFail(d, m_.source_name);
+  const std::uint64_t end = satAdd(off, size);
+  if (end > max)
+    fail(d.loc, fmt::format("static shared memory takes {} bytes up to and including .shared variable '{}' ({} bytes), "
+                            "more than the device's {} bytes of shared memory per block",
+                            end, d.name, size, max));
   shared_offsets_[d.name] = off;
-  shared_end_ = off + std::uint32_t(declBytes(d));
-  return off;
+  shared_end_ = end;
+  return std::uint32_t(off);
 }
 
 bool KernelLinker::sharedOffset(const std::string& name, std::uint64_t& offset) {
@@ -375,10 +409,18 @@ void FunctionDecoder::declare(const VarDecl& d, const SourceLoc& loc) {
       break;
     case StateSpace::Local:
     case StateSpace::Param: {
-      std::uint32_t off = alignUp(local_top_, declAlign(d));
-      s.locals[d.name] = off;
-      s.local_sizes[d.name] = std::uint32_t(declBytes(d));
-      local_top_ = off + std::uint32_t(declBytes(d));
+      const std::uint64_t off = alignUp(local_top_, declAlign(d));
+      const std::uint64_t size = declBytesOrFail(d, L_.module().source_name);
+      const std::uint64_t end = satAdd(off, size);
+      // The frame is per thread and allocated for every thread of a block: bound it by what a
+      // device thread may have.
+      if (end > kMaxLocalBytesPerThread)
+        fail(loc, fmt::format("the frame of '{}' takes {} bytes per thread up to and including .{} variable '{}' ({} "
+                              "bytes), more than the {} bytes of local memory a thread may have",
+                              f_.name, end, toString(d.space), d.name, size, kMaxLocalBytesPerThread));
+      s.locals[d.name] = std::uint32_t(off);
+      s.local_sizes[d.name] = std::uint32_t(size);
+      local_top_ = end;
       break;
     }
     case StateSpace::Shared:
@@ -403,8 +445,15 @@ bool FunctionDecoder::lookupReg(const std::string& name, RegDecl& out) const {
       if (it != s->regs.end() && it->second.range > 0) {
         // Leading zeros (%r01) are a different name, as in ptxas.
         if (name.size() - digits > 1 && name[digits] == '0') continue;
-        unsigned long idx = std::stoul(name.substr(digits));
-        if (idx < it->second.range) {
+        // An index too large for 64 bits is outside every range (the caller reports the name).
+        std::uint64_t idx = 0;
+        bool fits = true;
+        for (std::size_t i = digits; i < name.size() && fits; ++i) {
+          const auto digit = static_cast<std::uint64_t>(name[i] - '0');
+          fits = idx <= (~std::uint64_t{0} - digit) / 10;
+          idx = idx * 10 + digit;
+        }
+        if (fits && idx < it->second.range) {
           out = it->second;
           return true;
         }
@@ -620,7 +669,7 @@ void FunctionDecoder::decode() {
   if (!f_.has_body) {
     // A built-in: one instruction that the runtime implements, then return.
     fn().end_pc = fn().entry_pc;
-    fn().local_frame_bytes = local_top_;
+    fn().local_frame_bytes = std::uint32_t(local_top_);
     return;
   }
 
@@ -655,7 +704,7 @@ void FunctionDecoder::decode() {
         DecodedInst& out = L_.program().code[pc];
         out.ptx_line = st.inst.loc.line;
         out.ptx_col = std::uint16_t(std::min<std::uint32_t>(st.inst.loc.col, 0xFFFF));
-        out.debug_file = std::uint16_t(st.inst.debug_file);
+        out.debug_file = st.inst.debug_file;
         out.debug_line = st.inst.debug_line;
         std::string text = st.inst.opcode;
         for (const auto& m : st.inst.modifiers) text += "." + m;
@@ -669,7 +718,7 @@ void FunctionDecoder::decode() {
   }
   DecodedFunction& done = fn();
   done.end_pc = end;
-  done.local_frame_bytes = alignUp(local_top_, 16);
+  done.local_frame_bytes = std::uint32_t(alignUp(local_top_, 16));
   if (end == done.entry_pc) fail(f_.loc, fmt::format("function '{}' has no instructions", f_.name));
   computeReconvergence(done.entry_pc, end);
 }
@@ -1275,45 +1324,81 @@ void FunctionDecoder::computeReconvergence(std::uint32_t begin, std::uint32_t en
         fallthrough();
     }
   }
-  // Post-dominator sets as bit vectors, iterated to a fixed point in reverse order.
-  const std::size_t words = (n + 1 + 63) / 64;
-  std::vector<std::vector<std::uint64_t>> pdom(n + 1, std::vector<std::uint64_t>(words, ~0ull));
-  pdom[exit_node].assign(words, 0);
-  pdom[exit_node][exit_node / 64] |= 1ull << (exit_node % 64);
-  bool changed = true;
-  while (changed) {
+  // Immediate post-dominators by Cooper, Harvey and Kennedy's iterative algorithm ("A Simple, Fast
+  // Dominance Algorithm") on the reverse CFG rooted at the exit: memory linear in the blocks, where
+  // a post-dominator set per block would be quadratic (a million branches, 10^12 bits).
+  std::vector<std::vector<std::size_t>> pred(n + 1);
+  for (std::size_t b = 0; b < n; ++b)
+    for (auto s : succ[b]) pred[s].push_back(b);
+  // Postorder of the reverse CFG from the exit, by an explicit stack (no recursion).
+  constexpr std::size_t kUndef = ~std::size_t{0};
+  std::vector<std::size_t> order(n + 1, kUndef), post;
+  post.reserve(n + 1);
+  {
+    std::vector<bool> seen(n + 1, false);
+    std::vector<std::pair<std::size_t, std::size_t>> stack{{exit_node, 0}};
+    seen[exit_node] = true;
+    while (!stack.empty()) {
+      const std::size_t v = stack.back().first;
+      const std::size_t i = stack.back().second;
+      if (i < pred[v].size()) {
+        stack.back().second++;
+        const std::size_t u = pred[v][i];
+        if (!seen[u]) {
+          seen[u] = true;
+          stack.emplace_back(u, 0);
+        }
+      } else {
+        order[v] = post.size();
+        post.push_back(v);
+        stack.pop_back();
+      }
+    }
+  }
+  // Blocks with no path to the exit (endless loops) have no post-dominator here (kUndef).
+  std::vector<std::size_t> ipdom(n + 1, kUndef);
+  ipdom[exit_node] = exit_node;
+  auto intersect = [&](std::size_t a, std::size_t b) {
+    while (a != b) {
+      while (order[a] < order[b]) a = ipdom[a];
+      while (order[b] < order[a]) b = ipdom[b];
+    }
+    return a;
+  };
+  for (bool changed = true; changed;) {
     changed = false;
-    for (std::size_t bi = n; bi-- > 0;) {
-      std::vector<std::uint64_t> s(words, ~0ull);
-      if (succ[bi].empty()) s.assign(words, 0);
-      for (auto sb : succ[bi])
-        for (std::size_t w = 0; w < words; ++w) s[w] &= pdom[sb][w];
-      s[bi / 64] |= 1ull << (bi % 64);
-      if (s != pdom[bi]) {
-        pdom[bi] = std::move(s);
+    for (std::size_t k = post.size(); k-- > 0;) {
+      const std::size_t b = post[k];
+      if (b == exit_node) continue;
+      std::size_t idom = kUndef;
+      for (auto s : succ[b]) {
+        if (ipdom[s] == kUndef) continue;
+        idom = idom == kUndef ? s : intersect(s, idom);
+      }
+      if (ipdom[b] != idom) {
+        ipdom[b] = idom;
         changed = true;
       }
     }
   }
-  auto count = [&](const std::vector<std::uint64_t>& v) {
-    std::size_t c = 0;
-    for (std::size_t w = 0; w < words; ++w) c += std::size_t(__builtin_popcountll(v[w]));
-    return c;
-  };
+  // Post-dominators of each block, itself and the exit included (the length of its ipdom chain).
+  std::vector<std::size_t> chain(n + 1, 0);
+  chain[exit_node] = 1;
+  for (std::size_t k = post.size(); k-- > 0;)
+    if (post[k] != exit_node) chain[post[k]] = chain[ipdom[post[k]]] + 1;
+  // A block with no path to the exit is post-dominated by every block, as the fixed point over
+  // post-dominator sets that this replaces had it; that computation then took the first block
+  // whose own set was one smaller, n: kept so that every reconvergence point stays the same.
+  std::size_t endless_target = kUndef;
+  for (std::size_t c = 0; c <= n && endless_target == kUndef; ++c)
+    if (order[c] != kUndef && chain[c] == n) endless_target = c;
   for (std::size_t b = 0; b < n; ++b) {
     std::uint32_t last = (b + 1 < n ? starts[b + 1] : end) - 1;
     DecodedInst& d = code[last];
     if (d.op != Op::Bra && d.op != Op::BrxIdx) continue;
     d.reconverge = 0xFFFFFFFFu;
-    std::size_t mine = count(pdom[b]);
-    // The immediate post-dominator is the strict one whose own set is one smaller.
-    for (std::size_t c = 0; c <= n; ++c) {
-      if (c == b || !(pdom[b][c / 64] >> (c % 64) & 1)) continue;
-      if (count(pdom[c]) + 1 == mine) {
-        if (c != exit_node) d.reconverge = starts[c];
-        break;
-      }
-    }
+    const std::size_t c = order[b] != kUndef ? ipdom[b] : endless_target;
+    if (c != kUndef && c != exit_node) d.reconverge = starts[c];
   }
 }
 
@@ -1342,7 +1427,7 @@ std::vector<GlobalLayout> moduleGlobals(const Module& module) {
     GlobalLayout l;
     l.name = g.name;
     l.space = g.space;
-    l.size = declBytes(g);
+    l.size = declBytesOrFail(g, module.source_name);
     l.align = declAlign(g);
     l.decl = &g;
     out.push_back(l);
@@ -1350,10 +1435,12 @@ std::vector<GlobalLayout> moduleGlobals(const Module& module) {
   return out;
 }
 
-std::vector<std::uint8_t> initialBytes(const VarDecl& decl, std::uint64_t size, const DecodeEnv& env,
-                                       const std::string& file) {
-  std::vector<std::uint8_t> bytes(size, 0);
-  std::uint32_t elem = sizeOf(decl.type);
+std::vector<std::uint8_t> initializerBytes(const VarDecl& decl, std::uint64_t size, const DecodeEnv& env,
+                                           const std::string& file) {
+  const std::uint32_t elem = sizeOf(decl.type);
+  // The parser checked the count against the shape; the size bounds it again.
+  const std::uint64_t initialized = std::min<std::uint64_t>(size, std::uint64_t(decl.init.size()) * elem);
+  std::vector<std::uint8_t> bytes(initialized, 0);
   std::uint64_t pos = 0;
   for (const auto& e : decl.init) {
     if (pos + elem > size) throw ParseError(file, decl.loc.line, decl.loc.col, "initializer has more elements than the variable");
@@ -1367,6 +1454,13 @@ std::vector<std::uint8_t> initialBytes(const VarDecl& decl, std::uint64_t size, 
     std::memcpy(bytes.data() + pos, &bits, std::min<std::uint64_t>(elem, 8));
     pos += elem;
   }
+  return bytes;
+}
+
+std::vector<std::uint8_t> initialBytes(const VarDecl& decl, std::uint64_t size, const DecodeEnv& env,
+                                       const std::string& file) {
+  std::vector<std::uint8_t> bytes = initializerBytes(decl, size, env, file);
+  bytes.resize(size, 0);
   return bytes;
 }
 

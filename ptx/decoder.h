@@ -11,6 +11,7 @@
 
 #include "ptx/decoded.h"
 #include "ptx/ir.h"
+#include "ptx/limits.h"
 #include "ptx/parse_error.h"
 
 namespace scgpu::ptx {
@@ -20,12 +21,16 @@ struct DecodeEnv {
   std::function<bool(const std::string& name, std::uint64_t& address)> symbol_address;
   // The handler for a decoded instruction; nullptr when the form is not supported.
   std::function<ExecFn(const DecodedInst&)> select_handler;
+  // The device's shared memory per block (opt-in): static .shared variables beyond it are refused
+  // at load, naming the variable. The default is what the program's 32-bit fields hold.
+  std::uint64_t max_shared_bytes = 0xFFFFFFFFull;
 };
 
 Program decodeKernel(const Module& module, const std::string& kernel_name, const DecodeEnv& env);
 
 // Layout of a module's .global/.const variables: name, size, alignment and initial bytes.
 // Initializers that hold symbol addresses are resolved by the caller through `symbol_address`.
+// A size whose dimensions overflow 64 bits is a ParseError at the variable.
 struct GlobalLayout {
   std::string name;
   StateSpace space;
@@ -34,7 +39,12 @@ struct GlobalLayout {
   const VarDecl* decl = nullptr;
 };
 std::vector<GlobalLayout> moduleGlobals(const Module& module);
-// Bytes of a variable's initializer (element bits, symbol addresses resolved with `env`).
+// The bytes a variable's initializer gives its first elements (element bits, symbol addresses
+// resolved with `env`); every byte after them is zero. Empty without an initializer: as long as
+// the initializer, not the variable, so that a large zero variable costs no host memory.
+std::vector<std::uint8_t> initializerBytes(const VarDecl& decl, std::uint64_t size, const DecodeEnv& env,
+                                           const std::string& file);
+// The whole initial image, `size` bytes (tests; the driver writes initializerBytes only).
 std::vector<std::uint8_t> initialBytes(const VarDecl& decl, std::uint64_t size, const DecodeEnv& env,
                                        const std::string& file);
 

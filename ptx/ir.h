@@ -47,7 +47,7 @@ struct VarDecl {
   std::uint32_t vector = 1;                  // .v2 / .v4 / .v8
   std::uint32_t align = 0;                   // .align N in bytes; 0 when not given
   std::vector<std::uint64_t> array_dims;     // [4][8]; a 0 means unsized ([]), extern arrays
-  std::uint32_t reg_range = 0;               // `.reg .b32 %r<100>` declares %r0..%r99 (range 100)
+  std::uint64_t reg_range = 0;               // `.reg .b32 %r<100>` declares %r0..%r99 (range 100)
   bool is_extern = false, is_visible = false, is_weak = false;
   // Kernel parameters: `.param .u64 .ptr .global .align 8 p`.
   bool is_ptr = false;

@@ -60,8 +60,15 @@ std::string describe(const Token& t) {
   return shorten(t.text);
 }
 
-Lexer::Lexer(std::string_view text, std::string source_name)
-    : text_(text), source_name_(std::move(source_name)) {}
+Lexer::Lexer(std::string_view text, std::string source_name, std::uint64_t max_identifier_chars)
+    : text_(text), source_name_(std::move(source_name)), max_identifier_chars_(max_identifier_chars) {}
+
+void Lexer::checkIdentifierLength(const Token& t, std::size_t chars) const {
+  if (chars > max_identifier_chars_)
+    throw ParseError(source_name_, t.line, t.col,
+                     limitText("the length of identifier '" + shorten(t.text) + "'", chars, "ptx_identifier_chars",
+                               max_identifier_chars_));
+}
 
 void Lexer::fail(std::uint32_t line, std::uint32_t col, std::string found, std::string expected) const {
   throw ParseError(source_name_, line, col, std::move(found), std::move(expected));
@@ -130,6 +137,7 @@ Token Lexer::next() {
       p += 2;
     t.kind = TokenKind::Identifier;
     t.text = text_.substr(start, p - start);
+    checkIdentifierLength(t, p - start);
     pos_ = p;
     return t;
   }
@@ -144,6 +152,7 @@ Token Lexer::next() {
     }
     t.kind = TokenKind::Directive;
     t.text = text_.substr(start, p - start);
+    checkIdentifierLength(t, p - start - 1);
     pos_ = p;
     return t;
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "ptx/limits.h"
 #include "ptx/parse_error.h"
 
 namespace scgpu::ptx {
@@ -40,11 +41,13 @@ std::string describe(const Token& t);
 
 class Lexer {
  public:
-  // `text` must outlive the lexer and every token it returns.
-  Lexer(std::string_view text, std::string source_name);
+  // `text` must outlive the lexer and every token it returns. An identifier, directive or
+  // modifier longer than `max_identifier_chars` (Limits::identifier_chars; the dot of a directive
+  // not counted) is an error.
+  Lexer(std::string_view text, std::string source_name, std::uint64_t max_identifier_chars = Limits{}.identifier_chars);
 
   // The next token; throws ParseError for text that is not a PTX token (a stray character, an
-  // unterminated string or comment, a malformed number).
+  // unterminated string or comment, a malformed number, an identifier beyond the limit).
   Token next();
 
   const std::string& sourceName() const { return source_name_; }
@@ -54,12 +57,14 @@ class Lexer {
                          std::string expected) const;
   void skipSpaceAndComments();
   Token lexNumber(std::size_t start, std::uint32_t col);
+  void checkIdentifierLength(const Token& t, std::size_t chars) const;
 
   std::string_view text_;
   std::string source_name_;
   std::size_t pos_ = 0;
   std::uint32_t line_ = 1;
-  std::size_t line_start_ = 0;  // offset of the current line's first character (for columns)
+  std::size_t line_start_ = 0;
+  std::uint64_t max_identifier_chars_;  // offset of the current line's first character (for columns)
 };
 
 }  // namespace scgpu::ptx

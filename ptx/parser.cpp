@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -122,7 +123,8 @@ enum DeclFlags : unsigned {
 
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& source_name) : lex_(text, source_name) {
+  Parser(std::string_view text, const std::string& source_name, const Limits& limits)
+      : lex_(text, source_name, limits.identifier_chars), limits_(limits) {
     mod_.source_name = source_name;
   }
 
@@ -131,6 +133,7 @@ class Parser {
       const Token t = peek();
       if (t.kind == TokenKind::End) break;
       if (t.kind != TokenKind::Directive) fail(t, kExpectModuleItem);
+      countStatement(t);
       const std::string_view d = t.text;
       if (d == ".version") parseVersion();
       else if (d == ".target") parseTarget();
@@ -186,6 +189,28 @@ class Parser {
     throw ParseError(mod_.source_name, t.line, t.col, message);
   }
 
+  // Every item the IR keeps counts against Limits::statements: module directives, body
+  // statements, operands (vector and call-list elements included), initializer values and list
+  // entries (.target names, .pragma strings, branch and call targets). So the IR stays
+  // proportional to the limit, whatever one line holds (`{0, 0, 0, ...}`, `add a, b, b, b, ...`).
+  void countStatement(const Token& t) {
+    if (++statements_ > limits_.statements)
+      failMsg(t, limitText("the number of statements (directives, instructions, operands, initializer values and "
+                           "list entries) in the module",
+                           statements_, "ptx_statements", limits_.statements));
+  }
+
+  // Registers a function declares (a `%r<N>` range counts N) against Limits::registers, checked
+  // before anything is allocated for them.
+  void countRegisters(const Token& at, std::uint64_t n) {
+    const std::uint64_t total = registers_ + n < registers_ ? ~std::uint64_t{0} : registers_ + n;
+    if (total > limits_.registers) {
+      const std::string fn = fn_name_.empty() ? std::string("the function") : "function '" + fn_name_ + "'";
+      failMsg(at, limitText("the number of registers declared by " + fn, total, "ptx_registers", limits_.registers));
+    }
+    registers_ = total;
+  }
+
   // An unsigned integer literal no larger than `max`.
   std::uint64_t takeUnsigned(const char* expected, std::uint64_t max = std::numeric_limits<std::uint32_t>::max()) {
     const Token t = peek();
@@ -227,6 +252,7 @@ class Parser {
     do {
       const Token t = peek();
       if (t.kind != TokenKind::Identifier) fail(t, "a target name (sm_90, sm_90a, texmode_independent, ...)");
+      countStatement(t);
       take();
       mod_.target.emplace_back(t.text);
     } while (acceptPunct(','));
@@ -243,7 +269,7 @@ class Parser {
   // .file N "name" [, timestamp, size]
   void parseFile() {
     take();
-    const auto index = static_cast<std::uint32_t>(takeUnsigned("a file index after .file"));
+    const auto index = takeFileIndex("a file index after .file");
     const Token name = peek();
     if (name.kind != TokenKind::String) fail(name, "a quoted file name after the .file index");
     take();
@@ -253,6 +279,17 @@ class Parser {
       takeUnsigned("a file size in .file", std::numeric_limits<std::uint64_t>::max());
     }
     mod_.files.emplace_back(index, unescape(name.text));
+  }
+
+  // A `.file` or `.loc` file index: 64-bit, at most Limits::file_index (and 32 bits).
+  std::uint32_t takeFileIndex(const char* expected) {
+    const Token t = peek();
+    const std::uint64_t index = takeUnsigned(expected, std::numeric_limits<std::uint64_t>::max());
+    if (index > limits_.file_index) failMsg(t, limitText("the file index", index, "ptx_file_index", limits_.file_index));
+    if (index > std::numeric_limits<std::uint32_t>::max())
+      failMsg(t, "file index " + std::string(t.text) + " is too large (at most " +
+                     std::to_string(std::numeric_limits<std::uint32_t>::max()) + ")");
+    return static_cast<std::uint32_t>(index);
   }
 
   // .section NAME { ... }: DWARF tables the simulator does not use; skipped with balanced braces.
@@ -275,7 +312,7 @@ class Parser {
   // first comma describe inlining, which we do not model; they end with the line.
   void parseLoc() {
     const Token loc = take();
-    const auto file = static_cast<std::uint32_t>(takeUnsigned("a file index after .loc"));
+    const auto file = takeFileIndex("a file index after .loc");
     const auto line = static_cast<std::uint32_t>(takeUnsigned("a line number in .loc"));
     std::uint32_t col = 0;
     if (peek().kind == TokenKind::Integer) col = static_cast<std::uint32_t>(takeUnsigned("a column in .loc"));
@@ -300,6 +337,7 @@ class Parser {
     do {
       const Token t = peek();
       if (t.kind != TokenKind::String) fail(t, "a quoted string after .pragma");
+      countStatement(t);
       take();
       out.push_back(unescape(t.text));
     } while (acceptPunct(','));
@@ -389,8 +427,12 @@ class Parser {
       d.loc = locOf(n);
       if ((flags & kAllowRange) && isPunct('<')) {
         take();
-        d.reg_range = static_cast<std::uint32_t>(takeUnsigned("a register count in <N>", 1u << 24));
+        const Token count = peek();
+        d.reg_range = takeUnsigned("a register count in <N>", std::numeric_limits<std::uint64_t>::max());
+        if (space == StateSpace::Reg) countRegisters(count, d.reg_range);
         expectPunct('>', "'>' to close the register range");
+      } else if (space == StateSpace::Reg) {
+        countRegisters(n, 1);
       }
       while (isPunct('[')) {
         const Token open = take();
@@ -447,6 +489,7 @@ class Parser {
       expectPunct('}', "',' or '}' in the initializer");
       return;
     }
+    countStatement(t);
     InitElement e;
     if (t.kind == TokenKind::Identifier && t.text[0] != '%') {
       take();
@@ -527,9 +570,11 @@ class Parser {
     f.is_extern = is_extern;
     f.is_visible = is_visible;
     f.is_weak = is_weak;
-    plain_regs_.clear();
+    clearPlainRegisters();
     scope_marks_.clear();
     prototype_names_.clear();
+    registers_ = 0;
+    fn_name_.clear();
     dbg_file_ = dbg_line_ = dbg_col_ = 0;  // a function's instructions take only its own .loc
     if (!f.is_entry && isPunct('(')) {
       take();
@@ -540,6 +585,7 @@ class Parser {
       fail(name, f.is_entry ? "a kernel name after .entry" : "a function name (or a '(' return list) after .func");
     take();
     f.name = std::string(name.text);
+    fn_name_ = f.name;
     if (isPunct('(')) {
       take();
       parseParams(f.params, true);
@@ -635,6 +681,7 @@ class Parser {
     for (;;) {
       const Token t = peek();
       if (t.kind == TokenKind::End) fail(t, "'}' to close the body of '" + f.name + "'");
+      if (!t.isPunct('}') || depth > 0) countStatement(t);  // the body's own braces are not statements
       if (t.isPunct('{')) {
         take();
         if (++depth > kMaxNesting) failMsg(t, "scopes nested deeper than " + std::to_string(kMaxNesting));
@@ -644,7 +691,7 @@ class Parser {
         take();
         if (depth == 0) return;
         --depth;
-        plain_regs_.resize(scope_marks_.back());
+        popPlainRegisters(scope_marks_.back());
         scope_marks_.pop_back();
         addSimple(f, Statement::Kind::ScopeClose, t);
       } else if (t.kind == TokenKind::Directive) {
@@ -719,6 +766,7 @@ class Parser {
       do {
         const Token l = peek();
         if (l.kind != TokenKind::Identifier) fail(l, "a label or function name in the target list");
+        countStatement(l);
         take();
         s.targets.emplace_back(l.text);
       } while (acceptPunct(','));
@@ -798,6 +846,7 @@ class Parser {
   Operand parseOperand(unsigned depth, const char* expected) {
     const Token t = peek();
     if (depth > kMaxNesting) failMsg(t, "operands nested deeper than " + std::to_string(kMaxNesting));
+    countStatement(t);
     Operand o;
     o.loc = locOf(t);
     switch (t.kind) {
@@ -923,35 +972,66 @@ class Parser {
 
   // ---- Register names declared without '%' ------------------------------------------------------
   // `.reg .b32 temp_param_reg;` declares a register whose name looks like a symbol; we remember
-  // such names per scope so operands naming them are Registers.
+  // such names per scope so operands naming them are Registers. Looked up by hash (a function may
+  // declare a million of them), with a log in declaration order that a closing scope unwinds.
   struct PlainReg {
     std::string name;
-    std::uint32_t range;
+    std::uint64_t range;  // 0: the single register `name`; N: name0 .. name(N-1)
   };
 
   void trackRegister(const VarDecl& d) {
-    if (!d.name.empty() && d.name[0] != '%') plain_regs_.push_back(PlainReg{d.name, d.reg_range});
+    if (d.name.empty() || d.name[0] == '%') return;
+    plain_regs_.push_back(PlainReg{d.name, d.reg_range});
+    if (d.reg_range == 0) ++plain_singles_[d.name];
+    else plain_ranges_[d.name].push_back(d.reg_range);
+  }
+
+  void popPlainRegisters(std::size_t keep) {
+    while (plain_regs_.size() > keep) {
+      const PlainReg& r = plain_regs_.back();
+      if (r.range == 0) {
+        auto it = plain_singles_.find(r.name);
+        if (--it->second == 0) plain_singles_.erase(it);
+      } else {
+        auto it = plain_ranges_.find(r.name);
+        it->second.pop_back();
+        if (it->second.empty()) plain_ranges_.erase(it);
+      }
+      plain_regs_.pop_back();
+    }
+  }
+
+  void clearPlainRegisters() {
+    plain_regs_.clear();
+    plain_singles_.clear();
+    plain_ranges_.clear();
   }
 
   bool isRegisterName(std::string_view name) const {
     if (name[0] == '%') return true;
-    for (const auto& r : plain_regs_) {
-      if (r.range == 0) {
-        if (name == r.name) return true;
-        continue;
-      }
-      // r<4> declares r0..r3.
-      if (name.size() <= r.name.size() || name.substr(0, r.name.size()) != r.name) continue;
+    if (plain_regs_.empty()) return false;
+    if (plain_singles_.count(std::string(name))) return true;
+    if (plain_ranges_.empty()) return false;
+    // r<4> declares r0..r3: try every split of the trailing digits into prefix and index (a
+    // prefix may end in digits itself).
+    std::size_t first_digit = name.size();
+    while (first_digit > 0 && name[first_digit - 1] >= '0' && name[first_digit - 1] <= '9') --first_digit;
+    for (std::size_t split = std::max<std::size_t>(first_digit, 1); split < name.size(); ++split) {
+      auto it = plain_ranges_.find(std::string(name.substr(0, split)));
+      if (it == plain_ranges_.end()) continue;
       std::uint64_t v = 0;
-      bool digits = true;
-      for (char c : name.substr(r.name.size())) {
-        if (c < '0' || c > '9' || v > r.range) {
-          digits = false;
+      bool fits = true;
+      for (char c : name.substr(split)) {
+        const auto digit = static_cast<std::uint64_t>(c - '0');
+        if (v > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
+          fits = false;
           break;
         }
-        v = v * 10 + static_cast<unsigned>(c - '0');
+        v = v * 10 + digit;
       }
-      if (digits && v < r.range) return true;
+      if (!fits) continue;
+      for (std::uint64_t range : it->second)
+        if (v < range) return true;
     }
     return false;
   }
@@ -961,26 +1041,44 @@ class Parser {
   unsigned head_ = 0, count_ = 0;
   Module mod_;
   Function* fn_ = nullptr;
-  std::vector<PlainReg> plain_regs_;
+  std::vector<PlainReg> plain_regs_;  // in declaration order, for unwinding scopes
+  std::unordered_map<std::string, std::uint32_t> plain_singles_;           // name -> declarations in scope
+  std::unordered_map<std::string, std::vector<std::uint64_t>> plain_ranges_;  // prefix -> ranges in scope
   std::vector<std::size_t> scope_marks_;
   std::vector<std::string> prototype_names_;  // in the current function
   std::uint32_t dbg_file_ = 0, dbg_line_ = 0, dbg_col_ = 0;
+  Limits limits_;
+  std::uint64_t statements_ = 0;  // in the module
+  std::uint64_t registers_ = 0;   // declared by the current function
+  std::string fn_name_;           // the current function, once its name is read
 };
 
 }  // namespace
 
-Module parseModule(std::string_view text, const std::string& source_name) {
-  return Parser(text, source_name).parse();
+Module parseModule(std::string_view text, const std::string& source_name, const Limits& limits) {
+  return Parser(text, source_name, limits).parse();
 }
 
-Module parseModuleFile(const std::string& path) {
+Module parseModuleFile(const std::string& path, const Limits& limits, std::uint64_t max_bytes) {
+  // Only a regular file, and only as much as its size said: a link to /dev/urandom, a FIFO or a
+  // file that grows while we read is not read forever.
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ParseError(path, 0, 0, "cannot read PTX file: it is a directory");
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) throw ParseError(path, 0, 0, "cannot open PTX file: " + ec.message());
+  if (std::filesystem::is_directory(status)) throw ParseError(path, 0, 0, "cannot read PTX file: it is a directory");
+  if (!std::filesystem::is_regular_file(status))
+    throw ParseError(path, 0, 0, "cannot read PTX file: not a regular file (a device, FIFO or socket)");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw ParseError(path, 0, 0, "cannot read PTX file: " + ec.message());
+  if (size > max_bytes)
+    throw ParseError(path, 0, 0, limitText("the PTX file size in bytes", size, "input_file_bytes", max_bytes));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ParseError(path, 0, 0, std::string("cannot open PTX file: ") + std::strerror(errno));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
   if (in.bad()) throw ParseError(path, 0, 0, "cannot read PTX file: read error");
-  return parseModule(text, path);
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return parseModule(text, path, limits);
 }
 
 }  // namespace scgpu::ptx

@@ -18,10 +18,12 @@
 // input makes the parser crash, hang or recurse without bound (nesting is limited).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "ptx/ir.h"
+#include "ptx/limits.h"
 #include "ptx/parse_error.h"
 
 namespace scgpu::ptx {
@@ -30,10 +32,16 @@ namespace scgpu::ptx {
 // in an initializer, vectors in operands); deeper input is an error, not a stack overflow.
 inline constexpr unsigned kMaxNesting = 64;
 
-// Parses PTX text; `source_name` names the text in error messages and Module::source_name.
-Module parseModule(std::string_view text, const std::string& source_name);
+// Parses PTX text; `source_name` names the text in error messages and Module::source_name. Text
+// beyond `limits` (identifier length, statements, registers per function, .file index) is a
+// ParseError in the one limit format (ptx/limits.h).
+Module parseModule(std::string_view text, const std::string& source_name, const Limits& limits = {});
 
-// Reads and parses a file; a file that cannot be read is a ParseError too (line 0).
-Module parseModuleFile(const std::string& path);
+// Reads and parses a file: only a regular file of at most `max_bytes` (a link to /dev/urandom or a
+// FIFO is refused, not read forever); a file that cannot be read is a ParseError too (line 0).
+// The driver reads files through scgpu::readInputFile instead; this is for tools and tests.
+inline constexpr std::uint64_t kDefaultMaxFileBytes = 256ull << 20;  // InputLimits::input_file_bytes
+Module parseModuleFile(const std::string& path, const Limits& limits = {},
+                       std::uint64_t max_bytes = kDefaultMaxFileBytes);
 
 }  // namespace scgpu::ptx

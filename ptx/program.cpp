@@ -11,8 +11,9 @@ std::string Program::ptxLocation(std::uint32_t pc) const {
 
 std::string Program::sourceLocation(std::uint32_t pc) const {
   if (pc >= code.size() || code[pc].debug_line == 0) return "";
-  std::uint32_t f = code[pc].debug_file;
-  std::string file = f < files.size() && !files[f].empty() ? files[f] : fmt::format("file{}", f);
+  const std::uint32_t f = code[pc].debug_file;
+  const auto it = files.find(f);
+  const std::string file = it != files.end() && !it->second.empty() ? it->second : fmt::format("file{}", f);
   return fmt::format("{}:{}", file, code[pc].debug_line);
 }
 

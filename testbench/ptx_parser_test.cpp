@@ -1254,7 +1254,7 @@ TEST(PtxErrors, OtherMalformedInput) {
   expectErrorMessage(std::string(kHeader) + ".global .f32 a = b;\n", 4, 18, "cannot initialize a .f32");
   expectError(kernel("  .reg .b32 %r<4> = 1;\n"), 6, 19, "=", "',' or ';'");
   expectError(kernel("  x: .callprototype (.param .b32 _) y ();\n"), 6, 37, "y", "'_'");
-  expectErrorMessage(kernel("  .reg .b32 %r<99999999>;\n"), 6, 16, "too large");
+  expectErrorMessage(kernel("  .reg .b32 %r<99999999>;\n"), 6, 16, "above the limit ptx_registers = 1000000");
 }
 
 TEST(PtxErrors, NestingIsLimited) {
