@@ -136,38 +136,55 @@ Operands operands(const DecodedInst& in) {
   return o;
 }
 
-using Bits = std::vector<std::uint64_t>;
+// One register referenced in one basic block: whether the block reads it before writing it
+// (upward exposed), whether it writes it, and whether it is live when the block ends.
+struct BlockRef {
+  std::uint32_t reg;
+  bool exposed = false, defines = false, live_out = false;
+};
 
-std::uint32_t functionPressure(const ptx::Program& p, const DecodedFunction& f) {
+// The pressure of one function, min'd with `cap`, in time and memory near-linear in its size
+// (the sum of its live ranges, measured in blocks): a function with a million registers and a
+// million instructions must not need a live set per instruction. Steps:
+//   1. basic blocks over the instruction successors, and per block the registers it references;
+//   2. liveness register by register: from the blocks that read a register before writing it,
+//      walk predecessors back until blocks that write it; each block a register is live out of
+//      adds its width to that block's live-out weight (and marks the reference, if any);
+//   3. each block walked backwards once from its live-out weight, tracking only the registers it
+//      references (the others are live throughout or not at all).
+// The result equals the fixed point of per-instruction dataflow (every path from a point to a
+// read that passes no write), unreachable code included. Once one block's live-out weight reaches
+// `cap` the answer is `cap`, which bounds the work to about blocks x cap.
+std::uint32_t functionPressure(const ptx::Program& p, const DecodedFunction& f, std::uint32_t cap) {
   if (f.end_pc <= f.entry_pc || f.num_regs == 0) return 0;
   const std::uint32_t n = f.end_pc - f.entry_pc;
-  const std::size_t words = (f.num_regs + 63) / 64;
+  const std::uint32_t regs = f.num_regs;
 
   // Slots that are not registers: constants, special registers, local addresses.
-  std::vector<bool> real(f.num_regs, true);
+  std::vector<bool> real(regs, true);
   for (const auto& init : f.inits)
-    if (init.kind != ptx::SlotInit::Kind::PredicateTrue && init.slot < f.num_regs) real[init.slot] = false;
+    if (init.kind != ptx::SlotInit::Kind::PredicateTrue && init.slot < regs) real[init.slot] = false;
 
   std::vector<Operands> ops(n);
-  std::vector<std::uint32_t> width(f.num_regs, 1);
+  std::vector<std::uint32_t> width(regs, 1);
   for (std::uint32_t i = 0; i < n; ++i) {
     Operands o = operands(p.code[f.entry_pc + i]);
     // Keep register slots only.
     std::uint32_t nd = 0, nu = 0;
     for (std::uint32_t k = 0; k < o.ndefs; ++k)
-      if (o.defs[k] < f.num_regs && real[o.defs[k]]) {
+      if (o.defs[k] < regs && real[o.defs[k]]) {
         width[o.defs[k]] = std::max(width[o.defs[k]], o.def_units[k]);
         o.defs[nd] = o.defs[k];
         o.def_units[nd++] = o.def_units[k];
       }
     for (std::uint32_t k = 0; k < o.nuses; ++k)
-      if (o.uses[k] < f.num_regs && real[o.uses[k]]) o.uses[nu++] = o.uses[k];
+      if (o.uses[k] < regs && real[o.uses[k]]) o.uses[nu++] = o.uses[k];
     o.ndefs = nd;
     o.nuses = nu;
     ops[i] = o;
   }
 
-  // Successors within the function.
+  // Successors within the function, as instruction offsets.
   std::vector<std::vector<std::uint32_t>> succ(n);
   auto add = [&](std::uint32_t i, std::uint32_t pc) {
     if (pc >= f.entry_pc && pc < f.end_pc) succ[i].push_back(pc - f.entry_pc);
@@ -196,43 +213,142 @@ std::uint32_t functionPressure(const ptx::Program& p, const DecodedFunction& f) 
     }
   }
 
-  // Backward liveness to a fixed point: live_in(i) = uses(i) | (live_out(i) - defs(i)).
-  std::vector<Bits> live_in(n, Bits(words, 0));
-  Bits out(words);
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (std::uint32_t i = n; i-- > 0;) {
-      std::fill(out.begin(), out.end(), 0);
-      for (std::uint32_t s : succ[i])
-        for (std::size_t w = 0; w < words; ++w) out[w] |= live_in[s][w];
-      for (std::uint32_t k = 0; k < ops[i].ndefs; ++k) out[ops[i].defs[k] / 64] &= ~(1ull << (ops[i].defs[k] % 64));
-      for (std::uint32_t k = 0; k < ops[i].nuses; ++k) out[ops[i].uses[k] / 64] |= 1ull << (ops[i].uses[k] % 64);
-      if (out != live_in[i]) {
-        live_in[i].swap(out);
-        changed = true;
+  // 1. Basic blocks: an instruction whose only successor is the next one continues its block.
+  auto falls_through_only = [&](std::uint32_t i) { return succ[i].size() == 1 && succ[i][0] == i + 1; };
+  std::vector<bool> leader(n + 1, false);
+  leader[0] = true;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (falls_through_only(i)) continue;
+    leader[i + 1] = true;
+    for (std::uint32_t s : succ[i]) leader[s] = true;
+  }
+  std::vector<std::uint32_t> block_of(n), starts;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (leader[i]) starts.push_back(i);
+    block_of[i] = std::uint32_t(starts.size() - 1);
+  }
+  const auto blocks = std::uint32_t(starts.size());
+  starts.push_back(n);  // starts[b + 1] ends block b
+  // Predecessors of each block, in one array (pred_begin[b] .. pred_begin[b + 1]).
+  std::vector<std::uint32_t> pred_begin(blocks + 1, 0), preds;
+  for (std::uint32_t b = 0; b < blocks; ++b)
+    for (std::uint32_t s : succ[starts[b + 1] - 1]) pred_begin[block_of[s] + 1]++;
+  for (std::uint32_t b = 0; b < blocks; ++b) pred_begin[b + 1] += pred_begin[b];
+  preds.resize(pred_begin[blocks]);
+  {
+    std::vector<std::uint32_t> fill(pred_begin.begin(), pred_begin.end() - 1);
+    for (std::uint32_t b = 0; b < blocks; ++b)
+      for (std::uint32_t s : succ[starts[b + 1] - 1]) preds[fill[block_of[s]]++] = b;
+  }
+  succ.clear();
+  succ.shrink_to_fit();
+
+  // The registers each block references (ref_begin[b] .. ref_begin[b + 1] in `refs`).
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::vector<BlockRef> refs;
+  std::vector<std::uint32_t> ref_begin(blocks + 1, 0);
+  std::vector<std::uint32_t> ref_in_block(regs, kNone), ref_block(regs, kNone);
+  for (std::uint32_t b = 0; b < blocks; ++b) {
+    ref_begin[b] = std::uint32_t(refs.size());
+    auto ref = [&](std::uint32_t r) -> BlockRef& {
+      if (ref_block[r] != b) {
+        ref_block[r] = b;
+        ref_in_block[r] = std::uint32_t(refs.size());
+        refs.push_back(BlockRef{r});
+      }
+      return refs[ref_in_block[r]];
+    };
+    for (std::uint32_t i = starts[b]; i < starts[b + 1]; ++i) {
+      // Within an instruction the reads come before the writes.
+      for (std::uint32_t k = 0; k < ops[i].nuses; ++k) {
+        BlockRef& r = ref(ops[i].uses[k]);
+        if (!r.defines) r.exposed = true;
+      }
+      for (std::uint32_t k = 0; k < ops[i].ndefs; ++k) ref(ops[i].defs[k]).defines = true;
+    }
+  }
+  ref_begin[blocks] = std::uint32_t(refs.size());
+  // The same references by register (by_reg_begin[r] .. by_reg_begin[r + 1] in `by_reg`).
+  std::vector<std::uint32_t> by_reg_begin(std::size_t(regs) + 1, 0), by_reg(refs.size()), ref_owner(refs.size());
+  for (std::uint32_t b = 0; b < blocks; ++b)
+    for (std::uint32_t k = ref_begin[b]; k < ref_begin[b + 1]; ++k) ref_owner[k] = b;
+  for (const BlockRef& r : refs) by_reg_begin[r.reg + 1]++;
+  for (std::uint32_t r = 0; r < regs; ++r) by_reg_begin[r + 1] += by_reg_begin[r];
+  {
+    std::vector<std::uint32_t> fill(by_reg_begin.begin(), by_reg_begin.end() - 1);
+    for (std::uint32_t k = 0; k < refs.size(); ++k) by_reg[fill[refs[k].reg]++] = k;
+  }
+
+  // 2. Liveness, register by register. Stamps (the register + 1) mark this register's visits
+  // without clearing arrays between registers.
+  std::vector<std::uint64_t> out_weight(blocks, 0);
+  std::vector<std::uint32_t> ref_here(blocks, kNone), ref_stamp(blocks, 0), in_stamp(blocks, 0),
+      out_stamp(blocks, 0), work;
+  for (std::uint32_t r = 0; r < regs; ++r) {
+    if (by_reg_begin[r] == by_reg_begin[r + 1]) continue;
+    const std::uint32_t stamp = r + 1;
+    work.clear();
+    for (std::uint32_t k = by_reg_begin[r]; k < by_reg_begin[r + 1]; ++k) {
+      const std::uint32_t b = ref_owner[by_reg[k]];
+      ref_stamp[b] = stamp;
+      ref_here[b] = by_reg[k];
+      if (refs[by_reg[k]].exposed) {
+        in_stamp[b] = stamp;
+        work.push_back(b);
+      }
+    }
+    while (!work.empty()) {
+      const std::uint32_t b = work.back();
+      work.pop_back();
+      for (std::uint32_t k = pred_begin[b]; k < pred_begin[b + 1]; ++k) {
+        const std::uint32_t q = preds[k];
+        if (out_stamp[q] == stamp) continue;
+        out_stamp[q] = stamp;
+        out_weight[q] += width[r];
+        // Live when q ends, so at least this much pressure at q's last instruction.
+        if (out_weight[q] >= cap) return cap;
+        if (ref_stamp[q] == stamp) {
+          refs[ref_here[q]].live_out = true;
+          if (refs[ref_here[q]].defines) continue;  // written in q: not live into it through q
+        }
+        if (in_stamp[q] != stamp) {
+          in_stamp[q] = stamp;
+          work.push_back(q);
+        }
       }
     }
   }
 
-  // Pressure: the live set before each instruction, and after it with its results (a result
+  // 3. Pressure: the live set before each instruction, and after it with its results (a result
   // nobody reads still needs a register when it is written).
-  auto weight = [&](const Bits& b) {
-    std::uint32_t sum = 0;
-    for (std::size_t w = 0; w < words; ++w)
-      for (std::uint64_t x = b[w]; x; x &= x - 1) sum += width[w * 64 + std::size_t(__builtin_ctzll(x))];
-    return sum;
-  };
-  std::uint32_t best = 0;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    best = std::max(best, weight(live_in[i]));
-    std::fill(out.begin(), out.end(), 0);
-    for (std::uint32_t s : succ[i])
-      for (std::size_t w = 0; w < words; ++w) out[w] |= live_in[s][w];
-    for (std::uint32_t k = 0; k < ops[i].ndefs; ++k) out[ops[i].defs[k] / 64] |= 1ull << (ops[i].defs[k] % 64);
-    best = std::max(best, weight(out));
+  std::vector<bool> live(regs, false);
+  std::uint64_t best = 0;
+  for (std::uint32_t b = 0; b < blocks; ++b) {
+    for (std::uint32_t k = ref_begin[b]; k < ref_begin[b + 1]; ++k) live[refs[k].reg] = refs[k].live_out;
+    std::uint64_t weight = out_weight[b];
+    for (std::uint32_t i = starts[b + 1]; i-- > starts[b];) {
+      const Operands& o = ops[i];
+      for (std::uint32_t k = 0; k < o.ndefs; ++k)
+        if (!live[o.defs[k]]) {
+          live[o.defs[k]] = true;
+          weight += width[o.defs[k]];
+        }
+      best = std::max(best, weight);
+      for (std::uint32_t k = 0; k < o.ndefs; ++k)
+        if (live[o.defs[k]]) {
+          live[o.defs[k]] = false;
+          weight -= width[o.defs[k]];
+        }
+      for (std::uint32_t k = 0; k < o.nuses; ++k)
+        if (!live[o.uses[k]]) {
+          live[o.uses[k]] = true;
+          weight += width[o.uses[k]];
+        }
+      best = std::max(best, weight);
+    }
+    for (std::uint32_t k = ref_begin[b]; k < ref_begin[b + 1]; ++k) live[refs[k].reg] = false;
   }
-  return best;
+  return std::uint32_t(std::min<std::uint64_t>(best, cap));
 }
 
 }  // namespace
@@ -250,14 +366,15 @@ std::optional<RecordedResources> recordedResources(const std::string& kernel) {
   return it->second;
 }
 
-std::uint32_t registerPressure(const ptx::Program& p) {
+std::uint32_t registerPressure(const ptx::Program& p, std::uint32_t cap) {
   std::uint32_t best = 0;
-  for (const auto& f : p.functions) best = std::max(best, functionPressure(p, f));
+  for (const auto& f : p.functions) best = std::max(best, functionPressure(p, f, cap));
   return best;
 }
 
 std::uint32_t estimateRegistersPerThread(const ptx::Program& p, std::uint32_t max_registers_per_thread) {
-  std::uint32_t estimate = std::max<std::uint32_t>(8, registerPressure(p) + 3);
+  // Pressure beyond the SM's limit changes nothing below, so it need not be computed exactly.
+  std::uint32_t estimate = std::max<std::uint32_t>(8, registerPressure(p, max_registers_per_thread) + 3);
   // A call through the ABI (a .func, printf, assert) makes ptxas keep the call convention's
   // registers: every suite kernel that calls gets 24.
   const bool calls = std::any_of(p.code.begin(), p.code.end(), [](const DecodedInst& in) { return in.op == Op::Call; });

@@ -57,7 +57,9 @@ std::uint32_t registersPerThread(const ptx::Program& p, const std::string& arch)
 // Not clamped to .maxnreg (registersPerThread does that).
 std::uint32_t estimateRegistersPerThread(const ptx::Program& p, std::uint32_t max_registers_per_thread = 255);
 
-// The largest number of 32-bit registers live at once (the `pressure` above).
-std::uint32_t registerPressure(const ptx::Program& p);
+// The largest number of 32-bit registers live at once (the `pressure` above), or `cap` when it is
+// larger. Time and memory are near-linear in the program's size (no live set per instruction), and
+// the work stops once some point reaches `cap`.
+std::uint32_t registerPressure(const ptx::Program& p, std::uint32_t cap = ~std::uint32_t{0});
 
 }  // namespace scgpu::driver
