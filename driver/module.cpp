@@ -7,29 +7,48 @@
 #include "sm/exec/handlers.h"
 
 namespace scgpu::driver {
+namespace {
+
+// a + b, saturating: sizes of variables that will be refused anyway must not wrap to small ones.
+std::uint64_t satAdd(std::uint64_t a, std::uint64_t b) { return a + b < a ? ~std::uint64_t{0} : a + b; }
+
+}  // namespace
 
 Module::Module(ptx::Module ir, memsys::BackingStore& memory, const DeviceProperties& props) : ir_(std::move(ir)) {
   ptx::DecodeEnv env;
   env.symbol_address = [this](const std::string& name, std::uint64_t& addr) { return globalAddress(name, addr); };
   env.select_handler = &sm::selectHandler;
+  env.max_shared_bytes = props.shared_mem_per_block_optin;
 
   // Module variables live in device memory (constant banks are backed by it too), placed first
-  // so that initializers and code can take their addresses.
-  std::uint64_t const_bytes = 0;
+  // so that initializers and code can take their addresses. Their sizes are checked against the
+  // device's memory before anything is placed: a module that cannot fit costs nothing.
   const auto layout = ptx::moduleGlobals(ir_);
+  std::uint64_t const_bytes = 0, in_use = memory.bytesAllocated();
   for (const auto& g : layout) {
-    if (g.space == ptx::StateSpace::Const) const_bytes += g.size;
-    std::uint64_t addr = memory.allocate(std::max<std::uint64_t>(g.size, 1), g.name);
-    if (!addr) throw RuntimeError(Error::MemoryAllocation, fmt::format("no device memory for variable '{}'", g.name));
-    globals_[g.name] = addr;
+    if (g.space == ptx::StateSpace::Const) const_bytes = satAdd(const_bytes, g.size);
+    in_use = satAdd(in_use, memsys::BackingStore::roundedSize(g.size));
+    if (in_use > memory.capacity())
+      throw ptx::ParseError(
+          ir_.source_name, g.decl->loc.line, g.decl->loc.col,
+          fmt::format("the device memory in use after placing module variable '{}' ({} bytes) is {}, above the limit "
+                      "memory.global_size_bytes = {} (raise it with --set memory.global_size_bytes=N)",
+                      g.name, g.size, in_use, memory.capacity()));
   }
   if (const_bytes > props.total_const_mem)
     throw ptx::ParseError(ir_.source_name, 0, 0,
                           fmt::format("module declares {} bytes of .const data; the device has {}", const_bytes,
                                       props.total_const_mem));
   for (const auto& g : layout) {
-    auto bytes = ptx::initialBytes(*g.decl, g.size, env, ir_.source_name);
-    memory.write(globals_[g.name], bytes.data(), bytes.size());
+    std::uint64_t addr = memory.allocate(std::max<std::uint64_t>(g.size, 1), g.name);
+    if (!addr) throw RuntimeError(Error::MemoryAllocation, fmt::format("no device memory for variable '{}'", g.name));
+    globals_[g.name] = addr;
+  }
+  // Only the initializers are written (and zeros among them touch no page): the rest of every
+  // variable is device memory never written, which reads as zero and costs no host memory.
+  for (const auto& g : layout) {
+    const auto bytes = ptx::initializerBytes(*g.decl, g.size, env, ir_.source_name);
+    if (!bytes.empty()) memory.write(globals_[g.name], bytes.data(), bytes.size());
   }
   for (const auto& f : ir_.functions) {
     if (!f.is_entry || !f.has_body) continue;

@@ -9,8 +9,8 @@ BackingStore::BackingStore(std::uint64_t capacity_bytes) : capacity_(capacity_by
 
 std::uint64_t BackingStore::allocate(std::uint64_t bytes, const std::string&) {
   if (bytes == 0) bytes = 1;
-  std::uint64_t rounded = (bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign;
-  if (allocated_ + rounded > capacity_) return 0;
+  const std::uint64_t rounded = roundedSize(bytes);
+  if (rounded > capacity_ || allocated_ > capacity_ - rounded) return 0;
   // First fit among freed ranges, in address order, so reuse is deterministic.
   for (auto it = free_list_.begin(); it != free_list_.end(); ++it) {
     if (it->second >= rounded) {
@@ -68,6 +68,12 @@ bool BackingStore::valid(std::uint64_t addr, std::uint64_t size) const {
   return true;
 }
 
+std::uint8_t* BackingStore::existingPage(std::uint64_t page) {
+  if (page == last_page_) return last_data_;
+  auto it = pages_.find(page);
+  return it == pages_.end() ? nullptr : it->second.get();
+}
+
 std::uint8_t* BackingStore::pageData(std::uint64_t page) {
   auto& slot = pages_[page];
   if (!slot) {
@@ -81,7 +87,8 @@ void BackingStore::read(std::uint64_t addr, void* dst, std::uint64_t size) {
   auto* out = static_cast<std::uint8_t*>(dst);
   while (size) {
     std::uint64_t chunk = std::min(size, kPageBytes - addr % kPageBytes);
-    std::memcpy(out, hostPtr(addr), chunk);
+    if (const std::uint8_t* page = existingPage(addr / kPageBytes)) std::memcpy(out, page + addr % kPageBytes, chunk);
+    else std::memset(out, 0, chunk);
     out += chunk;
     addr += chunk;
     size -= chunk;
@@ -92,7 +99,8 @@ void BackingStore::write(std::uint64_t addr, const void* src, std::uint64_t size
   const auto* in = static_cast<const std::uint8_t*>(src);
   while (size) {
     std::uint64_t chunk = std::min(size, kPageBytes - addr % kPageBytes);
-    std::memcpy(hostPtr(addr), in, chunk);
+    const bool zeros = in[0] == 0 && std::memcmp(in, in + 1, chunk - 1) == 0;
+    if (!zeros || existingPage(addr / kPageBytes)) std::memcpy(hostPtr(addr), in, chunk);
     in += chunk;
     addr += chunk;
     size -= chunk;
@@ -102,7 +110,17 @@ void BackingStore::write(std::uint64_t addr, const void* src, std::uint64_t size
 void BackingStore::fill(std::uint64_t addr, std::uint8_t value, std::uint64_t size) {
   while (size) {
     std::uint64_t chunk = std::min(size, kPageBytes - addr % kPageBytes);
-    std::memset(hostPtr(addr), value, chunk);
+    const std::uint64_t page = addr / kPageBytes;
+    if (value != 0) {
+      std::memset(hostPtr(addr), value, chunk);
+    } else if (chunk == kPageBytes) {
+      if (pages_.erase(page) && page == last_page_) {
+        last_page_ = ~0ull;
+        last_data_ = nullptr;
+      }
+    } else if (std::uint8_t* data = existingPage(page)) {
+      std::memset(data + addr % kPageBytes, 0, chunk);
+    }
     addr += chunk;
     size -= chunk;
   }

@@ -42,16 +42,26 @@ class BackingStore {
     return last_data_ + (addr % kPageBytes);
   }
 
-  // Bulk copies for the runtime; they may cross pages.
+  // Bulk copies for the runtime; they may cross pages. Zero costs no host memory: reading a page
+  // never touched gives zeros without creating it, writing zeros to one leaves it absent, and
+  // filling whole pages with zero drops them.
   void read(std::uint64_t addr, void* dst, std::uint64_t size);
   void write(std::uint64_t addr, const void* src, std::uint64_t size);
   void fill(std::uint64_t addr, std::uint8_t value, std::uint64_t size);
 
+  std::uint64_t capacity() const { return capacity_; }
+  // What allocate() takes from the capacity for a request of `bytes` (saturating).
+  static std::uint64_t roundedSize(std::uint64_t bytes) {
+    if (bytes == 0) bytes = 1;
+    return bytes > ~std::uint64_t{0} - kAllocAlign ? ~std::uint64_t{0} : (bytes + kAllocAlign - 1) / kAllocAlign * kAllocAlign;
+  }
   std::uint64_t bytesAllocated() const { return allocated_; }
   std::uint64_t pagesTouched() const { return pages_.size(); }
 
  private:
   std::uint8_t* pageData(std::uint64_t page);
+  // The page's bytes, or nullptr when it was never touched (reads as zero).
+  std::uint8_t* existingPage(std::uint64_t page);
 
   std::uint64_t capacity_;
   std::uint64_t allocated_ = 0;
