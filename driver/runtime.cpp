@@ -5,6 +5,8 @@
 #include <map>
 
 #include "driver/module.h"
+#include "base/input_file.h"
+#include "base/input_limits.h"
 #include "driver/timing_backend.h"
 #include "memsys/backing_store.h"
 #include "ptx/decoder.h"
@@ -46,7 +48,7 @@ Error errorOfFault(const std::string& kind) {
   if (kind == "misaligned address") return Error::MisalignedAddress;
   if (kind == "illegal instruction") return Error::IllegalInstruction;
   if (kind == "assert") return Error::Assert;
-  if (kind == "barrier deadlock" || kind == "watchdog") return Error::BarrierDeadlock;
+  if (kind == "barrier deadlock" || kind == "watchdog" || kind == "timeout") return Error::BarrierDeadlock;
   return Error::LaunchFailure;  // trap, breakpoint
 }
 }  // namespace
@@ -59,6 +61,7 @@ struct Runtime::Impl {
   std::vector<std::unique_ptr<Module>> modules;
   Error last_error = Error::Success;
   std::optional<sm::FaultReport> last_fault;
+  std::string last_launch_error;  // why the last refused launch was refused
   std::string printf_output;
   std::string printf_log;
   std::unique_ptr<TimingBackend> timing;
@@ -66,11 +69,15 @@ struct Runtime::Impl {
   std::vector<LaunchRecord> launches;
   std::uint64_t grid_id = 0;
   sm::EngineLimits limits;
+  std::uint64_t call_depth_frames = sm::LaunchState{}.call_depth_frames;
 
   Impl(const GpuConfig& c, Mode m)
       : mode(m), config(c), props(DeviceProperties::fromConfig(c)), memory(props.total_global_mem) {
     limits.watchdog_warp_instructions_per_block =
         std::uint64_t(c.getInt("limits.watchdog_warp_instructions_per_block", 1'000'000'000));
+    limits.warp_instructions_per_launch =
+        std::uint64_t(c.getInt("limits.warp_instructions_per_launch", std::int64_t(limits.warp_instructions_per_launch)));
+    call_depth_frames = std::uint64_t(c.getInt("limits.call_depth_frames", std::int64_t(call_depth_frames)));
   }
 
   Error fail(Error e) {
@@ -149,10 +156,22 @@ void Runtime::memset(DevicePtr dst, int value, std::size_t bytes) {
 }
 
 Module& Runtime::loadModuleFile(const std::string& path) {
-  return loadModuleIR(ptx::parseModuleFile(path));
+  // Bounded: a regular file of at most --limit input_file_bytes (an InputError otherwise).
+  const std::string text = readInputFile(path, "PTX file");
+  return loadModuleIR(ptx::parseModule(text, path, ptxLimits()));
 }
 Module& Runtime::loadModuleString(const std::string& text, const std::string& name) {
-  return loadModuleIR(ptx::parseModule(text, name));
+  return loadModuleIR(ptx::parseModule(text, name, ptxLimits()));
+}
+
+ptx::Limits ptxLimits() {
+  const InputLimits& in = inputLimits();
+  ptx::Limits l;
+  l.identifier_chars = in.ptx_identifier_chars;
+  l.statements = in.ptx_statements;
+  l.registers = in.ptx_registers;
+  l.file_index = in.ptx_file_index;
+  return l;
 }
 
 Module& Runtime::loadModuleIR(ptx::Module ir) {
@@ -178,23 +197,35 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
   Impl& s = *impl_;
   const ptx::Program& prog = fn.program();
   const DeviceProperties& p = s.props;
+  // A launch the device refuses is not a fault: nothing ran. It returns InvalidConfiguration and
+  // says why in lastLaunchError().
+  s.last_launch_error.clear();
   auto bad_config = [&](const std::string& why) {
     s.last_fault.reset();
     s.last_error = Error::InvalidConfiguration;
-    s.last_fault = sm::FaultReport{};
-    s.last_fault->kind = "invalid configuration";
-    s.last_fault->kernel = prog.kernel_name;
-    s.last_fault->message = why;
+    s.last_launch_error = fmt::format("cannot launch kernel '{}' with grid {}x{}x{} and block {}x{}x{}: {}",
+                                      prog.kernel_name, grid.x, grid.y, grid.z, block.x, block.y, block.z, why);
     return Error::InvalidConfiguration;
   };
-  if (grid.count() == 0 || block.count() == 0) return bad_config("grid and block dimensions must be at least 1");
+  const std::uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  const char* axis[3] = {"x", "y", "z"};
+  // CUDA's rules (cudaErrorInvalidConfiguration): every dimension at least 1 and at most the
+  // device's maximum, and the block's threads at most max_threads_per_block.
+  for (int i = 0; i < 3; ++i) {
+    if (g[i] == 0) return bad_config(fmt::format("grid.{} is 0; every grid dimension must be at least 1", axis[i]));
+    if (b[i] == 0) return bad_config(fmt::format("block.{} is 0; every block dimension must be at least 1", axis[i]));
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (std::uint64_t(g[i]) > std::uint64_t(p.max_grid_dim[i]))
+      return bad_config(fmt::format("grid.{} is {}, above the device's maximum grid dimension {}", axis[i], g[i],
+                                    p.max_grid_dim[i]));
+    if (std::uint64_t(b[i]) > std::uint64_t(p.max_block_dim[i]))
+      return bad_config(fmt::format("block.{} is {}, above the device's maximum block dimension {}", axis[i], b[i],
+                                    p.max_block_dim[i]));
+  }
   if (block.count() > std::uint64_t(p.max_threads_per_block))
-    return bad_config(fmt::format("{} threads per block exceed the limit of {}", block.count(), p.max_threads_per_block));
-  if (block.x > std::uint32_t(p.max_block_dim[0]) || block.y > std::uint32_t(p.max_block_dim[1]) ||
-      block.z > std::uint32_t(p.max_block_dim[2]))
-    return bad_config("block dimension exceeds the device's maximum block dimensions");
-  if (grid.y > std::uint32_t(p.max_grid_dim[1]) || grid.z > std::uint32_t(p.max_grid_dim[2]))
-    return bad_config("grid dimension exceeds the device's maximum grid dimensions");
+    return bad_config(fmt::format("{} threads per block, above the device's maximum of {}", block.count(),
+                                  p.max_threads_per_block));
   if (prog.reqntid[0] && (block.x != prog.reqntid[0] || block.y != std::max(1u, prog.reqntid[1]) ||
                           block.z != std::max(1u, prog.reqntid[2])))
     return bad_config(fmt::format("kernel requires a block of {}x{}x{} threads (.reqntid)", prog.reqntid[0],
@@ -202,9 +233,17 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
   if (prog.maxntid[0] && block.count() > std::uint64_t(prog.maxntid[0]) * std::max(1u, prog.maxntid[1]) *
                                              std::max(1u, prog.maxntid[2]))
     return bad_config("block larger than the kernel's .maxntid");
-  if (prog.static_shared_bytes + dynamic_shared_bytes > p.shared_mem_per_block_optin)
-    return bad_config(fmt::format("{} bytes of shared memory per block exceed the limit of {}",
-                                  prog.static_shared_bytes + dynamic_shared_bytes, p.shared_mem_per_block_optin));
+  // Dynamic shared memory starts after the static variables, aligned for the extern array.
+  const std::uint64_t align = std::max(1u, prog.dynamic_shared_align);
+  const std::uint64_t static_end = (std::uint64_t(prog.static_shared_bytes) + align - 1) / align * align;
+  const std::uint64_t shared_total = dynamic_shared_bytes > p.shared_mem_per_block_optin
+                                         ? ~std::uint64_t{0}
+                                         : (dynamic_shared_bytes ? static_end : prog.static_shared_bytes) +
+                                               std::uint64_t(dynamic_shared_bytes);
+  if (shared_total > p.shared_mem_per_block_optin)
+    return bad_config(fmt::format("{} bytes of static and {} bytes of dynamic shared memory per block exceed the "
+                                  "limit of {}",
+                                  prog.static_shared_bytes, dynamic_shared_bytes, p.shared_mem_per_block_optin));
 
   sm::LaunchState launch;
   launch.program = &prog;
@@ -215,6 +254,7 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
   launch.num_sms = std::uint32_t(p.multiprocessor_count);
   launch.grid_id = ++s.grid_id;
   launch.stack_size_bytes = p.stack_size_bytes;
+  launch.call_depth_frames = s.call_depth_frames;
   launch.printf_limit_bytes = p.printf_fifo_size_bytes;
 
   // Parameters, laid out as the PTX parameter list says.
@@ -272,6 +312,7 @@ Error Runtime::getLastError() {
 }
 Error Runtime::peekAtLastError() const { return impl_->last_error; }
 const std::optional<sm::FaultReport>& Runtime::lastFault() const { return impl_->last_fault; }
+const std::string& Runtime::lastLaunchError() const { return impl_->last_launch_error; }
 std::string Runtime::takePrintfOutput() {
   std::string out;
   out.swap(impl_->printf_output);

@@ -20,7 +20,7 @@
 
 namespace scgpu {
 class GpuConfig;
-namespace ptx { struct Module; }
+namespace ptx { struct Module; struct Limits; }
 namespace sm { class FunctionalEngine; struct LaunchStats; }
 }  // namespace scgpu
 
@@ -109,7 +109,10 @@ class Runtime {
     return host;
   }
 
-  // Modules: parse, check and decode once. Throws ptx::ParseError with file:line:col.
+  // Modules: parse, check and decode once. Throws ptx::ParseError with file:line:col (limits of
+  // the PTX front end from ptxLimits()); loadModuleFile reads through scgpu::readInputFile and
+  // throws scgpu::InputError for a path that is not a regular file or is larger than
+  // --limit input_file_bytes.
   Module& loadModuleFile(const std::string& path);
   Module& loadModuleString(const std::string& ptx_text, const std::string& name = "<string>");
   // Address of a module-scope .global/.const variable (cudaGetSymbolAddress).
@@ -119,7 +122,8 @@ class Runtime {
   Function& getFunction(Module& module, const std::string& kernel_name);
 
   // Launches and runs the kernel. Parameters are laid out as the PTX parameter list says;
-  // a count or size mismatch is InvalidValue. Returns Success or the error of the fault.
+  // a count or size mismatch is InvalidValue. Returns Success, InvalidConfiguration for a launch
+  // the device refuses (lastLaunchError() says why), or the error of the fault (lastFault()).
   Error launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_shared_bytes,
                const KernelArgs& args);
 
@@ -129,6 +133,12 @@ class Runtime {
   Error peekAtLastError() const;
   // The report of the last kernel fault, if any (kernel, block, warp, thread, PC, source line).
   const std::optional<sm::FaultReport>& lastFault() const;
+  // Why the last launch was refused (InvalidConfiguration: a zero or too large grid or block
+  // dimension, too many threads, .reqntid/.maxntid, too much shared memory), e.g.
+  //   "cannot launch kernel 'k' with grid 1x1x1 and block 2048x1x1: 2048 threads per block, above
+  //    the device's maximum of 1024"
+  // Empty after a launch that ran (faulted or not). A refusal is not a fault: lastFault() is empty.
+  const std::string& lastLaunchError() const;
 
   // Text the kernels printed with printf, in device order, since the last call.
   std::string takePrintfOutput();
@@ -148,6 +158,9 @@ class Runtime {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The PTX front end's limits in force: scgpu::inputLimits() (--limit ptx_*) as a ptx::Limits.
+ptx::Limits ptxLimits();
 
 // Thrown for API misuse (bad pointer, unknown kernel); kernel faults are Error codes, not exceptions.
 class RuntimeError : public std::runtime_error {

@@ -42,18 +42,20 @@ void onWarpExited(BlockState& b) {
   for (std::uint32_t id = 0; id < kNumBarriers; ++id) tryRelease(b, id);
 }
 
-void initBlock(BlockState& b, const LaunchState& launch, std::uint32_t linear, std::uint32_t sm_id) {
+void initBlock(BlockState& b, const LaunchState& launch, std::uint64_t linear, std::uint32_t sm_id) {
+  // 64-bit: grid.x * grid.y reaches 2^32 within CUDA's limits (2^31-1 x 65535).
+  const std::uint64_t gx = launch.grid[0], gy = launch.grid[1];
   b.linear_id = linear;
-  b.ctaid[0] = linear % launch.grid[0];
-  b.ctaid[1] = (linear / launch.grid[0]) % launch.grid[1];
-  b.ctaid[2] = linear / (launch.grid[0] * launch.grid[1]);
+  b.ctaid[0] = std::uint32_t(linear % gx);
+  b.ctaid[1] = std::uint32_t((linear / gx) % gy);
+  b.ctaid[2] = std::uint32_t(linear / (gx * gy));
   b.sm_id = sm_id;
   const ptx::Program& prog = *launch.program;
   const std::uint32_t align = prog.dynamic_shared_align;
   const std::uint32_t static_end = (prog.static_shared_bytes + align - 1) / align * align;
   b.shared.assign(launch.dynamic_shared_bytes ? static_end + launch.dynamic_shared_bytes : prog.static_shared_bytes, 0);
-  const std::uint32_t nthreads = launch.block[0] * launch.block[1] * launch.block[2];
-  const std::uint32_t nwarps = (nthreads + kWarpSize - 1) / kWarpSize;
+  const std::uint64_t nthreads = std::uint64_t(launch.block[0]) * launch.block[1] * launch.block[2];
+  const auto nwarps = std::uint32_t((nthreads + kWarpSize - 1) / kWarpSize);
   b.warps.resize(nwarps);
   for (std::uint32_t i = 0; i < nwarps; ++i) initWarp(b.warps[i], i, b, launch);
 }
@@ -133,7 +135,7 @@ FaultReport makeFaultReport(const FaultSignal& s, const LaunchState& launch, con
   return r;
 }
 
-bool FunctionalEngine::runBlock(LaunchState& launch, std::uint32_t linear, LaunchResult& result) {
+bool FunctionalEngine::runBlock(LaunchState& launch, std::uint64_t linear, LaunchResult& result) {
   BlockState b;
   const ptx::Program& prog = *launch.program;
   ExecContext c;
@@ -143,7 +145,7 @@ bool FunctionalEngine::runBlock(LaunchState& launch, std::uint32_t linear, Launc
   Warp* current = nullptr;
   std::uint64_t executed = 0;
   try {
-    initBlock(b, launch, linear, linear % launch.num_sms);
+    initBlock(b, launch, linear, std::uint32_t(linear % launch.num_sms));
     for (;;) {
       bool progressed = false;
       for (auto& w : b.warps) {
@@ -157,6 +159,19 @@ bool FunctionalEngine::runBlock(LaunchState& launch, std::uint32_t linear, Launc
         executed += w.instructions - before;
         progressed = true;
         if (w.state == WarpState::Exited) onWarpExited(b);
+      }
+      // Before the end-of-block test: a grid of many short blocks must stop too.
+      const std::uint64_t launch_total = result.warp_instructions + executed;
+      if (launch_total > limits_.warp_instructions_per_launch) {
+        Warp& w = current ? *current : b.warps.front();
+        FaultSignal s{"timeout",
+                      fmt::format("the number of warp instructions the launch executed is {}, above the limit "
+                                  "limits.warp_instructions_per_launch = {} (raise it with --set "
+                                  "limits.warp_instructions_per_launch=N)",
+                                  launch_total, limits_.warp_instructions_per_launch),
+                      0};
+        result.fault = makeFaultReport(s, launch, b, w, w.stack.empty() ? 0 : w.stack.back().pc);
+        break;
       }
       if (liveWarps(b) == 0) break;
       if (!progressed) {
@@ -212,7 +227,7 @@ LaunchResult FunctionalEngine::run(LaunchState& launch) {
   LaunchResult result;
   const std::uint64_t blocks = std::uint64_t(launch.grid[0]) * launch.grid[1] * launch.grid[2];
   for (std::uint64_t i = 0; i < blocks; ++i)
-    if (!runBlock(launch, std::uint32_t(i), result)) break;
+    if (!runBlock(launch, i, result)) break;
   return result;
 }
 

@@ -23,6 +23,11 @@ struct EngineLimits {
   std::uint64_t watchdog_warp_instructions_per_block = 1'000'000'000ull;
   // Instructions a warp runs before the next warp of its block gets a turn.
   std::uint32_t quantum = 256;
+  // Warp instructions the whole launch may execute (limits.warp_instructions_per_launch) before it
+  // stops with a "timeout" fault, as cudaErrorLaunchTimeout: bounds a grid of many blocks that
+  // each stay under the per-block watchdog. Checked between turns, so a launch may run over it
+  // by at most one turn of each warp of a block.
+  std::uint64_t warp_instructions_per_launch = 10'000'000'000ull;
 };
 
 class FunctionalEngine {
@@ -35,7 +40,7 @@ class FunctionalEngine {
 
  private:
   // Returns false when the block faulted (the report is in `result`).
-  bool runBlock(LaunchState& launch, std::uint32_t linear_block, LaunchResult& result);
+  bool runBlock(LaunchState& launch, std::uint64_t linear_block, LaunchResult& result);
 
   EngineLimits limits_;
 };

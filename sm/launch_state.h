@@ -23,7 +23,7 @@ struct BarrierState {
 
 struct BlockState {
   std::uint32_t ctaid[3] = {0, 0, 0};
-  std::uint32_t linear_id = 0;
+  std::uint64_t linear_id = 0;  // x + y * grid.x + z * grid.x * grid.y: up to 2^63 blocks
   std::uint32_t sm_id = 0;
   std::vector<std::uint8_t> shared;
   std::vector<Warp> warps;
@@ -40,6 +40,9 @@ struct LaunchState {
   std::uint32_t num_sms = 1;
   std::uint64_t grid_id = 1;
   std::uint64_t stack_size_bytes = 1024;
+  // Nested calls one thread may make (limits.call_depth_frames), whatever the frames' sizes: a
+  // recursive .func without locals must fault, not grow the host's memory without end.
+  std::uint64_t call_depth_frames = 1024;
   std::uint64_t clock = 0;           // functional mode: instructions retired so far
   std::string printf_output;
   std::uint64_t printf_limit_bytes = 1 << 20;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "sm/fault.h"
 
 namespace scgpu::sm {
@@ -63,6 +65,13 @@ void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const B
     fr.pred_base = top.pred_base + tf.num_preds;
     fr.local_base = w.local_top;
   }
+  // The kernel's own frame is not a call: the depth of this call is the frames already there.
+  if (!w.frames.empty() && w.frames.size() > launch.call_depth_frames)
+    throw FaultSignal{"stack overflow",
+                      fmt::format("call to '{}': the call depth is {}, above the limit limits.call_depth_frames = {} "
+                                  "(raise it with --set limits.call_depth_frames=N)",
+                                  f.name, w.frames.size(), launch.call_depth_frames),
+                      std::uint32_t(__builtin_ctz(w.stack.empty() ? 1u : w.stack.back().mask | 1u << 31))};
   if (std::uint64_t(fr.local_base) + f.local_frame_bytes > w.local_stride)
     throw FaultSignal{"stack overflow",
                       "call to '" + f.name + "' needs more per-thread stack than limits.stack_size_bytes allows",
@@ -95,7 +104,7 @@ void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const B
 
 void initWarp(Warp& w, std::uint32_t index, BlockState& block, const LaunchState& launch) {
   const std::uint32_t bx = launch.block[0], by = launch.block[1];
-  const std::uint32_t nthreads = launch.block[0] * launch.block[1] * launch.block[2];
+  const std::uint64_t nthreads = std::uint64_t(launch.block[0]) * launch.block[1] * launch.block[2];
   w = Warp{};
   w.index = index;
   for (int lane = 0; lane < kWarpSize; ++lane) {
@@ -103,7 +112,7 @@ void initWarp(Warp& w, std::uint32_t index, BlockState& block, const LaunchState
     if (t < nthreads) w.valid_mask |= 1u << lane;
     w.tid[lane][0] = t % bx;
     w.tid[lane][1] = (t / bx) % by;
-    w.tid[lane][2] = t / (bx * by);
+    w.tid[lane][2] = std::uint32_t(t / (std::uint64_t(bx) * by));
   }
   const ptx::DecodedFunction& kernel = launch.program->functions[0];
   w.local_stride = kernel.local_frame_bytes + std::uint32_t(launch.stack_size_bytes);

@@ -12,7 +12,8 @@ namespace scgpu::sm {
 void initWarp(Warp& w, std::uint32_t index, BlockState& block, const LaunchState& launch);
 
 // Pushes a frame for `function` (registers, predicates and local storage) and fills its
-// constants and special registers. Throws FaultSignal when the per-thread stack is exhausted.
+// constants and special registers. Throws FaultSignal ("stack overflow") when the per-thread stack
+// is exhausted or the call would nest deeper than LaunchState::call_depth_frames.
 void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const BlockState& block,
                const LaunchState& launch);
 
@@ -22,7 +23,7 @@ void settleStack(Warp& w, const LaunchState& launch);
 
 // Creates a block's state: its index, shared memory, and warps at the kernel entry. Throws
 // FaultSignal if a warp cannot be set up.
-void initBlock(BlockState& b, const LaunchState& launch, std::uint32_t linear_block, std::uint32_t sm_id);
+void initBlock(BlockState& b, const LaunchState& launch, std::uint64_t linear_block, std::uint32_t sm_id);
 
 // Barriers (sm/functional_engine.cpp): live warps of a block, releasing barrier `id` when enough
 // warps arrived, and re-checking every barrier after a warp exited (fewer warps to wait for).
