@@ -453,6 +453,32 @@ TEST(PtxHardening, LaunchesOutsideCudasRulesAreRefusedNotFaults) {
   EXPECT_EQ(rt.lastLaunchError(), "");
 }
 
+// printf's widths and precisions reach the host's C library: bounded to the conversion buffer,
+// so `%.999999999f` neither allocates a gigabyte nor pads one.
+TEST(PtxHardening, PrintfFieldWidthsAreBounded) {
+  const std::string format = "%.999999999f|%0999999999d|%5d\n";
+  std::string bytes;
+  for (char ch : format) bytes += std::to_string(int(ch)) + ", ";
+  bytes += "0";
+  const std::string text = ptx(
+      ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);\n"
+      ".global .align 1 .b8 fmt[" + std::to_string(format.size() + 1) + "] = {" + bytes + "};\n"
+      ".visible .entry k()\n{\n  .local .align 16 .b8 depot[16];\n  .reg .b32 %r<3>;\n  .reg .b64 %rd<6>;\n"
+      "  mov.u64 %rd1, depot;\n  cvta.local.u64 %rd2, %rd1;\n"
+      "  mov.u64 %rd3, 4609434218613702656;\n  st.local.u64 [%rd1], %rd3;\n"
+      "  mov.u32 %r1, 7;\n  mov.u32 %r2, 42;\n  st.local.v2.u32 [%rd1+8], {%r1, %r2};\n"
+      "  mov.u64 %rd4, fmt;\n  cvta.global.u64 %rd5, %rd4;\n"
+      "  {\n  .param .b64 param0;\n  st.param.b64 [param0+0], %rd5;\n  .param .b64 param1;\n"
+      "  st.param.b64 [param1+0], %rd2;\n  .param .b32 retval0;\n"
+      "  call.uni (retval0), vprintf, (param0, param1);\n  }\n  ret;\n}\n");
+  Runtime rt;
+  auto& f = rt.getFunction(rt.loadModuleString(text, "t.ptx"), "k");
+  ASSERT_EQ(rt.launch(f, Dim3(1), Dim3(1), 0, KernelArgs()), Error::Success);
+  const std::string out = rt.takePrintfOutput();
+  // Each conversion is cut to the 511 characters of its buffer.
+  EXPECT_EQ(out, "1.5" + std::string(508, '0') + "|" + std::string(510, '0') + "7|   42\n");
+}
+
 // ---- Item 10: zero costs nothing, and device memory is checked first --------------------------
 
 TEST(PtxHardening, ZeroModuleVariablesTakeNoHostMemory) {

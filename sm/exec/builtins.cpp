@@ -1,5 +1,6 @@
 #include "sm/exec/builtins.h"
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -43,6 +44,34 @@ T readBuffer(ExecContext& c, int lane, std::uint64_t& addr) {
   return v;
 }
 
+// Characters one conversion can produce: the size of the buffer it is formatted into, less the NUL.
+constexpr std::size_t kMaxConversionChars = 511;
+
+// A conversion's flags, width and precision with every number at most kMaxConversionChars: a
+// wider field could only be cut to the buffer, and the C library would still pad (or, for
+// `%.999999999f`, allocate) all of it on the host.
+std::string boundedFlags(const std::string& flags) {
+  std::string out;
+  for (std::size_t k = 0; k < flags.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(flags[k]))) {
+      out.push_back(flags[k++]);
+      continue;
+    }
+    std::size_t end = k;
+    while (end < flags.size() && std::isdigit(static_cast<unsigned char>(flags[end]))) ++end;
+    const std::string digits = flags.substr(k, end - k);
+    // A leading 0 is the zero-padding flag, not part of the width.
+    const std::size_t lead = digits[0] == '0' ? digits.find_first_not_of('0') : 0;
+    const std::string number = lead == std::string::npos ? "" : digits.substr(lead);
+    out += digits.substr(0, lead == std::string::npos ? digits.size() : lead);
+    if (!number.empty())
+      out += number.size() > 3 || std::stoul(number) > kMaxConversionChars ? std::to_string(kMaxConversionChars)
+                                                                          : number;
+    k = end;
+  }
+  return out;
+}
+
 // Formats one lane's printf the way the CUDA device runtime does: the arguments sit in a buffer,
 // each aligned to its size; integers without a length modifier are 4 bytes, floats are doubles.
 std::string formatPrintf(ExecContext& c, int lane, const std::string& fmt, std::uint64_t args, int& count) {
@@ -78,7 +107,8 @@ std::string formatPrintf(ExecContext& c, int lane, const std::string& fmt, std::
     std::string flags;
     for (char ch : spec)
       if (!std::strchr("hlLqjzt", ch)) flags.push_back(ch);
-    char buf[512];
+    flags = boundedFlags(flags);
+    char buf[kMaxConversionChars + 1];
     (void)half;
     switch (conv) {
       case 'd': case 'i': {
