@@ -350,28 +350,21 @@ const std::vector<Case> kPtxCases = {
     {"unknown_type", ptxRun("unknown_type"), 3, {"ptx/unknown_type.ptx:7:8: error:", ".b33"}},
     {"bad_operand", ptxRun("bad_operand"), 3, {"ptx/bad_operand.ptx:8:", ": error:"}},
     {"huge_number", ptxRun("huge_number"), 3, {"ptx/huge_number.ptx:8:16: error:", "64 bits"}},
-    // pending: segfaults (exit 139) on `.file 4294967295 "x"` [passes with the uncommitted ptx/ work]
-    {"DISABLED_file_index_4294967295", ptxRun("file_index"), 3,
+    {"file_index_4294967295", ptxRun("file_index"), 3,
      {"ptx/file_index.ptx:4:", inputLimit("4294967295", "ptx_file_index", "1000000")}},
-    // pending: "value 100000000 is too large (at most 16777216)", not the ptx_registers limit message [passes with the uncommitted ptx/ work]
-    {"DISABLED_register_range_100M", ptxRun("register_range"), 3,
+    {"register_range_100M", ptxRun("register_range"), 3,
      {"ptx/register_range.ptx:7:", inputLimit("100000000", "ptx_registers", "1000000")}},
-    // pending: "scgpu: error: stoul" (std::out_of_range escapes the lexer; no file:line:col) [passes with the uncommitted ptx/ work]
-    {"DISABLED_register_index_20_digits", ptxRun("register_index"), 3, {"ptx/register_index.ptx:8:", ": error:"}},
-    // pending: --limit ptx_registers is not enforced (add_one declares 14 registers) [passes with the uncommitted ptx/ work]
-    {"DISABLED_registers_over_lowered_limit", {"run", "launch/ok.yaml", "--mode", "functional", "--limit", "ptx_registers=5"}, 3,
+    {"register_index_20_digits", ptxRun("register_index"), 3, {"ptx/register_index.ptx:8:", ": error:"}},
+    {"registers_over_lowered_limit", {"run", "launch/ok.yaml", "--mode", "functional", "--limit", "ptx_registers=5"}, 3,
      {"launch/add_one.ptx:", inputLimitTail("ptx_registers", "5")}},
     {"identifier_100k_chars_with_limit_raised", ptxRun("identifier_100k", {"--limit", "ptx_identifier_chars=100000"}), 0,
      {"DONE k"}},
     {"undeclared_register", ptxRun("undeclared_register"), 3, {"ptx/undeclared_register.ptx:8:11: error:", "%q1"}},
     {"undefined_label", ptxRun("undefined_label"), 3, {"ptx/undefined_label.ptx:7:", "NOWHERE"}},
-    // pending: a 100,000-character label is accepted (exit 0); ptx_identifier_chars is not enforced [passes with the uncommitted ptx/ work]
-    {"DISABLED_identifier_100k_chars", ptxRun("identifier_100k"), 3,
+    {"identifier_100k_chars", ptxRun("identifier_100k"), 3,
      {"ptx/identifier_100k.ptx:7:", inputLimit("100000", "ptx_identifier_chars", "1024")}},
-    // pending: runs and exits 0 (the 4 GiB + 16 byte .shared array is taken as 16 bytes) [passes with the uncommitted ptx/ work]
-    {"DISABLED_shared_array_4GiB_plus_16", ptxRun("shared_4g"), 3, {"error:", "shared", "!DONE"}},
-    // pending: "scgpu: error: no device memory for variable 'big'" without the PTX file:line:col [passes with the uncommitted ptx/ work]
-    {"DISABLED_global_array_8GiB", ptxRun("global_8g"), 3, {"ptx/global_8g.ptx:4:", "'big'"}},
+    {"shared_array_4GiB_plus_16", ptxRun("shared_4g"), 3, {"error:", "shared", "!DONE"}},
+    {"global_array_8GiB", ptxRun("global_8g"), 3, {"ptx/global_8g.ptx:4:", "'big'"}},
     {"unterminated_body", ptxRun("unterminated"), 3, {"ptx/unterminated.ptx:", "expected '}'"}},
     {"braces_100k_deep", ptxRun("braces_deep"), 3, {"ptx/braces_deep.ptx:6:", ": error:"}},
     {"braces_100k_unclosed", ptxRun("braces_open"), 3, {"ptx/braces_open.ptx:6:", ": error:"}},
@@ -382,11 +375,9 @@ const std::vector<Case> kPtxCases = {
     {"link_to_dev_urandom", ptxRun("urandom"), 3, {"ptx/urandom.yaml:1:6: error:", "urandom.ptx"}},
     {"a_fifo", ptxRun("fifo"), 3, {"ptx/fifo.yaml:1:6: error:", "fifo.ptx"}},
     {"missing_file", ptxRun("missing"), 3, {"ptx/missing.yaml:1:6: error:", "missing.ptx", "not found"}},
-    // pending: --limit ptx_statements is not enforced (200 statements run under a limit of 100) [passes with the uncommitted ptx/ work]
-    {"DISABLED_statements_over_limit", ptxRun("statements", {"--limit", "ptx_statements=100"}), 3,
+    {"statements_over_limit", ptxRun("statements", {"--limit", "ptx_statements=100"}), 3,
      {"ptx/statements.ptx", inputLimitTail("ptx_statements", "100")}},
-    // pending: the PTX file is read without the input_file_bytes bound (runs, exit 0) [passes with the uncommitted ptx/ work]
-    {"DISABLED_file_over_input_file_bytes", ptxRun("large", {"--limit", "input_file_bytes=16384"}), 3,
+    {"file_over_input_file_bytes", ptxRun("large", {"--limit", "input_file_bytes=16384"}), 3,
      {"ptx/large.ptx", inputLimit("20000", "input_file_bytes", "16384")}},
 };
 
@@ -462,12 +453,9 @@ const std::vector<Case> kLaunchCases = {
     {"grid_zero", launch("grid_zero"), 3, {"launch/grid_zero.yaml:3:11: error:", "at least 1"}},
     {"grid_negative", launch("grid_negative"), 3, {"launch/grid_negative.yaml:3:7: error:", "'-1'"}},
     {"grid_2_to_32", launch("grid_u32_overflow"), 3, {"launch/grid_u32_overflow.yaml:3:7: error:", "'4294967296'"}},
-    // pending: hangs running 2^31 blocks (grid.x is at most 2^31 - 1); must be refused, exit 3 [passes with the uncommitted driver/ work]
-    {"DISABLED_grid_x_2_31", launch("grid_x_2_31"), 3, {"launch/grid_x_2_31.yaml:", "2147483648", "!GPU fault"}},
-    // pending: exit 2, "GPU fault: invalid configuration"; a refused launch is exit 3 [passes with the uncommitted driver/ work]
-    {"DISABLED_grid_y_65536", launch("grid_y_65536"), 3, {"launch/grid_y_65536.yaml:", "65536", "!GPU fault"}},
-    // pending: hangs: the functional launch budget is not checked across 2^32 short blocks (it stops with --set limits.watchdog_warp_instructions_per_block=1000)
-    {"DISABLED_grid_xy_2_32_blocks", launch("grid_xy_2_32", {"--set", "limits.warp_instructions_per_launch=100000"}),
+    {"grid_x_2_31", launch("grid_x_2_31"), 3, {"launch/grid_x_2_31.yaml:", "2147483648", "!GPU fault"}},
+    {"grid_y_65536", launch("grid_y_65536"), 3, {"launch/grid_y_65536.yaml:", "65536", "!GPU fault"}},
+    {"grid_xy_2_32_blocks", launch("grid_xy_2_32", {"--set", "limits.warp_instructions_per_launch=100000"}),
      2, {"kernel 'add_one'", "limits.warp_instructions_per_launch"}, false, {},
      3, {"launch/grid_xy_2_32.yaml:", "!GPU fault"}},
     {"grid_xy_2_32_blocks_timing",
@@ -475,12 +463,9 @@ const std::vector<Case> kLaunchCases = {
       "limits.warp_instructions_per_launch=100000"},
      2, {"kernel 'add_one'", "limits.warp_instructions_per_launch"}, false, {},
      3, {"launch/grid_xy_2_32.yaml:", "!GPU fault"}},
-    // pending: exit 2, "GPU fault: invalid configuration"; a refused launch is exit 3 [passes with the uncommitted driver/ work]
-    {"DISABLED_block_2048_threads", launch("block_2048"), 3, {"launch/block_2048.yaml:", "2048", "!GPU fault"}},
-    // pending: exit 2, "GPU fault: invalid configuration"; a refused launch is exit 3 [passes with the uncommitted driver/ work]
-    {"DISABLED_block_z_65", launch("block_z_65"), 3, {"launch/block_z_65.yaml:", "!GPU fault"}},
-    // pending: exit 2, "GPU fault: invalid configuration" at thread (0,0,0); a refused launch is exit 3 [passes with the uncommitted driver/ work]
-    {"DISABLED_dynamic_shared_1MB", launch("dynamic_shared_1m"), 3,
+    {"block_2048_threads", launch("block_2048"), 3, {"launch/block_2048.yaml:", "2048", "!GPU fault"}},
+    {"block_z_65", launch("block_z_65"), 3, {"launch/block_z_65.yaml:", "!GPU fault"}},
+    {"dynamic_shared_1MB", launch("dynamic_shared_1m"), 3,
      {"launch/dynamic_shared_1m.yaml:", "1000000", "!GPU fault", "!thread (0,0,0)"}},
     {"dynamic_shared_4GiB", launch("dynamic_shared_4g"), 3, {"launch/dynamic_shared_4g.yaml:5:23: error:", "'4294967296'"}},
     {"unknown_element_type", launch("unknown_type"), 3, {"launch/unknown_type.yaml:6:16: error:", "'f99'"}},
@@ -565,14 +550,11 @@ const std::vector<Case> kFaultCases = {
      {"barrier deadlock", "kernel 'deadlock'", "warp 0, thread (0,0,0)", "pc 5"}},
     {"block_watchdog", fault("spin", "functional", {"--set", "limits.watchdog_warp_instructions_per_block=100000"}), 2,
      {"kernel 'spin'", "block (0,0,0), warp 0, thread (0,0,0)", "limits.watchdog_warp_instructions_per_block"}},
-    // pending: "scgpu: error: out of host memory" (exit 3): the call stack grows until the cap [passes with the uncommitted sm/ work]
-    {"DISABLED_unbounded_recursion_functional", fault("recursion", "functional"), 2,
+    {"unbounded_recursion_functional", fault("recursion", "functional"), 2,
      {"kernel 'recursion'", "thread (0,0,0)", "limits.call_depth_frames"}, true},
-    // pending: "scgpu: error: out of host memory" (exit 3): the call stack grows until the cap [passes with the uncommitted sm/ work]
-    {"DISABLED_unbounded_recursion_timing", fault("recursion", "timing"), 2,
+    {"unbounded_recursion_timing", fault("recursion", "timing"), 2,
      {"kernel 'recursion'", "thread (0,0,0)", "limits.call_depth_frames"}, true},
-    // pending: not enforced in the functional mode: stops at the per-block watchdog (1e9 instructions) [passes with the uncommitted sm/ work]
-    {"DISABLED_infinite_loop_functional",
+    {"infinite_loop_functional",
      fault("spin", "functional", {"--set", "limits.warp_instructions_per_launch=100000"}), 2,
      {"kernel 'spin'", "warp 0, thread (0,0,0)", "limits.warp_instructions_per_launch"}},
     {"infinite_loop_timing_cycles", fault("spin", "timing", {"--set", "limits.cycles_per_launch=100000"}), 2,
