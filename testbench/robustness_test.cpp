@@ -67,11 +67,23 @@ struct Outcome {
   std::string output;      // stdout and stderr, interleaved as written
 };
 
-// Runs SCGPU_BINARY with `args` in `cwd`: no shell, stdin from /dev/null, stdout and stderr into
+// The binary under test: this build's, or another build's (a sanitized one, say) named by
+// SCGPU_ROBUSTNESS_BINARY; SCGPU_ROBUSTNESS_NO_CAP=1 drops the memory cap, which a sanitized
+// binary needs.
+std::string binary() {
+  const char* b = std::getenv("SCGPU_ROBUSTNESS_BINARY");
+  return b && *b ? b : SCGPU_BINARY;
+}
+bool capped() {
+  const char* no_cap = std::getenv("SCGPU_ROBUSTNESS_NO_CAP");
+  return !SCGPU_ROBUSTNESS_SANITIZED && !(no_cap && std::string(no_cap) == "1");
+}
+
+// Runs the binary with `args` in `cwd`: no shell, stdin from /dev/null, stdout and stderr into
 // one pipe, RLIMIT_AS capped (unless `cap` is false), killed with its process group after
 // kTimeLimitSeconds.
 Outcome runScgpu(const std::vector<std::string>& args, const fs::path& cwd, bool cap) {
-  std::vector<std::string> argv_strings{SCGPU_BINARY};
+  std::vector<std::string> argv_strings{binary()};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& s : argv_strings) argv.push_back(s.data());
@@ -111,8 +123,7 @@ Outcome runScgpu(const std::vector<std::string>& args, const fs::path& cwd, bool
     ::kill(pid, SIGKILL);
   };
   char buf[65536];
-  bool open = true;
-  while (open) {
+  while (true) {
     struct pollfd p{fds[0], POLLIN, 0};
     const int ms = remainingMs();
     if (ms == 0) {
@@ -124,10 +135,7 @@ Outcome runScgpu(const std::vector<std::string>& args, const fs::path& cwd, bool
     if (r <= 0) continue;  // timeout: the next round kills
     const ssize_t n = ::read(fds[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      open = false;
-      break;
-    }
+    if (n <= 0) break;  // end of output
     if (out.output.size() < kMaxCapturedBytes)
       out.output.append(buf, std::min<std::size_t>(std::size_t(n), kMaxCapturedBytes - out.output.size()));
   }
@@ -702,7 +710,7 @@ bool matches(const Outcome& o, int status, const std::vector<std::string>& expec
 }
 
 void runCase(const Case& c) {
-  const bool cap = !SCGPU_ROBUSTNESS_SANITIZED;
+  const bool cap = capped();
   if (c.needs_cap && !cap) GTEST_SKIP() << "needs the 1 GiB address-space cap, which sanitizers rule out";
   const fs::path& dir = WorkDir::get();
   for (const auto& f : c.absent_files) fs::remove(dir / f);
@@ -756,7 +764,7 @@ SCGPU_ROBUSTNESS_CATEGORY(HostileCommandLine, kCliCases);
 
 // The harness itself: a good launch file passes under the cap.
 TEST(RobustnessHarness, GoodLaunchFileRunsUnderTheCap) {
-  const Outcome o = runScgpu({"run", "launch/ok.yaml", "--mode", "functional"}, WorkDir::get(), !SCGPU_ROBUSTNESS_SANITIZED);
+  const Outcome o = runScgpu({"run", "launch/ok.yaml", "--mode", "functional"}, WorkDir::get(), capped());
   EXPECT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("DONE add_one"), std::string::npos) << o.output;
 }
