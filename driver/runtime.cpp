@@ -244,6 +244,23 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
     return bad_config(fmt::format("{} bytes of static and {} bytes of dynamic shared memory per block exceed the "
                                   "limit of {}",
                                   prog.static_shared_bytes, dynamic_shared_bytes, p.shared_mem_per_block_optin));
+  // CUDA reserves local memory (each thread's frame and stack) for every thread the device can
+  // hold at once, and a launch whose reservation does not fit in device memory fails with
+  // cudaErrorMemoryAllocation. The model allocates it on the host for every resident warp, so the
+  // same rule keeps a kernel with huge frames from exhausting the host.
+  const std::uint64_t local_per_thread = std::uint64_t(prog.functions.front().local_frame_bytes) + p.stack_size_bytes;
+  const std::uint64_t resident_threads =
+      std::uint64_t(p.multiprocessor_count) * std::uint64_t(p.max_threads_per_multiprocessor);
+  const std::uint64_t local_bytes = local_per_thread * resident_threads;  // < 2^64: both factors < 2^32
+  const std::uint64_t free_bytes = s.memory.capacity() - std::min(s.memory.capacity(), s.memory.bytesAllocated());
+  if (local_bytes > free_bytes) {
+    bad_config(fmt::format("local memory for {} resident threads of {} bytes each (the kernel's {}-byte frame and "
+                           "limits.stack_size_bytes = {}) is {} bytes, more than the {} bytes of device memory free",
+                           resident_threads, local_per_thread, prog.functions.front().local_frame_bytes,
+                           p.stack_size_bytes, local_bytes, free_bytes));
+    s.last_error = Error::MemoryAllocation;
+    return Error::MemoryAllocation;
+  }
 
   sm::LaunchState launch;
   launch.program = &prog;

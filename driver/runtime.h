@@ -122,8 +122,9 @@ class Runtime {
   Function& getFunction(Module& module, const std::string& kernel_name);
 
   // Launches and runs the kernel. Parameters are laid out as the PTX parameter list says;
-  // a count or size mismatch is InvalidValue. Returns Success, InvalidConfiguration for a launch
-  // the device refuses (lastLaunchError() says why), or the error of the fault (lastFault()).
+  // a count or size mismatch is InvalidValue. Returns Success, InvalidConfiguration or
+  // MemoryAllocation for a launch the device refuses (lastLaunchError() says why), or the error of
+  // the fault (lastFault()).
   Error launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_shared_bytes,
                const KernelArgs& args);
 
@@ -134,7 +135,8 @@ class Runtime {
   // The report of the last kernel fault, if any (kernel, block, warp, thread, PC, source line).
   const std::optional<sm::FaultReport>& lastFault() const;
   // Why the last launch was refused (InvalidConfiguration: a zero or too large grid or block
-  // dimension, too many threads, .reqntid/.maxntid, too much shared memory), e.g.
+  // dimension, too many threads, .reqntid/.maxntid, too much shared memory; MemoryAllocation:
+  // the local memory of every resident thread does not fit in the free device memory), e.g.
   //   "cannot launch kernel 'k' with grid 1x1x1 and block 2048x1x1: 2048 threads per block, above
   //    the device's maximum of 1024"
   // Empty after a launch that ran (faulted or not). A refusal is not a fault: lastFault() is empty.

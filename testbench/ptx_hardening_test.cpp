@@ -479,6 +479,21 @@ TEST(PtxHardening, PrintfFieldWidthsAreBounded) {
   EXPECT_EQ(out, "1.5" + std::string(508, '0') + "|" + std::string(510, '0') + "7|   42\n");
 }
 
+TEST(PtxHardening, LocalMemoryOfEveryResidentThreadMustFitInDeviceMemory) {
+  // tiny: 2 SMs x 2048 threads; a 16 MiB stack each is 64 GiB, more than the 4 GiB device.
+  Runtime rt(GpuConfig::loadDefault({"limits.stack_size_bytes=16777216"}));
+  auto& f = rt.getFunction(rt.loadModuleString(ptx(".visible .entry k()\n{\n  ret;\n}\n"), "t.ptx"), "k");
+  EXPECT_EQ(rt.launch(f, Dim3(1), Dim3(1), 0, KernelArgs()), Error::MemoryAllocation);
+  EXPECT_FALSE(rt.lastFault().has_value());
+  EXPECT_EQ(rt.lastLaunchError(), "cannot launch kernel 'k' with grid 1x1x1 and block 1x1x1: local memory for 4096 "
+                                  "resident threads of 16777216 bytes each (the kernel's 0-byte frame and "
+                                  "limits.stack_size_bytes = 16777216) is 68719476736 bytes, more than the 4294967296 "
+                                  "bytes of device memory free");
+  Runtime ok(GpuConfig::loadDefault({"limits.stack_size_bytes=65536"}));
+  auto& g = ok.getFunction(ok.loadModuleString(ptx(".visible .entry k()\n{\n  ret;\n}\n"), "t.ptx"), "k");
+  EXPECT_EQ(ok.launch(g, Dim3(1), Dim3(1), 0, KernelArgs()), Error::Success);
+}
+
 // ---- Item 10: zero costs nothing, and device memory is checked first --------------------------
 
 TEST(PtxHardening, ZeroModuleVariablesTakeNoHostMemory) {
