@@ -50,9 +50,12 @@ Module::Module(ptx::Module ir, memsys::BackingStore& memory, const DevicePropert
     const auto bytes = ptx::initializerBytes(*g.decl, g.size, env, ir_.source_name);
     if (!bytes.empty()) memory.write(globals_[g.name], bytes.data(), bytes.size());
   }
+  // decodeKernels returns the kernels in file order, as this loop visits them.
+  std::vector<ptx::Program> programs = ptx::decodeKernels(ir_, env, ptxLimits());
+  std::size_t next = 0;
   for (const auto& f : ir_.functions) {
     if (!f.is_entry || !f.has_body) continue;
-    functions_[f.name] = std::make_unique<Function>(ptx::decodeKernel(ir_, f.name, env));
+    functions_[f.name] = std::make_unique<Function>(std::move(programs[next++]));
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -170,7 +171,8 @@ struct Program {
   std::vector<DecodedInst> code;
   std::vector<DecodedFunction> functions;   // [0] is the kernel
   std::vector<CallSite> calls;              // indexed by DecodedInst::aux of Op::Call
-  std::map<std::uint32_t, std::string> files;  // .file index -> name (debug lines)
+  // .file index -> name (debug lines); one map shared by the kernels of a module.
+  std::shared_ptr<const std::map<std::uint32_t, std::string>> files;
   std::vector<std::uint32_t> branch_tables_flat;  // brx.idx target PCs
   // Kernel parameters: offset and size in the parameter buffer, in PTX order.
   struct Param { std::string name; std::uint32_t offset, size, align; };

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -124,9 +126,33 @@ struct RegDecl {
 
 class FunctionDecoder;
 
+// What every kernel of a module looks up by name, built once per module: decoding many kernels
+// must not scan the module's functions, variables or files once per kernel (or per reference).
+struct ModuleIndex {
+  explicit ModuleIndex(const Module& m) {
+    for (const auto& f : m.functions) {
+      // A later definition replaces an earlier declaration of the same name.
+      auto it = functions.find(f.name);
+      if (it == functions.end() || (!it->second->has_body && f.has_body)) functions[f.name] = &f;
+    }
+    for (const auto& g : m.globals) {
+      if (g.space == StateSpace::Shared) shared[g.name] = &g;  // the last declaration, as before
+      if (g.space == StateSpace::Const) const_names.insert(g.name);
+    }
+    auto by_index = std::make_shared<std::map<std::uint32_t, std::string>>();
+    // By index, in a map: an index is a number the text chose, not a count of files.
+    for (const auto& [idx, name] : m.files) (*by_index)[idx] = name;
+    files = std::move(by_index);
+  }
+  std::unordered_map<std::string, const Function*> functions;
+  std::unordered_map<std::string, const VarDecl*> shared;  // module-scope .shared variables
+  std::unordered_set<std::string> const_names;              // module-scope .const variables
+  std::shared_ptr<const std::map<std::uint32_t, std::string>> files;
+};
+
 class KernelLinker {
  public:
-  KernelLinker(const Module& m, const DecodeEnv& env) : m_(m), env_(env) {}
+  KernelLinker(const Module& m, const DecodeEnv& env, const ModuleIndex& index) : m_(m), env_(env), index_(index) {}
   Program link(const std::string& kernel_name);
 
   const Module& module() const { return m_; }
@@ -135,7 +161,8 @@ class KernelLinker {
 
   // Index of a function in the program, decoding it on first use.
   std::uint32_t functionIndex(const std::string& name, const SourceLoc& loc);
-  bool isFunction(const std::string& name) const { return func_by_name_.count(name) != 0; }
+  bool isFunction(const std::string& name) const { return index_.functions.count(name) != 0; }
+  bool isConst(const std::string& name) const { return index_.const_names.count(name) != 0; }
   // Offset of a module-scope (or function-scope) .shared variable in the block's shared memory.
   bool sharedOffset(const std::string& name, std::uint64_t& offset);
   bool isExternShared(const std::string& name) const { return extern_shared_.count(name) != 0; }
@@ -146,14 +173,19 @@ class KernelLinker {
     throw ParseError(m_.source_name, loc.line, loc.col, msg);
   }
   std::uint32_t addSharedVar(const VarDecl& d);
+  const Program::Param* kernelParam(const std::string& name) const {
+    auto it = param_by_name_.find(name);
+    return it == param_by_name_.end() ? nullptr : &prog_.params[it->second];
+  }
 
  private:
   const Module& m_;
   const DecodeEnv& env_;
+  const ModuleIndex& index_;
   Program prog_;
-  std::map<std::string, const Function*> func_by_name_;
   std::map<std::string, std::uint32_t> func_index_;
   std::vector<const Function*> pending_;
+  std::unordered_map<std::string, std::size_t> param_by_name_;
   std::map<std::string, std::uint64_t> shared_offsets_;
   std::set<std::string> extern_shared_;
   std::uint64_t shared_end_ = 0;  // at most env_.max_shared_bytes
@@ -289,19 +321,13 @@ std::uint64_t immediateBits(const Operand& op, Type type) {
 // Linker
 
 Program KernelLinker::link(const std::string& kernel_name) {
-  for (const auto& f : m_.functions) {
-    // A later definition replaces an earlier declaration of the same name.
-    auto it = func_by_name_.find(f.name);
-    if (it == func_by_name_.end() || (!it->second->has_body && f.has_body)) func_by_name_[f.name] = &f;
-  }
-  auto it = func_by_name_.find(kernel_name);
-  if (it == func_by_name_.end() || !it->second->is_entry)
+  auto it = index_.functions.find(kernel_name);
+  if (it == index_.functions.end() || !it->second->is_entry)
     throw ParseError(m_.source_name, 0, 0, fmt::format("no kernel (.entry) named '{}' in the module", kernel_name));
   const Function& kernel = *it->second;
   prog_.kernel_name = kernel_name;
   prog_.module_name = m_.source_name;
-  // By index, in a map: an index is a number the text chose, not a count of files.
-  for (const auto& [idx, name] : m_.files) prog_.files[idx] = name;
+  prog_.files = index_.files;
   for (int i = 0; i < 3; ++i) {
     prog_.reqntid[i] = kernel.reqntid[i];
     prog_.maxntid[i] = kernel.maxntid[i];
@@ -320,6 +346,7 @@ Program KernelLinker::link(const std::string& kernel_name) {
       fail(p.loc, fmt::format("the parameters of kernel '{}' take {} bytes up to and including '{}' ({} bytes), more "
                               "than the {} bytes a kernel's parameters may take",
                               kernel_name, end, p.name, size, kMaxKernelParamBytes));
+    param_by_name_.emplace(p.name, prog_.params.size());  // the first of a name, as a scan found it
     prog_.params.push_back({p.name, std::uint32_t(off), std::uint32_t(size), align});
     off = end;
   }
@@ -338,8 +365,8 @@ Program KernelLinker::link(const std::string& kernel_name) {
 
 std::uint32_t KernelLinker::functionIndex(const std::string& name, const SourceLoc& loc) {
   if (auto it = func_index_.find(name); it != func_index_.end()) return it->second;
-  auto fit = func_by_name_.find(name);
-  if (fit == func_by_name_.end()) fail(loc, fmt::format("call to undeclared function '{}'", name));
+  auto fit = index_.functions.find(name);
+  if (fit == index_.functions.end()) fail(loc, fmt::format("call to undeclared function '{}'", name));
   const Function& f = *fit->second;
   DecodedFunction df;
   df.name = name;
@@ -387,11 +414,9 @@ std::uint32_t KernelLinker::addSharedVar(const VarDecl& d) {
 bool KernelLinker::sharedOffset(const std::string& name, std::uint64_t& offset) {
   auto it = shared_offsets_.find(name);
   if (it == shared_offsets_.end()) {
-    const VarDecl* decl = nullptr;
-    for (const auto& g : m_.globals)
-      if (g.name == name && g.space == StateSpace::Shared) decl = &g;
-    if (!decl) return false;
-    addSharedVar(*decl);
+    auto decl = index_.shared.find(name);
+    if (decl == index_.shared.end()) return false;
+    addSharedVar(*decl->second);
     it = shared_offsets_.find(name);
   }
   offset = it->second;
@@ -557,10 +582,10 @@ std::uint32_t FunctionDecoder::symbolAddressSlot(const std::string& name, const 
     if (space) *space = Space::Local;
     return localAddressSlot(off);
   }
-  for (std::size_t i = 0; i < L_.program().params.size() && f_.is_entry; ++i) {
-    if (L_.program().params[i].name == name) {
+  if (f_.is_entry) {
+    if (const Program::Param* p = L_.kernelParam(name)) {
       if (space) *space = Space::KernelParam;
-      return constSlot(L_.program().params[i].offset);
+      return constSlot(p->offset);
     }
   }
   std::uint64_t addr;
@@ -574,9 +599,7 @@ std::uint32_t FunctionDecoder::symbolAddressSlot(const std::string& name, const 
   }
   if (L_.globalAddress(name, addr)) {
     if (space) {
-      *space = Space::Global;
-      for (const auto& g : L_.module().globals)
-        if (g.name == name && g.space == StateSpace::Const) *space = Space::Const;
+      *space = L_.isConst(name) ? Space::Const : Space::Global;
     }
     return constSlot(addr);
   }
@@ -1404,8 +1427,11 @@ void FunctionDecoder::computeReconvergence(std::uint32_t begin, std::uint32_t en
 
 // =============================================================================================
 
-Program decodeKernel(const Module& module, const std::string& kernel_name, const DecodeEnv& env) {
-  KernelLinker linker(module, env);
+namespace {
+
+Program decodeWithIndex(const Module& module, const std::string& kernel_name, const DecodeEnv& env,
+                        const ModuleIndex& index) {
+  KernelLinker linker(module, env, index);
   Program p = linker.link(kernel_name);
   // Now every instruction has its final fields: pick handlers.
   for (std::size_t pc = 0; pc < p.code.size(); ++pc) {
@@ -1417,6 +1443,31 @@ Program decodeKernel(const Module& module, const std::string& kernel_name, const
                                    "scgpu functional core)", p.text[pc]));
   }
   return p;
+}
+
+}  // namespace
+
+Program decodeKernel(const Module& module, const std::string& kernel_name, const DecodeEnv& env) {
+  return decodeWithIndex(module, kernel_name, env, ModuleIndex(module));
+}
+
+std::vector<Program> decodeKernels(const Module& module, const DecodeEnv& env, const Limits& limits) {
+  const ModuleIndex index(module);
+  std::vector<Program> out;
+  std::uint64_t instructions = 0;
+  for (const auto& f : module.functions) {
+    if (!f.is_entry || !f.has_body) continue;
+    out.push_back(decodeWithIndex(module, f.name, env, index));
+    // Each kernel is linked with every function it calls: many kernels calling one large function
+    // multiply it, so the decoded forms are bounded like the text.
+    instructions += out.back().code.size();
+    if (instructions > limits.statements)
+      throw ParseError(module.source_name, f.loc.line, f.loc.col,
+                       limitText("the number of instructions decoded for the module's kernels (each kernel with "
+                                 "every function it calls)",
+                                 instructions, "ptx_statements", limits.statements));
+  }
+  return out;
 }
 
 std::vector<GlobalLayout> moduleGlobals(const Module& module) {

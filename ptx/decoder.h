@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "ptx/decoded.h"
 #include "ptx/ir.h"
@@ -27,6 +28,11 @@ struct DecodeEnv {
 };
 
 Program decodeKernel(const Module& module, const std::string& kernel_name, const DecodeEnv& env);
+// Every kernel (.entry with a body) of the module, in file order, with one index of the module's
+// names shared by all (decodeKernel per kernel rebuilds it: quadratic in a module of many
+// kernels). The instructions of all programs together are bounded by limits.statements, since a
+// function called by many kernels is linked into each.
+std::vector<Program> decodeKernels(const Module& module, const DecodeEnv& env, const Limits& limits = {});
 
 // Layout of a module's .global/.const variables: name, size, alignment and initial bytes.
 // Initializers that hold symbol addresses are resolved by the caller through `symbol_address`.

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -802,9 +803,8 @@ class Parser {
     }
     while (peek().isDirective(".noreturn")) take();
     expectPunct(';', "';' after .callprototype");
-    for (const auto& seen : prototype_names_)
-      if (seen == p.name) failMsg(name, "call prototype '" + p.name + "' is declared twice in '" + p.function + "'");
-    prototype_names_.push_back(p.name);
+    if (!prototype_names_.insert(p.name).second)
+      failMsg(name, "call prototype '" + p.name + "' is declared twice in '" + p.function + "'");
     mod_.prototypes.push_back(std::move(p));
   }
 
@@ -1045,7 +1045,7 @@ class Parser {
   std::unordered_map<std::string, std::uint32_t> plain_singles_;           // name -> declarations in scope
   std::unordered_map<std::string, std::vector<std::uint64_t>> plain_ranges_;  // prefix -> ranges in scope
   std::vector<std::size_t> scope_marks_;
-  std::vector<std::string> prototype_names_;  // in the current function
+  std::unordered_set<std::string> prototype_names_;  // in the current function
   std::uint32_t dbg_file_ = 0, dbg_line_ = 0, dbg_col_ = 0;
   Limits limits_;
   std::uint64_t statements_ = 0;  // in the module

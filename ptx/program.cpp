@@ -12,8 +12,9 @@ std::string Program::ptxLocation(std::uint32_t pc) const {
 std::string Program::sourceLocation(std::uint32_t pc) const {
   if (pc >= code.size() || code[pc].debug_line == 0) return "";
   const std::uint32_t f = code[pc].debug_file;
-  const auto it = files.find(f);
-  const std::string file = it != files.end() && !it->second.empty() ? it->second : fmt::format("file{}", f);
+  const auto it = files ? files->find(f) : std::map<std::uint32_t, std::string>::const_iterator{};
+  const std::string file =
+      files && it != files->end() && !it->second.empty() ? it->second : fmt::format("file{}", f);
   return fmt::format("{}:{}", file, code[pc].debug_line);
 }
 

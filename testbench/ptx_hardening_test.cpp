@@ -101,7 +101,8 @@ TEST(PtxHardening, LargeFileIndexCostsNoMemoryAndNamesTheSource) {
   const ptx::Module m = ptx::parseModule(
       ptx(".file 1000000 \"deep.cu\"\n.visible .entry k()\n{\n  .loc 1000000 42 1\n  ret;\n}\n"), "t.ptx");
   const ptx::Program p = decodeForEstimate(m, "k");
-  EXPECT_EQ(p.files.size(), 1u);
+  ASSERT_TRUE(p.files);
+  EXPECT_EQ(p.files->size(), 1u);
   EXPECT_EQ(p.sourceLocation(0), "deep.cu:42");
   EXPECT_EQ(p.code[0].debug_file, 1000000u);
 }
@@ -190,6 +191,46 @@ TEST(PtxHardening, ManyPlainRegisterNamesParseQuickly) {
   const auto& ops = r.functions[0].body[1].inst.operands;
   EXPECT_EQ(ops[0].kind, ptx::Operand::Kind::Register);
   EXPECT_EQ(ops[1].kind, ptx::Operand::Kind::Symbol);
+}
+
+// A function called by many kernels is linked into each: the decoded programs together are bounded
+// by the same limit as the text.
+TEST(PtxHardening, DecodedInstructionsOfAllKernelsAreBounded) {
+  std::string text = ".func big()\n{\n  .reg .b32 %r<2>;\n";
+  for (int i = 0; i < 1000; ++i) text += "  add.u32 %r1, %r1, 1;\n";
+  text += "  ret;\n}\n";
+  for (int k = 0; k < 100; ++k) text += ".visible .entry k" + std::to_string(k) + "()\n{\n  call.uni big;\n  ret;\n}\n";
+  const ptx::Module m = ptx::parseModule(ptx(text), "t.ptx");
+  ptx::DecodeEnv env;
+  env.select_handler = [](const ptx::DecodedInst&) -> ptx::ExecFn {
+    return [](sm::ExecContext&, const ptx::DecodedInst&) {};
+  };
+  ptx::Limits l;
+  l.statements = 50000;
+  try {
+    ptx::decodeKernels(m, env, l);
+    FAIL();
+  } catch (const ptx::ParseError& e) {
+    // 1003 instructions a kernel: the 50th crosses 50,000. Its .entry is on line 1009 + 5 x 49.
+    EXPECT_EQ(std::string(e.what()),
+              "t.ptx:1254:10: error: the number of instructions decoded for the module's kernels (each kernel with "
+              "every function it calls) is 50150" + limitTail("ptx_statements", 50000));
+  }
+  l.statements = 1000000;
+  EXPECT_EQ(ptx::decodeKernels(m, env, l).size(), 100u);
+}
+
+// Symbols are looked up by hash, not by a scan of the module's variables per reference.
+TEST(PtxHardening, ManyGlobalsAndReferencesDecodeQuickly) {
+  constexpr int kVars = 20000;
+  std::string text;
+  for (int i = 0; i < kVars; ++i) text += ".global .u32 g" + std::to_string(i) + ";\n";
+  text += ".visible .entry k()\n{\n  .reg .b64 %rd<2>;\n";
+  for (int i = 0; i < kVars; ++i) text += "  mov.u64 %rd1, g" + std::to_string(i) + ";\n";
+  text += "  ret;\n}\n";
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(text), "t.ptx");
+  EXPECT_EQ(rt.getFunction(m, "k").program().code.size(), std::size_t(kVars) + 1);
 }
 
 // ---- Item 3: reading PTX files -------------------------------------------------------------------
