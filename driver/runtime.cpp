@@ -43,6 +43,9 @@ Mode modeFromName(const std::string& name) {
 }
 
 namespace {
+// Bytes of one register slot of one thread in the functional core's register files.
+constexpr std::uint64_t kRegisterSlotBytes = sizeof(std::uint64_t);
+
 Error errorOfFault(const std::string& kind) {
   if (kind == "illegal address" || kind == "stack overflow") return Error::IllegalAddress;
   if (kind == "misaligned address") return Error::MisalignedAddress;
@@ -247,17 +250,23 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
   // CUDA reserves local memory (each thread's frame and stack) for every thread the device can
   // hold at once, and a launch whose reservation does not fit in device memory fails with
   // cudaErrorMemoryAllocation. The model allocates it on the host for every resident warp, so the
-  // same rule keeps a kernel with huge frames from exhausting the host.
-  const std::uint64_t local_per_thread = std::uint64_t(prog.functions.front().local_frame_bytes) + p.stack_size_bytes;
+  // same rule keeps a kernel with huge frames from exhausting the host. The model also keeps
+  // every thread's register slots on the host (virtual registers, constants and special registers,
+  // 8 bytes each): those beyond the physical registers are what ptxas would spill to local
+  // memory, so they are charged to the same reservation, and calls may grow them only within it.
+  const ptx::DecodedFunction& kernel = prog.functions.front();
+  const std::uint64_t register_bytes = std::uint64_t(kernel.num_regs) * kRegisterSlotBytes;
+  const std::uint64_t local_per_thread = std::uint64_t(kernel.local_frame_bytes) + p.stack_size_bytes + register_bytes;
   const std::uint64_t resident_threads =
       std::uint64_t(p.multiprocessor_count) * std::uint64_t(p.max_threads_per_multiprocessor);
   const std::uint64_t local_bytes = local_per_thread * resident_threads;  // < 2^64: both factors < 2^32
   const std::uint64_t free_bytes = s.memory.capacity() - std::min(s.memory.capacity(), s.memory.bytesAllocated());
   if (local_bytes > free_bytes) {
-    bad_config(fmt::format("local memory for {} resident threads of {} bytes each (the kernel's {}-byte frame and "
-                           "limits.stack_size_bytes = {}) is {} bytes, more than the {} bytes of device memory free",
-                           resident_threads, local_per_thread, prog.functions.front().local_frame_bytes,
-                           p.stack_size_bytes, local_bytes, free_bytes));
+    bad_config(fmt::format("local memory for {} resident threads of {} bytes each (the kernel's {}-byte frame, its {} "
+                           "register slots of {} bytes and limits.stack_size_bytes = {}) is {} bytes, more than the "
+                           "{} bytes of device memory free",
+                           resident_threads, local_per_thread, kernel.local_frame_bytes, kernel.num_regs,
+                           kRegisterSlotBytes, p.stack_size_bytes, local_bytes, free_bytes));
     s.last_error = Error::MemoryAllocation;
     return Error::MemoryAllocation;
   }
@@ -272,6 +281,9 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
   launch.grid_id = ++s.grid_id;
   launch.stack_size_bytes = p.stack_size_bytes;
   launch.call_depth_frames = s.call_depth_frames;
+  // What the reservation leaves per thread for the register slots of the kernel and its calls.
+  launch.register_bytes_per_thread =
+      free_bytes / resident_threads - std::uint64_t(kernel.local_frame_bytes) - p.stack_size_bytes;
   launch.printf_limit_bytes = p.printf_fifo_size_bytes;
 
   // Parameters, laid out as the PTX parameter list says.

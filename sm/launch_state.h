@@ -43,6 +43,10 @@ struct LaunchState {
   // Nested calls one thread may make (limits.call_depth_frames), whatever the frames' sizes: a
   // recursive .func without locals must fault, not grow the host's memory without end.
   std::uint64_t call_depth_frames = 1024;
+  // Bytes per thread the register slots of all of a warp's frames may take (8 bytes a slot): the
+  // runtime sets it from the device memory left over every resident thread; a call beyond it is a
+  // stack overflow. The default is no bound (tests that build a LaunchState themselves).
+  std::uint64_t register_bytes_per_thread = ~std::uint64_t{0};
   std::uint64_t clock = 0;           // functional mode: instructions retired so far
   std::string printf_output;
   std::uint64_t printf_limit_bytes = 1 << 20;

@@ -72,6 +72,14 @@ void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const B
                                   "(raise it with --set limits.call_depth_frames=N)",
                                   f.name, w.frames.size(), launch.call_depth_frames),
                       std::uint32_t(__builtin_ctz(w.stack.empty() ? 1u : w.stack.back().mask | 1u << 31))};
+  const std::uint64_t register_bytes = (std::uint64_t(fr.reg_base) + f.num_regs) * sizeof(std::uint64_t);
+  if (register_bytes > launch.register_bytes_per_thread)
+    throw FaultSignal{"stack overflow",
+                      fmt::format("call to '{}': the register slots of the call chain take {} bytes per thread, more "
+                                  "than the {} bytes per thread that the free device memory leaves for them over "
+                                  "every resident thread",
+                                  f.name, register_bytes, launch.register_bytes_per_thread),
+                      std::uint32_t(__builtin_ctz(w.stack.empty() ? 1u : w.stack.back().mask | 1u << 31))};
   if (std::uint64_t(fr.local_base) + f.local_frame_bytes > w.local_stride)
     throw FaultSignal{"stack overflow",
                       "call to '" + f.name + "' needs more per-thread stack than limits.stack_size_bytes allows",

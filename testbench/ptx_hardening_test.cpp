@@ -527,12 +527,42 @@ TEST(PtxHardening, LocalMemoryOfEveryResidentThreadMustFitInDeviceMemory) {
   EXPECT_EQ(rt.launch(f, Dim3(1), Dim3(1), 0, KernelArgs()), Error::MemoryAllocation);
   EXPECT_FALSE(rt.lastFault().has_value());
   EXPECT_EQ(rt.lastLaunchError(), "cannot launch kernel 'k' with grid 1x1x1 and block 1x1x1: local memory for 4096 "
-                                  "resident threads of 16777216 bytes each (the kernel's 0-byte frame and "
-                                  "limits.stack_size_bytes = 16777216) is 68719476736 bytes, more than the 4294967296 "
-                                  "bytes of device memory free");
+                                  "resident threads of 16777216 bytes each (the kernel's 0-byte frame, its 0 register "
+                                  "slots of 8 bytes and limits.stack_size_bytes = 16777216) is 68719476736 bytes, more "
+                                  "than the 4294967296 bytes of device memory free");
   Runtime ok(GpuConfig::loadDefault({"limits.stack_size_bytes=65536"}));
   auto& g = ok.getFunction(ok.loadModuleString(ptx(".visible .entry k()\n{\n  ret;\n}\n"), "t.ptx"), "k");
   EXPECT_EQ(ok.launch(g, Dim3(1), Dim3(1), 0, KernelArgs()), Error::Success);
+}
+
+// A million register slots per thread (8 MB) over tiny's 4096 resident threads is 32 GiB of
+// register files: refused like local memory, not allocated warp by warp.
+TEST(PtxHardening, RegisterSlotsCountAgainstTheLocalMemoryReservation) {
+  constexpr int kRegs = 1000000;
+  std::string text = ".visible .entry k()\n{\n  .reg .b32 %r<" + std::to_string(kRegs) + ">;\n";
+  for (int i = 0; i < kRegs; ++i) text += "  mov.u32 %r" + std::to_string(i) + ", 1;\n";
+  text += "  ret;\n}\n";
+  Runtime rt;
+  auto& f = rt.getFunction(rt.loadModuleString(ptx(text), "t.ptx"), "k");
+  EXPECT_EQ(rt.launch(f, Dim3(1), Dim3(1024), 0, KernelArgs()), Error::MemoryAllocation);
+  EXPECT_NE(rt.lastLaunchError().find("its 1000001 register slots of 8 bytes"), std::string::npos) << rt.lastLaunchError();
+}
+
+// Recursion through a function with many registers stops when the frames' registers outgrow the
+// share of device memory each resident thread has, before the call-depth limit.
+TEST(PtxHardening, RecursionWithManyRegistersStopsAtTheRegisterShare) {
+  std::string body = ".func down()\n{\n  .reg .b32 %r<20000>;\n";
+  for (int i = 0; i < 20000; ++i) body += "  mov.u32 %r" + std::to_string(i) + ", 1;\n";
+  body += "  call.uni down;\n  ret;\n}\n.visible .entry k()\n{\n  call.uni down;\n  ret;\n}\n";
+  Runtime rt;  // 4 GiB over 4096 threads: 1 MiB each, less the 1 KiB stack
+  auto& f = rt.getFunction(rt.loadModuleString(ptx(body), "t.ptx"), "k");
+  EXPECT_EQ(rt.launch(f, Dim3(1), Dim3(1), 0, KernelArgs()), Error::IllegalAddress);
+  ASSERT_TRUE(rt.lastFault().has_value());
+  EXPECT_EQ(rt.lastFault()->kind, "stack overflow");
+  // 20001 slots a frame (with the constant 1): the 7th call's frames would take 1120056 bytes.
+  EXPECT_EQ(rt.lastFault()->message,
+            "call to 'down': the register slots of the call chain take 1120056 bytes per thread, more than the "
+            "1047552 bytes per thread that the free device memory leaves for them over every resident thread");
 }
 
 // ---- Item 10: zero costs nothing, and device memory is checked first --------------------------
