@@ -2,12 +2,16 @@
 // this object is linked into every executable that can run RTL (an OBJECT library, so the linker
 // keeps it), and the model then finds them when the config asks for `impl: rtl` or `cosim`.
 #include "rtl/coalescer_rtl.h"
+#include "rtl/warp_sched_rtl.h"
 
 namespace scgpu::rtl {
 namespace {
 
 struct Registrar {
-  Registrar() { sm::timing::registerRtlCoalescer(makeRtlCoalescer); }
+  Registrar() {
+    sm::timing::registerRtlCoalescer(makeRtlCoalescer);
+    sm::timing::registerRtlWarpScheduler(makeRtlWarpScheduler);
+  }
 };
 const Registrar registrar;
 

@@ -1,29 +1,48 @@
 #!/usr/bin/env bash
-# Every RTL block in rtl/: lint-clean under `verilator --lint-only -Wall` (also with the planted-bug
-# define the tests use) and synthesizable by Yosys (`synth`, no errors); prints each block's cell
-# count. ctest runs it as `rtl_lint_synth`. Usage: scripts/rtl_check.sh [BLOCK.sv ...]
+# Every RTL block in rtl/: lint-clean under `verilator --lint-only -Wall` (with each parameter set
+# below, and with the planted-bug define the tests use) and synthesizable by Yosys (`synth`, no
+# errors); prints each block's cell count per parameter set. ctest runs it as `rtl_lint_synth`.
+# Usage: scripts/rtl_check.sh [BLOCK ...]   (default: every block in rtl/)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root/rtl"
+# Parameter sets to check per block ("-" for the defaults); space-separated NAME=VALUE,NAME=VALUE.
+declare -A param_sets=(
+  [warp_sched_arbiter]="POLICY=0,NUM_WARPS=16 POLICY=1,NUM_WARPS=16 POLICY=2,NUM_WARPS=16"
+)
 blocks=("$@")
-[ ${#blocks[@]} -gt 0 ] || blocks=(*.sv)
+if [ ${#blocks[@]} -eq 0 ]; then
+  for sv in *.sv; do blocks+=("${sv%.sv}"); done
+fi
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-printf '%-24s %-6s %10s\n' block lint cells
+printf '%-20s %-28s %-6s %10s\n' block parameters lint cells
 failed=0
-for sv in "${blocks[@]}"; do
-  top="${sv%.sv}"
-  if verilator --lint-only -Wall "$sv" && verilator --lint-only -Wall -DSCGPU_PLANTED_BUG "$sv"; then lint=ok; else
-    lint=FAIL
-    failed=1
-  fi
-  if yosys -p "read_verilog -sv $sv; synth -top $top; stat" > "$log" 2>&1; then
-    cells="$(awk '/Number of cells:/ {n = $4} END {print n}' "$log")"
-  else
-    cells=FAIL
-    failed=1
-    grep -m5 -i error "$log" >&2 || true
-  fi
-  printf '%-24s %-6s %10s\n' "$top" "$lint" "$cells"
+for top in "${blocks[@]}"; do
+  for set in ${param_sets[$top]:--}; do
+    vargs=() chparam=""
+    if [ "$set" != - ]; then
+      IFS=',' read -r -a kvs <<<"$set"
+      for kv in "${kvs[@]}"; do
+        vargs+=("-G$kv")
+        chparam+=" -set ${kv%%=*} ${kv#*=}"
+      done
+    fi
+    if verilator --lint-only -Wall "${vargs[@]}" "$top.sv" &&
+       verilator --lint-only -Wall -DSCGPU_PLANTED_BUG "${vargs[@]}" "$top.sv"; then lint=ok; else
+      lint=FAIL
+      failed=1
+    fi
+    script="read_verilog -sv $top.sv;"
+    [ -z "$chparam" ] || script+=" chparam$chparam $top;"
+    if yosys -p "$script synth -top $top; stat" > "$log" 2>&1; then
+      cells="$(awk '/Number of cells:/ {n = $4} END {print n}' "$log")"
+    else
+      cells=FAIL
+      failed=1
+      grep -m5 -i error "$log" >&2 || true
+    fi
+    printf '%-20s %-28s %-6s %10s\n' "$top" "${set/-/defaults}" "$lint" "$cells"
+  done
 done
 exit $failed

@@ -41,6 +41,7 @@ struct SmParams {
   // Which implementation of each carved-out block runs: "model" (C++), "rtl" (the Verilated
   // SystemVerilog in rtl/) or "cosim" (both, compared on every transaction).
   std::string coalescer_impl = "model";
+  std::string scheduler_impl = "model";
 
   // Instruction supply.
   CacheParams icache;                            // hit_latency_cycles, miss latency below

@@ -19,6 +19,7 @@
 
 #include "memsys/dram_presets.h"
 #include "sm/timing/coalescer.h"
+#include "sm/timing/warp_scheduler.h"
 #include "tlm/gpu_config.h"
 
 namespace scgpu {
@@ -236,6 +237,10 @@ Schema buildSchema() {
             "instructions one scheduler may issue per cycle (Kepler dual issue: 2)");
   b.integer("sm.two_level_active_warps", FIELD(sm.two_level_active_warps), 1, 1024,
             "two_level: warps in a scheduler's active set; at most max_warps_per_sm / sub_cores");
+  b.section("sm.scheduler", "the warp-scheduler issue arbiter of each sub-core (docs/rtl-cosim.md)");
+  b.choice("sm.scheduler.impl", FIELD(sm.scheduler_impl), {"model", "rtl", "cosim"},
+           "model: C++; rtl: rtl/warp_sched_arbiter.sv through Verilator; cosim: both, picks compared every cycle "
+           "(a divergence stops the run with exit status 4)");
   b.section("sm.coalescer", "the LSU coalescer block (docs/rtl-cosim.md)");
   b.choice("sm.coalescer.impl", FIELD(sm.coalescer_impl), {"model", "rtl", "cosim"},
            "model: C++; rtl: rtl/lsu_coalescer.sv through Verilator; cosim: both, compared on every access "
@@ -846,6 +851,18 @@ class Checker {
         sm::timing::makeCoalescer(sm.coalescer_impl, {sm.l1.line_bytes, sm.l1.sector_bytes}, "gpu.sm.coalescer");
       } catch (const std::invalid_argument& e) {
         fail({"sm.coalescer.impl", "sm.l1.line_bytes", "sm.l1.sector_bytes"}, e.what());
+      }
+    }
+    if (sm.scheduler_impl != "model") {
+      sm::timing::SchedulerParams sp;
+      sp.policy = sm.scheduler_policy;
+      sp.sub_cores = sm.sub_cores;
+      sp.warps_per_sub_core = (sm.max_warps_per_sm + sm.sub_cores - 1) / sm.sub_cores;
+      sp.two_level_active_warps = sm.two_level_active_warps;
+      try {
+        sm::timing::makeWarpScheduler(sm.scheduler_impl, sp, "gpu.sm.sched");
+      } catch (const std::invalid_argument& e) {
+        fail({"sm.scheduler.impl", "sm.max_warps_per_sm", "sm.sub_cores"}, e.what());
       }
     }
     if (sm.instruction_bytes > sm.icache.line_bytes)

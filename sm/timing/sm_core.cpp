@@ -103,6 +103,8 @@ struct SmCore::Impl {
   void retireBlocks(std::uint64_t now);
   void checkDeadlock(BlockSlot& b);
   void markExited(std::uint32_t slot);
+  // A co-simulated block of this SM differed from its model: the run stops with the report.
+  void cosimFault(const std::string& message, SubCore& sc, std::uint64_t now);
 
   SmParams p;
   std::uint32_t index;
@@ -166,9 +168,15 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
   trace.resize(p.sub_cores);
   for (std::uint32_t i = 0; i < p.sub_cores; ++i) {
     SubCore& sc = subs[i];
-    sc.sched = WarpScheduler::make(p);
-    sc.collector_free.assign(p.operand_collectors, 0);
     const std::string s = fmt::format("{}.sched[{}]", name, i);
+    SchedulerParams sp;
+    sp.policy = p.scheduler_policy;
+    sp.sub_cores = p.sub_cores;
+    sp.sub_core = i;
+    sp.warps_per_sub_core = (p.max_warps_per_sm + p.sub_cores - 1) / p.sub_cores;
+    sp.two_level_active_warps = p.two_level_active_warps;
+    sc.sched = makeWarpScheduler(p.scheduler_impl, sp, s);
+    sc.collector_free.assign(p.operand_collectors, 0);
     sc.issued = stats.counter(s + ".issued", "warp instructions issued");
     sc.active = stats.counter(s + ".cycles_active", "cycles with at least one live warp");
     for (int r = 0; r < int(Reason::Count); ++r) {
@@ -470,6 +478,15 @@ void SmCore::Impl::fetchFor(WarpSlot& ws, std::uint64_t t) {
 
 // One fetch per sub-core per cycle: first a warp with an empty buffer (round robin), else the
 // warp that just issued, else any warp with room (round robin).
+void SmCore::Impl::cosimFault(const std::string& message, SubCore& sc, std::uint64_t now) {
+  // Named after the sub-core's oldest warp: the divergence is the scheduler's, not a thread's.
+  const WarpSlot& ws = warps[sc.warps.front()];
+  const BlockSlot& b = blocks[ws.block];
+  FaultSignal sig{"cosim divergence", fmt::format("at cycle {}: {}", now, message), 0};
+  fault = makeFaultReport(sig, *b.launch, b.state, *ws.w, ws.head_pc == kNoPc ? ws.ib_pc : ws.head_pc);
+  fault->cycle = now;
+}
+
 void SmCore::Impl::fetch(SubCore& sc, int issued_slot, std::uint64_t t) {
   auto eligible = [&](const WarpSlot& ws) {
     return !ws.exited && ws.ib_count < ib_capacity && ws.fetch_at <= t &&
@@ -668,6 +685,10 @@ void SmCore::tick(std::uint64_t cycle) {
         for (std::uint32_t s : sc.warps)
           if (m.status[s] == Reason::Ready) m.status[s] = m.evaluate(m.warps[s], sc, cycle);
       const int idx = sc.sched->pick(sc.warps, m.status);
+      if (const std::string* d = sc.sched->divergence()) {  // co-simulated RTL differed from the model
+        m.cosimFault(*d, sc, cycle);
+        break;
+      }
       if (idx < 0) break;
       const std::uint32_t slot = sc.warps[std::size_t(idx)];
       SchedulerTrace t;

@@ -1,6 +1,9 @@
 #include "sm/timing/warp_scheduler.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <deque>
 #include <stdexcept>
 
 namespace scgpu::sm::timing {
@@ -119,6 +122,87 @@ class TwoLevel : public WarpScheduler {
 };
 
 }  // namespace
+
+namespace {
+
+WarpSchedulerFactory& rtlSchedulerFactory() {
+  static WarpSchedulerFactory f;
+  return f;
+}
+
+// Runs the model and the RTL side by side: every call goes to both, and every pick's answers are
+// compared. The model's answer drives the SM; the first difference is kept for the report.
+class CosimScheduler : public WarpScheduler {
+ public:
+  CosimScheduler(std::unique_ptr<WarpScheduler> model, std::unique_ptr<WarpScheduler> rtl, std::string instance)
+      : model_(std::move(model)), rtl_(std::move(rtl)), instance_(std::move(instance)) {}
+  void add(std::uint32_t slot) override {
+    model_->add(slot);
+    rtl_->add(slot);
+    remember(fmt::format("add slot {}", slot));
+  }
+  void remove(std::uint32_t slot) override {
+    model_->remove(slot);
+    rtl_->remove(slot);
+    remember(fmt::format("remove slot {}", slot));
+  }
+  int pick(const std::vector<std::uint32_t>& warps, const std::vector<Reason>& status) override {
+    const int want = model_->pick(warps, status);
+    const int got = rtl_->pick(warps, status);
+    auto slotText = [&](int i) { return i < 0 ? std::string("none") : fmt::format("slot {}", warps[std::size_t(i)]); };
+    std::string state;
+    for (std::uint32_t s : warps) state += fmt::format(" {}:{}", s, toString(status[s]));
+    if (want != got && divergence_.empty()) {
+      std::string history;
+      for (const auto& h : history_) history += "    " + h + "\n";
+      divergence_ = fmt::format("RTL and model differ in {} ({}), port grant: expected (model) {}, got (RTL) {}\n"
+                                "  warps (launch order) and their status this cycle:{}\n  the instance's last {} "
+                                "operations:\n{}",
+                                instance_, "rtl/warp_sched_arbiter.sv", slotText(want), slotText(got), state,
+                                history_.size(), history);
+    }
+    remember(fmt::format("pick -> {} (status:{})", slotText(want), state));
+    return want;
+  }
+  void issued(std::uint32_t slot) override {
+    model_->issued(slot);
+    rtl_->issued(slot);
+  }
+  const char* name() const override { return model_->name(); }
+  const std::string* divergence() const override { return divergence_.empty() ? nullptr : &divergence_; }
+
+ private:
+  void remember(std::string s) {
+    constexpr std::size_t kHistory = 12;  // operations kept for the report
+    history_.push_back(std::move(s));
+    if (history_.size() > kHistory) history_.pop_front();
+  }
+  std::unique_ptr<WarpScheduler> model_, rtl_;
+  std::string instance_;
+  std::string divergence_;
+  std::deque<std::string> history_;
+};
+
+}  // namespace
+
+void registerRtlWarpScheduler(WarpSchedulerFactory factory) { rtlSchedulerFactory() = std::move(factory); }
+
+std::unique_ptr<WarpScheduler> makeWarpScheduler(const std::string& impl, const SchedulerParams& params,
+                                                 const std::string& instance) {
+  SmParams p;
+  p.scheduler_policy = params.policy;
+  p.two_level_active_warps = params.two_level_active_warps;
+  if (impl == "model") return WarpScheduler::make(p);
+  if (impl != "rtl" && impl != "cosim")
+    throw std::invalid_argument("sm.scheduler.impl must be model, rtl or cosim, got '" + impl + "'");
+  if (!rtlSchedulerFactory())
+    throw std::invalid_argument("sm.scheduler.impl = " + impl +
+                                " needs the RTL blocks: this scgpu was built without them (cmake -DSCGPU_RTL=ON, "
+                                "with Verilator installed)");
+  auto rtl = rtlSchedulerFactory()(params, instance);
+  if (impl == "rtl") return rtl;
+  return std::make_unique<CosimScheduler>(WarpScheduler::make(p), std::move(rtl), instance);
+}
 
 std::unique_ptr<WarpScheduler> WarpScheduler::make(const SmParams& p) {
   if (p.scheduler_policy == "lrr") return std::make_unique<Lrr>();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,29 @@ class WarpScheduler {
 
   // Throws std::invalid_argument for an unknown policy.
   static std::unique_ptr<WarpScheduler> make(const SmParams& p);
+
+  // Co-simulation: the first pick on which the RTL differed from the model (empty otherwise).
+  // The model's answer is used; the SM stops the run with this as a "cosim divergence" fault.
+  virtual const std::string* divergence() const { return nullptr; }
 };
+
+// What an implementation of one sub-core's scheduler needs to know.
+struct SchedulerParams {
+  std::string policy = "gto";           // lrr | gto | two_level
+  std::uint32_t sub_cores = 4;          // warp slot s belongs to sub-core s % sub_cores, local index s / sub_cores
+  std::uint32_t sub_core = 0;           // which one this is
+  std::uint32_t warps_per_sub_core = 16;
+  std::uint32_t two_level_active_warps = 8;
+};
+
+// The RTL implementation's factory (rtl/warp_sched_arbiter.sv), registered by rtl/ when linked in.
+// Throws std::invalid_argument when the RTL cannot honour a parameter.
+using WarpSchedulerFactory =
+    std::function<std::unique_ptr<WarpScheduler>(const SchedulerParams& params, const std::string& instance)>;
+void registerRtlWarpScheduler(WarpSchedulerFactory factory);
+
+// impl: "model" (WarpScheduler::make), "rtl" or "cosim" (both, picks compared every cycle).
+std::unique_ptr<WarpScheduler> makeWarpScheduler(const std::string& impl, const SchedulerParams& params,
+                                                 const std::string& instance);
 
 }  // namespace scgpu::sm::timing
