@@ -99,6 +99,8 @@ void printLaunchError(const driver::Runtime& runtime, driver::Error error) {
     const std::string report = fault->toString();
     std::cerr << report << (report.empty() || report.back() != '\n' ? "\n" : "");
   }
+  else if (!runtime.lastLaunchError().empty())  // the device refused the launch, and says why
+    std::cerr << "scgpu: error: " << runtime.lastLaunchError() << " (" << driver::errorName(error) << ")\n";
   else
     std::cerr << "scgpu: error: kernel launch failed: " << driver::errorName(error) << "\n";
 }

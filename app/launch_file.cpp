@@ -850,11 +850,12 @@ LaunchOutcome runLaunch(const LaunchSpec& spec, driver::Runtime& rt) {
       throw ConfigError(fmt::format("{}: error: launch of '{}' refused ({}): do the args match the kernel's "
                                     "parameters in number and size?",
                                     spec.args_loc.str(), spec.kernel, driver::errorName(err)));
+    const std::string& why = rt.lastLaunchError();  // the device's reason, e.g. which limit the shape breaks
     throw ConfigError(fmt::format("{}: error: launch of '{}' with grid {}x{}x{}, block {}x{}x{} and {} bytes of "
-                                  "dynamic shared memory refused ({})",
+                                  "dynamic shared memory refused ({}){}{}",
                                   spec.block_loc.str(), spec.kernel, spec.grid.x, spec.grid.y, spec.grid.z,
                                   spec.block.x, spec.block.y, spec.block.z, spec.dynamic_shared_bytes,
-                                  driver::errorName(err)));
+                                  driver::errorName(err), why.empty() ? "" : ": ", why));
   }
   if (err != driver::Error::Success) {
     outcome.passed = false;
