@@ -79,16 +79,21 @@ TraceOptions traceOptions(const RunOptions& o) {
   t.timeline_path = o.timeline;
   t.filters = trace::PathFilter::split(o.trace_filter);
   if (!o.trace_window.empty()) {
+    // START:END, each a plain decimal number of core cycles or empty; nothing else is accepted.
+    const std::string bad = "expected START:END in core cycles (decimal, either may be empty, START <= END), "
+                            "e.g. 1000:5000";
     const auto colon = o.trace_window.find(':');
-    if (colon == std::string::npos)
-      throw CLI::ValidationError("--trace-window", "expected START:END in core cycles, e.g. 1000:5000");
-    try {
-      const std::string a = o.trace_window.substr(0, colon), b = o.trace_window.substr(colon + 1);
-      if (!a.empty()) t.window_start = std::stoull(a);
-      if (!b.empty()) t.window_end = std::stoull(b);
-    } catch (const std::exception&) {
-      throw CLI::ValidationError("--trace-window", "expected START:END in core cycles, e.g. 1000:5000");
-    }
+    if (colon == std::string::npos || o.trace_window.find(':', colon + 1) != std::string::npos)
+      throw CLI::ValidationError("--trace-window", bad);
+    auto number = [&](const std::string& text, std::uint64_t& out) {
+      if (text.empty()) return;
+      if (text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
+        throw CLI::ValidationError("--trace-window", bad);
+      out = std::stoull(text);
+    };
+    number(o.trace_window.substr(0, colon), t.window_start);
+    number(o.trace_window.substr(colon + 1), t.window_end);
+    if (t.window_start > t.window_end) throw CLI::ValidationError("--trace-window", bad);
   }
   return t;
 }

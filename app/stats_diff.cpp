@@ -37,6 +37,12 @@ json readObject(const std::string& path) {
     j = json::parse(text, depth_check);
   } catch (const json::parse_error& e) {
     throw std::runtime_error(fmt::format("{}: error: not valid JSON (at byte {})", path, e.byte));
+  } catch (const json::exception& e) {
+    // Valid syntax that nlohmann cannot hold (a number past double's range): say which file.
+    std::string what = e.what();
+    if (const auto close = what.find("] "); what.rfind("[json.exception", 0) == 0 && close != std::string::npos)
+      what = what.substr(close + 2);
+    throw std::runtime_error(fmt::format("{}: error: not usable JSON: {}", path, what));
   }
   if (!j.is_object())
     throw std::runtime_error(fmt::format("{}: error: the top level is not an object (is it a `scgpu run --stats-json` file?)",

@@ -194,6 +194,13 @@ Node resolveExtends(Node node, const std::string& source, const fs::path& base_d
   if (parent.empty())
     throw ConfigError(fmt::format("{}: error: extended config '{}' not found (looked beside {} and in {})",
                                   ext.value.at.str(), ext.value.scalar, source, Config::configDir()));
+  // A cycle is reported at the `extends:` that closes it.
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(parent, ec);
+  for (const auto& c : chain)
+    if (fs::weakly_canonical(c, ec) == canonical)
+      throw ConfigError(fmt::format("{}: error: `extends:` cycle: {}", ext.value.at.str(),
+                                    readableChain(chain, parent.string())));
   Node base = parseFile(parent.string(), chain);
   mergeInto(base, node);
   return base;
