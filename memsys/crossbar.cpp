@@ -24,24 +24,6 @@ std::uint32_t countBits(const std::vector<std::uint64_t>& bits) {
   return n;
 }
 
-// First set bit i in [lo, hi) (in increasing order) with pred(i); kNotFound if none.
-constexpr std::uint32_t kNotFound = ~0u;
-template <typename Pred>
-std::uint32_t findSet(const std::vector<std::uint64_t>& bits, std::uint32_t lo, std::uint32_t hi, Pred pred) {
-  if (lo >= hi) return kNotFound;
-  for (std::uint32_t w = lo >> 6; w <= (hi - 1) >> 6; ++w) {
-    std::uint64_t word = bits[w];
-    if (w == lo >> 6) word &= ~std::uint64_t(0) << (lo & 63);
-    if (w == (hi - 1) >> 6 && (hi & 63)) word &= (std::uint64_t(1) << (hi & 63)) - 1;
-    while (word) {
-      const std::uint32_t i = w * 64 + std::uint32_t(__builtin_ctzll(word));
-      if (pred(i)) return i;
-      word &= word - 1;
-    }
-  }
-  return kNotFound;
-}
-
 }  // namespace
 
 // ---- Network ----
@@ -50,6 +32,7 @@ void Crossbar::Network::init(std::uint32_t inputs, std::uint32_t outputs) {
   in.assign(inputs, Input{});
   out.assign(outputs, Output{});
   for (Output& o : out) o.reqs.assign((inputs + 63) / 64, 0);
+  eligible.assign((inputs + 63) / 64, 0);
   active.assign((outputs + 63) / 64, 0);
 }
 
@@ -75,13 +58,20 @@ void Crossbar::Network::pop(std::uint32_t output) {
   --packets;
 }
 
-std::uint32_t Crossbar::Network::arbitrate(Output& o, std::uint64_t cycle) const {
-  const std::uint32_t n = std::uint32_t(in.size());
-  auto eligible = [&](std::uint32_t i) { return in[i].queue.front().eligible <= cycle; };
-  const std::uint32_t start = round_robin ? o.rr_next : 0;
-  std::uint32_t g = findSet(o.reqs, start, n, eligible);
-  if (g == kNotFound) g = findSet(o.reqs, 0, start, eligible);
-  return g == kNotFound ? kNone : g;
+std::uint32_t Crossbar::Network::arbitrate(std::uint32_t output, std::uint64_t cycle) {
+  // The requests whose head packet may be switched this cycle go to the switch allocator.
+  const Output& o = out[output];
+  for (std::size_t w = 0; w < o.reqs.size(); ++w) {
+    std::uint64_t word = o.reqs[w], keep = 0;
+    for (std::uint64_t rest = word; rest; rest &= rest - 1) {
+      const std::uint32_t i = std::uint32_t(w * 64) + std::uint32_t(__builtin_ctzll(rest));
+      if (in[i].queue.front().eligible <= cycle) keep |= rest & (~rest + 1);
+    }
+    eligible[w] = keep;
+  }
+  if (!anyBit(eligible)) return kNone;
+  const std::uint32_t g = arbiter->grant(output, eligible, cycle);
+  return g == CrossbarArbiter::kNone ? kNone : g;
 }
 
 void Crossbar::Network::tick(std::uint64_t cycle) {
@@ -93,7 +83,7 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
       word &= word - 1;
       Output& o = out[oi];
       if (o.granted == kNone) {
-        o.granted = arbitrate(o, cycle);
+        o.granted = arbitrate(oi, cycle);
         if (o.granted != kNone) clearBit(o.reqs, o.granted);
       }
       if (o.granted != kNone) {
@@ -112,7 +102,7 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
             ++*packets_switched;
             const std::uint32_t g = o.granted;
             o.granted = kNone;
-            o.rr_next = g + 1 == std::uint32_t(in.size()) ? 0 : g + 1;
+            arbiter->done(oi, g);
             if (!src.queue.empty()) {
               // An input reads one flit per cycle: its next packet starts next cycle at the earliest.
               Packet& next = src.queue.front();
@@ -161,8 +151,10 @@ Crossbar::Crossbar(const CrossbarParams& params, std::uint32_t sm_ports, std::ui
     n->in_cap = params.input_buffer_flits;
     n->out_cap = params.output_buffer_flits;
     n->latency = params.latency_cycles;
-    n->round_robin = params.arbitration == "round_robin";
   }
+  const bool rr = params.arbitration == "round_robin";
+  req_.arbiter = makeCrossbarArbiter(params.impl, ArbiterParams{sm_ports, l2_ports, rr}, name + ".request_arbiter");
+  rsp_.arbiter = makeCrossbarArbiter(params.impl, ArbiterParams{l2_ports, sm_ports, rr}, name + ".response_arbiter");
   auto c = [&](const std::string& n, const char* d) { return stats.counter(name + "." + n, d); };
   req_.flits_switched = c("request_flits", "flits switched on the request network");
   rsp_.flits_switched = c("response_flits", "flits switched on the response network");
@@ -176,6 +168,11 @@ Crossbar::Crossbar(const CrossbarParams& params, std::uint32_t sm_ports, std::ui
     req_.out[i].busy = c("l2[" + std::to_string(i) + "].port_busy_cycles", "cycles this L2-side output switched a flit");
   for (std::uint32_t i = 0; i < sm_ports; ++i)
     rsp_.out[i].busy = c("sm[" + std::to_string(i) + "].port_busy_cycles", "cycles this SM-side output switched a flit");
+}
+
+const std::string* Crossbar::divergence() const {
+  if (const std::string* d = req_.arbiter->divergence()) return d;
+  return rsp_.arbiter->divergence();
 }
 
 std::uint32_t Crossbar::packetFlits(const MemRequest& req, bool response) const {

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "memsys/address_map.h"
+#include "memsys/crossbar_arbiter.h"
 #include "memsys/mem_request.h"
 #include "memsys/memsys_params.h"
 #include "base/stats.h"
@@ -82,6 +83,10 @@ class Crossbar {
   // Packet size in flits on the request (response = false) or response network.
   std::uint32_t packetFlits(const MemRequest& req, bool response) const;
 
+  // Co-simulation of the switch allocators: the first grant on which an RTL arbiter differed from
+  // its model (null otherwise); the chip stops the run with it.
+  const std::string* divergence() const;
+
  private:
   struct Packet {
     MemRequest req;
@@ -99,7 +104,6 @@ class Crossbar {
   };
   struct Output {
     std::uint32_t granted = kNone;
-    std::uint32_t rr_next = 0;
     std::uint32_t flits = 0;            // output buffer occupancy
     std::vector<std::uint64_t> reqs;    // bitset of inputs whose head packet targets this output
     std::deque<Timed> traversing;       // switched, arriving at `arrive`
@@ -114,7 +118,8 @@ class Crossbar {
     std::vector<std::uint64_t> active;  // bitset of outputs with work (requests, grant, traversal)
     std::uint64_t packets = 0;          // packets anywhere in this network
     std::uint32_t in_cap = 0, out_cap = 0, latency = 0;
-    bool round_robin = true;
+    std::unique_ptr<CrossbarArbiter> arbiter;  // the switch allocator: model, RTL or both
+    std::vector<std::uint64_t> eligible;       // scratch: this cycle's requests of one output
     Counter *flits_switched = nullptr, *packets_switched = nullptr, *stalls = nullptr, *conflicts = nullptr;
 
     void init(std::uint32_t inputs, std::uint32_t outputs);
@@ -122,7 +127,7 @@ class Crossbar {
     void pop(std::uint32_t output);
     void tick(std::uint64_t cycle);
     void headChanged(std::uint32_t input);  // registers the input's new head packet with its output
-    std::uint32_t arbitrate(Output& o, std::uint64_t cycle) const;
+    std::uint32_t arbitrate(std::uint32_t output, std::uint64_t cycle);
   };
 
   CrossbarParams params_;

@@ -27,6 +27,7 @@ struct CrossbarParams {
   std::uint32_t output_buffer_flits = 64;        // per output port
   std::string arbitration = "round_robin";       // round_robin | fixed_priority
   std::uint32_t request_header_bytes = 8;        // a read request's size on the wire
+  std::string impl = "model";                    // switch allocators: model | rtl | cosim (docs/rtl-cosim.md)
 };
 
 struct L2Params {

@@ -3,6 +3,7 @@
 // keeps it), and the model then finds them when the config asks for `impl: rtl` or `cosim`.
 #include "rtl/coalescer_rtl.h"
 #include "rtl/warp_sched_rtl.h"
+#include "rtl/xbar_arbiter_rtl.h"
 
 namespace scgpu::rtl {
 namespace {
@@ -11,6 +12,7 @@ struct Registrar {
   Registrar() {
     sm::timing::registerRtlCoalescer(makeRtlCoalescer);
     sm::timing::registerRtlWarpScheduler(makeRtlWarpScheduler);
+    memsys::registerRtlCrossbarArbiter(makeRtlCrossbarArbiter);
   }
 };
 const Registrar registrar;

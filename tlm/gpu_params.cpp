@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "memsys/crossbar_arbiter.h"
 #include "memsys/dram_presets.h"
 #include "sm/timing/coalescer.h"
 #include "sm/timing/warp_scheduler.h"
@@ -291,6 +292,9 @@ Schema buildSchema() {
             "buffer per output port; holds at least one whole packet");
   b.choice("crossbar.arbitration", FIELD(crossbar.arbitration), {"round_robin", "fixed_priority"},
            "output-port arbitration");
+  b.choice("crossbar.impl", FIELD(crossbar.impl), {"model", "rtl", "cosim"},
+           "the switch allocators: model: C++; rtl: rtl/xbar_arbiter.sv through Verilator; cosim: both, grants "
+           "compared (a divergence stops the run with exit status 4)");
   b.integer("crossbar.request_header_bytes", FIELD(crossbar.request_header_bytes), 0, 1024,
             "a request's header on the wire (a read request is only this)");
 
@@ -863,6 +867,15 @@ class Checker {
         sm::timing::makeWarpScheduler(sm.scheduler_impl, sp, "gpu.sm.sched");
       } catch (const std::invalid_argument& e) {
         fail({"sm.scheduler.impl", "sm.max_warps_per_sm", "sm.sub_cores"}, e.what());
+      }
+    }
+    if (p_.crossbar.impl != "model") {
+      const bool rr = p_.crossbar.arbitration == "round_robin";
+      try {  // both networks: SMs -> slices and slices -> SMs
+        memsys::makeCrossbarArbiter(p_.crossbar.impl, {sm.count, p_.l2.slices, rr}, "gpu.xbar.request_arbiter");
+        memsys::makeCrossbarArbiter(p_.crossbar.impl, {p_.l2.slices, sm.count, rr}, "gpu.xbar.response_arbiter");
+      } catch (const std::invalid_argument& e) {
+        fail({"crossbar.impl", "sm.count", "l2.slices"}, e.what());
       }
     }
     if (sm.instruction_bytes > sm.icache.line_bytes)

@@ -119,6 +119,14 @@ void GpuTop::coreTick(std::uint64_t cycle) {
       break;
     }
   }
+  if (!fault_)
+    if (const std::string* d = xbar_->xbar.divergence()) {  // a co-simulated switch allocator differed
+      sm::FaultReport r;
+      r.kind = "cosim divergence";
+      r.kernel = launch_->program->kernel_name;
+      r.message = *d;
+      fault_ = r;
+    }
   std::uint64_t issued = 0;
   for (const auto& s : sms_) issued += s->core.instructionsIssued();
   if (issued != last_issued_) {

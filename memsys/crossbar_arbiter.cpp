@@ -1,0 +1,97 @@
+#include "memsys/crossbar_arbiter.h"
+
+#include <fmt/format.h>
+
+#include <deque>
+#include <stdexcept>
+
+namespace scgpu::memsys {
+namespace {
+
+// The first set bit at or after `from` (below `n`), else the first set bit below `from`.
+std::uint32_t firstFrom(const std::vector<std::uint64_t>& bits, std::uint32_t from, std::uint32_t n) {
+  for (int pass = 0; pass < 2; ++pass) {
+    const std::uint32_t lo = pass == 0 ? from : 0, hi = pass == 0 ? n : std::min(from, n);
+    for (std::uint32_t w = lo >> 6; lo < hi && w <= (hi - 1) >> 6; ++w) {
+      std::uint64_t word = bits[w];
+      if (w == lo >> 6) word &= ~std::uint64_t(0) << (lo & 63);
+      if (w == (hi - 1) >> 6 && (hi & 63)) word &= (std::uint64_t(1) << (hi & 63)) - 1;
+      if (word) return w * 64 + std::uint32_t(__builtin_ctzll(word));
+    }
+  }
+  return CrossbarArbiter::kNone;
+}
+
+ArbiterFactory& rtlArbiterFactory() {
+  static ArbiterFactory f;
+  return f;
+}
+
+class CosimArbiter : public CrossbarArbiter {
+ public:
+  CosimArbiter(std::unique_ptr<CrossbarArbiter> model, std::unique_ptr<CrossbarArbiter> rtl, std::string instance)
+      : model_(std::move(model)), rtl_(std::move(rtl)), instance_(std::move(instance)) {}
+  std::uint32_t grant(std::uint32_t output, const std::vector<std::uint64_t>& requests, std::uint64_t cycle) override {
+    const std::uint32_t want = model_->grant(output, requests, cycle);
+    const std::uint32_t got = rtl_->grant(output, requests, cycle);
+    auto text = [](std::uint32_t i) { return i == kNone ? std::string("none") : fmt::format("input {}", i); };
+    std::string reqs;
+    for (std::size_t w = 0; w < requests.size(); ++w)
+      for (std::uint64_t word = requests[w]; word; word &= word - 1)
+        reqs += fmt::format(" {}", w * 64 + std::size_t(__builtin_ctzll(word)));
+    if (want != got && divergence_.empty()) {
+      std::string history;
+      for (const auto& h : history_) history += "    " + h + "\n";
+      divergence_ = fmt::format("RTL and model differ at cycle {} in {} (rtl/xbar_arbiter.sv), port gnt of output {}: "
+                                "expected (model) {}, got (RTL) {}\n  requesting inputs:{}\n  the instance's last {} "
+                                "operations:\n{}",
+                                cycle, instance_, output, text(want), text(got), reqs, history_.size(), history);
+    }
+    remember(fmt::format("cycle {}: output {} requests:{} -> {}", cycle, output, reqs, text(want)));
+    return want;
+  }
+  void done(std::uint32_t output, std::uint32_t input) override {
+    model_->done(output, input);
+    rtl_->done(output, input);
+    remember(fmt::format("output {} done with input {}", output, input));
+  }
+  const std::string* divergence() const override { return divergence_.empty() ? nullptr : &divergence_; }
+
+ private:
+  void remember(std::string s) {
+    constexpr std::size_t kHistory = 12;  // operations kept for the report
+    history_.push_back(std::move(s));
+    if (history_.size() > kHistory) history_.pop_front();
+  }
+  std::unique_ptr<CrossbarArbiter> model_, rtl_;
+  std::string instance_, divergence_;
+  std::deque<std::string> history_;
+};
+
+}  // namespace
+
+std::uint32_t ModelArbiter::grant(std::uint32_t output, const std::vector<std::uint64_t>& requests, std::uint64_t) {
+  return firstFrom(requests, p_.round_robin ? next_[output] : 0, p_.inputs);
+}
+
+void ModelArbiter::done(std::uint32_t output, std::uint32_t input) {
+  next_[output] = input + 1 == p_.inputs ? 0 : input + 1;
+}
+
+void registerRtlCrossbarArbiter(ArbiterFactory factory) { rtlArbiterFactory() = std::move(factory); }
+
+std::unique_ptr<CrossbarArbiter> makeCrossbarArbiter(const std::string& impl, const ArbiterParams& params,
+                                                     const std::string& instance) {
+  if (impl == "model") return std::make_unique<ModelArbiter>(params);
+  if (impl != "rtl" && impl != "cosim")
+    throw std::invalid_argument("crossbar.impl must be model, rtl or cosim, got '" + impl + "'");
+  if (!rtlArbiterFactory())
+    throw std::invalid_argument("crossbar.impl = " + impl +
+                                " needs the RTL blocks: this scgpu was built without them (cmake -DSCGPU_RTL=ON, "
+                                "with Verilator installed)");
+  auto rtl = rtlArbiterFactory()(params, instance);
+  if (impl == "rtl") return rtl;
+  return std::make_unique<CosimArbiter>(std::make_unique<ModelArbiter>(params), std::move(rtl), instance);
+}
+
+}  // namespace scgpu::memsys

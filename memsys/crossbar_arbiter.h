@@ -1,0 +1,57 @@
+// The crossbar's switch allocator, one per network (requests SM -> L2, responses L2 -> SM): for a
+// free output port, which input's head packet it takes next. A block boundary of its own so that
+// an RTL version can take its place (rtl/xbar_arbiter.sv): `crossbar.impl: model | rtl | cosim`.
+// A grant holds until the packet's last flit is switched (wormhole); then done() lets a
+// round-robin arbiter move past that input. Back-pressure (output buffer room) stays with the
+// crossbar's flit logic: a granted packet waits there, not here.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace scgpu::memsys {
+
+struct ArbiterParams {
+  std::uint32_t inputs = 1, outputs = 1;
+  bool round_robin = true;  // else fixed priority (lowest input first)
+};
+
+class CrossbarArbiter {
+ public:
+  static constexpr std::uint32_t kNone = ~0u;
+  virtual ~CrossbarArbiter() = default;
+  // `requests` (a bitset over inputs, 64 per word): the inputs whose head packet targets `output`
+  // and may be switched this cycle. Returns the granted input, or kNone when there is none.
+  virtual std::uint32_t grant(std::uint32_t output, const std::vector<std::uint64_t>& requests, std::uint64_t cycle) = 0;
+  // The packet from `input` has fully left through `output`.
+  virtual void done(std::uint32_t output, std::uint32_t input) = 0;
+  // Co-simulation: the first grant on which the RTL differed from the model (null otherwise).
+  virtual const std::string* divergence() const { return nullptr; }
+};
+
+// The C++ model: a round-robin pointer per output (the input after the last one served).
+class ModelArbiter : public CrossbarArbiter {
+ public:
+  explicit ModelArbiter(const ArbiterParams& p) : p_(p), next_(p.outputs, 0) {}
+  std::uint32_t grant(std::uint32_t output, const std::vector<std::uint64_t>& requests, std::uint64_t cycle) override;
+  void done(std::uint32_t output, std::uint32_t input) override;
+
+ private:
+  ArbiterParams p_;
+  std::vector<std::uint32_t> next_;
+};
+
+// The RTL implementation's factory, registered by rtl/ when it is linked in. Throws
+// std::invalid_argument when the RTL cannot honour a parameter.
+using ArbiterFactory =
+    std::function<std::unique_ptr<CrossbarArbiter>(const ArbiterParams& params, const std::string& instance)>;
+void registerRtlCrossbarArbiter(ArbiterFactory factory);
+
+// impl: "model", "rtl" or "cosim" (both; the model's grant is used, the first difference kept).
+std::unique_ptr<CrossbarArbiter> makeCrossbarArbiter(const std::string& impl, const ArbiterParams& params,
+                                                     const std::string& instance);
+
+}  // namespace scgpu::memsys
