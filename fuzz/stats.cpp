@@ -36,8 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const int status = cli::statsDiff(a_path, same ? a_path : b_path, out, options);
     if (status < 0 || status > 2) fuzz::finding("statsDiff returned " + std::to_string(status));
     if (same && status == 1) fuzz::finding("a statistics file differs from itself:\n" + out.str());
-    // A campaign may set SCGPU_FUZZ_KNOWN=json-number-overflow to look past the open finding
-    // fuzz/open/stats/number-overflow-message-without-file (docs/fuzzing.md); replays never do.
+    // A campaign may set SCGPU_FUZZ_KNOWN=json-number-overflow to look past a known finding (now
+    // fixed: fuzz/regressions/stats/json-number-overflow-message-without-file.json); replays don't.
     static const bool skip_overflow = [] {
       const char* known = std::getenv("SCGPU_FUZZ_KNOWN");
       return known && std::string(known).find("json-number-overflow") != std::string::npos;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer harness of fuzz/ for a while, with AddressSanitizer and UBSan:
-#   scripts/fuzz.sh TARGET MINUTES [extra libFuzzer flags...]
+#   scripts/fuzz.sh TARGET MINUTES [extra libFuzzer flags...]      (MINUTES 0: build only)
 # TARGET is ptx, config, launch, stats or exec (docs/fuzzing.md). Installs clang and libFuzzer's
 # runtime from Debian if missing, configures build-fuzz/ once (clang, -DSCGPU_FUZZ=ON), builds
 # fuzz_TARGET, and fuzzes a work copy of the committed corpus fuzz/corpus/TARGET (new inputs go to
@@ -41,6 +41,10 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DSCGPU_FUZZ=ON -DSCGPU_TESTS=OFF
 fi
 cmake --build "$build" --target "fuzz_$target" -- -j "${SCGPU_FUZZ_JOBS:-$(nproc)}"
+if [ "$minutes" = 0 ]; then
+  echo "fuzz: built $build/fuzz/fuzz_$target (0 minutes: no fuzzing)"
+  exit 0
+fi
 
 work="$build/corpus/$target" artifacts="$build/artifacts/$target"
 mkdir -p "$work" "$artifacts"
@@ -54,8 +58,9 @@ echo "fuzz: $target for $minutes min; corpus $work, artifacts $artifacts, log $l
 status=0
 "$build/fuzz/fuzz_$target" "$work" -dict="$root/fuzz/dict/$target.dict" \
   -max_total_time=$((minutes * 60)) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -artifact_prefix="$artifacts/" "$@" 2>&1 | tee "$log" | grep -v '^#[0-9]*.*\(NEW\|REDUCE\|pulse\)' || status=${PIPESTATUS[0]}
+  -artifact_prefix="$artifacts/" "$@" 2>&1 | tee "$log" | grep -v '^#[0-9]*.*\(NEW\|REDUCE\|pulse\)\|^  NEW_FUNC' || status=${PIPESTATUS[0]}
 echo "fuzz: final stats ($target)"
-grep -E '^(stat::|#[0-9]+.*DONE|Done)' "$log" | tail -12 || true
+# Without -fork libFuzzer ends with DONE and stat:: lines; with -fork, the last "#N: cov:" line.
+grep -E '^(stat::|#[0-9]+.*DONE|Done)' "$log" | tail -12 || grep -E '^#[0-9]+: cov' "$log" | tail -1 || true
 ls -1 "$artifacts" | sed 's/^/fuzz: artifact /' || true
 exit "$status"
