@@ -1,8 +1,8 @@
 // The regression replay of the fuzz targets (no libFuzzer, any compiler): runs the harness's
 // LLVMFuzzerTestOneInput once over every file in the directories (or files) named on the command
 // line, in name order; files whose names start with '.' or "README" are skipped, and a directory
-// that does not exist counts as empty. A crash, sanitizer report or escaped exception fails the run;
-// the file being replayed is named on stderr first.
+// that does not exist counts as empty. A crash, sanitizer report or escaped exception fails the run,
+// and stderr names the file being replayed.
 #include <algorithm>
 #include <csignal>
 #include <cstdint>
@@ -18,10 +18,19 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 extern "C" __attribute__((weak)) int LLVMFuzzerInitialize(int* argc, char*** argv);
+// Present in sanitizer builds: a sanitizer report ends the process with exit(), not a signal.
+extern "C" __attribute__((weak)) void __sanitizer_set_death_callback(void (*callback)());
 
 namespace {
 
 char current[4096] = "";
+
+void onDeath() {
+  const char prefix[] = "\nfuzz replay: sanitizer report on ";
+  [[maybe_unused]] auto w1 = ::write(2, prefix, sizeof prefix - 1);
+  [[maybe_unused]] auto w2 = ::write(2, current, std::strlen(current));
+  [[maybe_unused]] auto w3 = ::write(2, "\n", 1);
+}
 
 void onSignal(int sig) {
   const char prefix[] = "\nfuzz replay: crashed on ";
@@ -37,6 +46,7 @@ void onSignal(int sig) {
 int main(int argc, char** argv) {
   if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
   for (int sig : {SIGABRT, SIGSEGV, SIGFPE, SIGBUS, SIGILL}) std::signal(sig, onSignal);
+  if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(onDeath);
   namespace fs = std::filesystem;
   std::size_t total = 0;
   for (int i = 1; i < argc; ++i) {
