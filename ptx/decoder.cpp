@@ -709,7 +709,11 @@ void FunctionDecoder::decode() {
       branch_tables_[st.label] = st.targets;
     }
   }
-  const std::uint32_t end = pc;
+  // One implicit `ret` after the body: a body whose last instruction falls through (nvcc never
+  // writes one, hand-written PTX may) returns instead of running past its code, and a label after
+  // the last instruction names a real instruction.
+  const std::uint32_t implicit_ret = pc;
+  const std::uint32_t end = pc + 1;
   prog.code.resize(end);
   prog.text.resize(end);
 
@@ -739,10 +743,20 @@ void FunctionDecoder::decode() {
       default: break;
     }
   }
+  if (implicit_ret == fn().entry_pc) fail(f_.loc, fmt::format("function '{}' has no instructions", f_.name));
+  {
+    Instruction ret;
+    ret.opcode = "ret";
+    ret.loc = f_.body.back().loc;
+    DecodedInst& out = L_.program().code[implicit_ret];
+    out.ptx_line = ret.loc.line;
+    out.ptx_col = std::uint16_t(std::min<std::uint32_t>(ret.loc.col, 0xFFFF));
+    L_.program().text[implicit_ret] = "ret (implicit, after the last instruction)";
+    decodeInstruction(ret, out);
+  }
   DecodedFunction& done = fn();
   done.end_pc = end;
   done.local_frame_bytes = std::uint32_t(alignUp(local_top_, 16));
-  if (end == done.entry_pc) fail(f_.loc, fmt::format("function '{}' has no instructions", f_.name));
   computeReconvergence(done.entry_pc, end);
 }
 
