@@ -69,39 +69,56 @@ module warp_sched_arbiter #(
   logic [N-1:0]   parked_active, active_kept, eligible, moved, active_next, pending_next;
   logic [N*N-1:0] act_older_next, pend_older_next;
   logic [CntBits-1:0] free_places, rank;
-  always_comb begin
-    parked_active = active_q & parked & live_q;
-    active_kept = active_q & ~parked_active;
-    // Parked active warps go to the back of the pending set, keeping their active order.
-    pend_older_next = pend_older_q;
-    for (int i = 0; i < N; i++)
-      for (int j = 0; j < N; j++)
-        if (parked_active[j]) begin
-          if (parked_active[i]) pend_older_next[i*N+j] = act_older_q[i*N+j];
-          else pend_older_next[i*N+j] = pending_q[i];
-          if (!parked_active[i]) pend_older_next[j*N+i] = 1'b0;
-        end
-    // Free active places are filled from the (old) pending set in order, skipping parked warps.
-    eligible = pending_q & ~parked & live_q;
-    free_places = (count(active_kept) < cfg_active) ? cfg_active - count(active_kept) : '0;
-    moved = '0;
-    for (int i = 0; i < N; i++) begin
-      rank = '0;
-      for (int j = 0; j < N; j++)
-        if (j != i && eligible[j] && pend_older_q[j*N+i]) rank = rank + 1'b1;
-      if (eligible[i] && rank < free_places) moved[i] = 1'b1;
+  // Built only for the two_level policy (a generate block), so the other policies carry none of it.
+  if (POLICY == 2) begin : g_two_level
+    always_comb begin
+      parked_active = active_q & parked & live_q;
+      active_kept = active_q & ~parked_active;
+      // Parked active warps go to the back of the pending set, keeping their active order.
+      pend_older_next = pend_older_q;
+      for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+          if (parked_active[j]) begin
+            if (parked_active[i]) pend_older_next[i*N+j] = act_older_q[i*N+j];
+            else pend_older_next[i*N+j] = pending_q[i];
+            if (!parked_active[i]) pend_older_next[j*N+i] = 1'b0;
+          end
+      // Free active places are filled from the (old) pending set in order, skipping parked warps.
+      eligible = pending_q & ~parked & live_q;
+      free_places = (count(active_kept) < cfg_active) ? cfg_active - count(active_kept) : '0;
+      moved = '0;
+      for (int i = 0; i < N; i++) begin
+        rank = '0;
+        for (int j = 0; j < N; j++)
+          if (j != i && eligible[j] && pend_older_q[j*N+i]) rank = rank + 1'b1;
+        if (eligible[i] && rank < free_places) moved[i] = 1'b1;
+      end
+      active_next = active_kept | moved;
+      pending_next = (pending_q | parked_active) & ~moved;
+      // Moved warps join the back of the active set, in their pending order.
+      act_older_next = act_older_q;
+      for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+          if (moved[j]) begin
+            if (moved[i]) act_older_next[i*N+j] = pend_older_q[i*N+j];
+            else act_older_next[i*N+j] = active_kept[i];
+            if (!moved[i]) act_older_next[j*N+i] = 1'b0;
+          end
     end
-    active_next = active_kept | moved;
-    pending_next = (pending_q | parked_active) & ~moved;
-    // Moved warps join the back of the active set, in their pending order.
-    act_older_next = act_older_q;
-    for (int i = 0; i < N; i++)
-      for (int j = 0; j < N; j++)
-        if (moved[j]) begin
-          if (moved[i]) act_older_next[i*N+j] = pend_older_q[i*N+j];
-          else act_older_next[i*N+j] = active_kept[i];
-          if (!moved[i]) act_older_next[j*N+i] = 1'b0;
-        end
+  end else begin : g_no_two_level
+    assign parked_active = '0;
+    assign active_kept = '0;
+    assign eligible = '0;
+    assign moved = '0;
+    assign active_next = '0;
+    assign pending_next = '0;
+    assign act_older_next = '0;
+    assign pend_older_next = '0;
+    assign free_places = '0;
+    assign rank = '0;
+    logic unused_two_level_inputs;  // the active-set size and the parked mask matter to two_level only
+    assign unused_two_level_inputs = ^{cfg_active, parked, active_q, act_older_q, pend_older_q, parked_active,
+                                       active_kept, eligible, moved, pending_next, pend_older_next, free_places, rank};
   end
 
   // ---- selection -----------------------------------------------------------------------------------

@@ -7,8 +7,11 @@
 #include <stdexcept>
 
 #include "Vwarp_sched_gto.h"
+#include "Vwarp_sched_gto_16.h"
 #include "Vwarp_sched_lrr.h"
+#include "Vwarp_sched_lrr_16.h"
 #include "Vwarp_sched_two_level.h"
+#include "Vwarp_sched_two_level_16.h"
 #include "rtl/rtl_params.h"
 #include "rtl/warp_sched_transactor.h"
 
@@ -20,6 +23,12 @@ std::unique_ptr<sm::timing::WarpScheduler> makeRtlWarpScheduler(const sm::timing
     throw std::invalid_argument(fmt::format("{}: sm.max_warps_per_sm / sm.sub_cores = {} warps per scheduler, but the "
                                             "RTL arbiter (rtl/warp_sched_arbiter.sv) was built with NUM_WARPS = {}",
                                             instance, p.warps_per_sub_core, kSchedulerWarps));
+  // The 16-warp build where it suffices: a quarter of the selection logic to evaluate per pick.
+  const bool small = p.warps_per_sub_core <= 16;
+  if (small && p.policy == "lrr") return std::make_unique<WarpSchedTransactor<Vwarp_sched_lrr_16>>(p, "lrr");
+  if (small && p.policy == "gto") return std::make_unique<WarpSchedTransactor<Vwarp_sched_gto_16>>(p, "gto");
+  if (small && p.policy == "two_level")
+    return std::make_unique<WarpSchedTransactor<Vwarp_sched_two_level_16>>(p, "two_level");
   if (p.policy == "lrr") return std::make_unique<WarpSchedTransactor<Vwarp_sched_lrr>>(p, "lrr");
   if (p.policy == "gto") return std::make_unique<WarpSchedTransactor<Vwarp_sched_gto>>(p, "gto");
   if (p.policy == "two_level")
