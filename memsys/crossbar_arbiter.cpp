@@ -1,8 +1,9 @@
 #include "memsys/crossbar_arbiter.h"
 
+#include "base/block_impl.h"
+
 #include <fmt/format.h>
 
-#include <deque>
 #include <stdexcept>
 
 namespace scgpu::memsys {
@@ -40,32 +41,25 @@ class CosimArbiter : public CrossbarArbiter {
       for (std::uint64_t word = requests[w]; word; word &= word - 1)
         reqs += fmt::format(" {}", w * 64 + std::size_t(__builtin_ctzll(word)));
     if (want != got && divergence_.empty()) {
-      std::string history;
-      for (const auto& h : history_) history += "    " + h + "\n";
       divergence_ = fmt::format("RTL and model differ at cycle {} in {} (rtl/xbar_arbiter.sv), port gnt of output {}: "
                                 "expected (model) {}, got (RTL) {}\n  requesting inputs:{}\n  the instance's last {} "
                                 "operations:\n{}",
-                                cycle, instance_, output, text(want), text(got), reqs, history_.size(), history);
+                                cycle, instance_, output, text(want), text(got), reqs, history_.size(), history_.text());
     }
-    remember(fmt::format("cycle {}: output {} requests:{} -> {}", cycle, output, reqs, text(want)));
+    history_.remember(fmt::format("cycle {}: output {} requests:{} -> {}", cycle, output, reqs, text(want)));
     return want;
   }
   void done(std::uint32_t output, std::uint32_t input) override {
     model_->done(output, input);
     rtl_->done(output, input);
-    remember(fmt::format("output {} done with input {}", output, input));
+    history_.remember(fmt::format("output {} done with input {}", output, input));
   }
   const std::string* divergence() const override { return divergence_.empty() ? nullptr : &divergence_; }
 
  private:
-  void remember(std::string s) {
-    constexpr std::size_t kHistory = 12;  // operations kept for the report
-    history_.push_back(std::move(s));
-    if (history_.size() > kHistory) history_.pop_front();
-  }
   std::unique_ptr<CrossbarArbiter> model_, rtl_;
   std::string instance_, divergence_;
-  std::deque<std::string> history_;
+  CosimHistory history_{12};  // operations kept for the report
 };
 
 }  // namespace
@@ -82,13 +76,8 @@ void registerRtlCrossbarArbiter(ArbiterFactory factory) { rtlArbiterFactory() = 
 
 std::unique_ptr<CrossbarArbiter> makeCrossbarArbiter(const std::string& impl, const ArbiterParams& params,
                                                      const std::string& instance) {
+  checkBlockImpl("crossbar.impl", impl, bool(rtlArbiterFactory()));
   if (impl == "model") return std::make_unique<ModelArbiter>(params);
-  if (impl != "rtl" && impl != "cosim")
-    throw std::invalid_argument("crossbar.impl must be model, rtl or cosim, got '" + impl + "'");
-  if (!rtlArbiterFactory())
-    throw std::invalid_argument("crossbar.impl = " + impl +
-                                " needs the RTL blocks: this scgpu was built without them (cmake -DSCGPU_RTL=ON, "
-                                "with Verilator installed)");
   auto rtl = rtlArbiterFactory()(params, instance);
   if (impl == "rtl") return rtl;
   return std::make_unique<CosimArbiter>(std::make_unique<ModelArbiter>(params), std::move(rtl), instance);

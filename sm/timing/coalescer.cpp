@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <deque>
 #include <stdexcept>
 
+#include "base/block_impl.h"
 #include "sm/fault.h"
 
 namespace scgpu::sm::timing {
@@ -70,7 +70,7 @@ class CosimCoalescer : public Coalescer {
     std::string summary = fmt::format("cycle {}: mask {:#010x}, {} bytes -> {}", in.cycle, in.mask, in.bytes,
                                       linesText(out, first));
     if (k == n_model && k == rtl_lines_.size()) {
-      remember(std::move(summary));
+      history_.remember(std::move(summary));
       return;
     }
     const std::string expected = k < n_model ? fmt::format("line 0x{:x} sectors {:#x}", out[first + k].line,
@@ -84,27 +84,20 @@ class CosimCoalescer : public Coalescer {
       const int lane = __builtin_ctz(m);
       lanes += fmt::format("    lane {:2}: 0x{:x}\n", lane, in.addr[lane]);
     }
-    std::string history;
-    for (const auto& h : history_) history += "    " + h + "\n";
     throw FaultSignal{"cosim divergence",
                       fmt::format("RTL and model differ at cycle {} in {} (rtl/lsu_coalescer.sv), port out (line {} of "
                                   "the access): expected (model) {}, got (RTL) {}\n  access: mask {:#010x}, {} bytes "
                                   "per lane\n{}  model lines: {}\n  RTL lines:   {}\n  the instance's last {} accesses:\n{}",
                                   in.cycle, instance_, k, expected, got, in.mask, in.bytes, lanes,
-                                  linesText(out, first), linesText(rtl_lines_, 0), history_.size(), history),
+                                  linesText(out, first), linesText(rtl_lines_, 0), history_.size(), history_.text()),
                       std::uint32_t(in.mask ? __builtin_ctz(in.mask) : 0)};
   }
 
  private:
-  void remember(std::string s) {
-    constexpr std::size_t kHistory = 8;  // accesses kept for the report
-    history_.push_back(std::move(s));
-    if (history_.size() > kHistory) history_.pop_front();
-  }
   std::unique_ptr<Coalescer> model_, rtl_;
   std::string instance_;
   std::vector<LineAccess> rtl_lines_;
-  std::deque<std::string> history_;
+  CosimHistory history_{8};  // accesses kept for the report
 };
 
 }  // namespace
@@ -114,13 +107,8 @@ bool rtlCoalescerAvailable() { return bool(rtlFactory()); }
 
 std::unique_ptr<Coalescer> makeCoalescer(const std::string& impl, const CoalescerParams& params,
                                          const std::string& instance) {
+  checkBlockImpl("sm.coalescer.impl", impl, rtlCoalescerAvailable());
   if (impl == "model") return std::make_unique<ModelCoalescer>(params);
-  if (impl != "rtl" && impl != "cosim")
-    throw std::invalid_argument("sm.coalescer.impl must be model, rtl or cosim, got '" + impl + "'");
-  if (!rtlCoalescerAvailable())
-    throw std::invalid_argument("sm.coalescer.impl = " + impl +
-                                " needs the RTL blocks: this scgpu was built without them (cmake -DSCGPU_RTL=ON, "
-                                "with Verilator installed)");
   auto rtl = rtlFactory()(params, instance);
   if (impl == "rtl") return rtl;
   return std::make_unique<CosimCoalescer>(std::make_unique<ModelCoalescer>(params), std::move(rtl), instance);

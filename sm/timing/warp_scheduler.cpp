@@ -1,9 +1,10 @@
 #include "sm/timing/warp_scheduler.h"
 
+#include "base/block_impl.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <deque>
 #include <stdexcept>
 
 namespace scgpu::sm::timing {
@@ -139,12 +140,12 @@ class CosimScheduler : public WarpScheduler {
   void add(std::uint32_t slot) override {
     model_->add(slot);
     rtl_->add(slot);
-    remember(fmt::format("add slot {}", slot));
+    history_.remember(fmt::format("add slot {}", slot));
   }
   void remove(std::uint32_t slot) override {
     model_->remove(slot);
     rtl_->remove(slot);
-    remember(fmt::format("remove slot {}", slot));
+    history_.remember(fmt::format("remove slot {}", slot));
   }
   int pick(const std::vector<std::uint32_t>& warps, const std::vector<Reason>& status) override {
     const int want = model_->pick(warps, status);
@@ -153,15 +154,13 @@ class CosimScheduler : public WarpScheduler {
     std::string state;
     for (std::uint32_t s : warps) state += fmt::format(" {}:{}", s, toString(status[s]));
     if (want != got && divergence_.empty()) {
-      std::string history;
-      for (const auto& h : history_) history += "    " + h + "\n";
       divergence_ = fmt::format("RTL and model differ in {} ({}), port grant: expected (model) {}, got (RTL) {}\n"
                                 "  warps (launch order) and their status this cycle:{}\n  the instance's last {} "
                                 "operations:\n{}",
                                 instance_, "rtl/warp_sched_arbiter.sv", slotText(want), slotText(got), state,
-                                history_.size(), history);
+                                history_.size(), history_.text());
     }
-    remember(fmt::format("pick -> {} (status:{})", slotText(want), state));
+    history_.remember(fmt::format("pick -> {} (status:{})", slotText(want), state));
     return want;
   }
   void issued(std::uint32_t slot) override {
@@ -172,15 +171,10 @@ class CosimScheduler : public WarpScheduler {
   const std::string* divergence() const override { return divergence_.empty() ? nullptr : &divergence_; }
 
  private:
-  void remember(std::string s) {
-    constexpr std::size_t kHistory = 12;  // operations kept for the report
-    history_.push_back(std::move(s));
-    if (history_.size() > kHistory) history_.pop_front();
-  }
   std::unique_ptr<WarpScheduler> model_, rtl_;
   std::string instance_;
   std::string divergence_;
-  std::deque<std::string> history_;
+  CosimHistory history_{12};  // operations kept for the report
 };
 
 }  // namespace
@@ -192,13 +186,8 @@ std::unique_ptr<WarpScheduler> makeWarpScheduler(const std::string& impl, const 
   SmParams p;
   p.scheduler_policy = params.policy;
   p.two_level_active_warps = params.two_level_active_warps;
+  checkBlockImpl("sm.scheduler.impl", impl, bool(rtlSchedulerFactory()));
   if (impl == "model") return WarpScheduler::make(p);
-  if (impl != "rtl" && impl != "cosim")
-    throw std::invalid_argument("sm.scheduler.impl must be model, rtl or cosim, got '" + impl + "'");
-  if (!rtlSchedulerFactory())
-    throw std::invalid_argument("sm.scheduler.impl = " + impl +
-                                " needs the RTL blocks: this scgpu was built without them (cmake -DSCGPU_RTL=ON, "
-                                "with Verilator installed)");
   auto rtl = rtlSchedulerFactory()(params, instance);
   if (impl == "rtl") return rtl;
   return std::make_unique<CosimScheduler>(WarpScheduler::make(p), std::move(rtl), instance);

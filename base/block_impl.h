@@ -1,0 +1,30 @@
+// What the three implementations of a carved-out block (`impl: model | rtl | cosim`, see
+// docs/rtl-cosim.md) share, whatever the block: the check of the impl name, and the recent
+// transactions a co-simulation keeps for its divergence report.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <string>
+
+namespace scgpu {
+
+// Throws std::invalid_argument unless `impl` is model, rtl or cosim, and, for rtl and cosim, the
+// RTL implementation is linked in. `key` names the config key in the message ("crossbar.impl").
+void checkBlockImpl(const std::string& key, const std::string& impl, bool rtl_available);
+
+// The last `capacity` transactions of one block instance, oldest first.
+class CosimHistory {
+ public:
+  explicit CosimHistory(std::size_t capacity) : capacity_(capacity) {}
+  void remember(std::string transaction);
+  std::size_t size() const { return entries_.size(); }
+  // One line per transaction, each indented by four spaces.
+  std::string text() const;
+
+ private:
+  std::size_t capacity_;
+  std::deque<std::string> entries_;
+};
+
+}  // namespace scgpu
