@@ -7,7 +7,7 @@
 #pragma once
 
 #include <fmt/format.h>
-#include <verilated.h>
+#include "rtl/verilated_block.h"
 
 #include <memory>
 #include <stdexcept>
@@ -22,9 +22,7 @@ template <typename Model>
 class CoalescerTransactor : public sm::timing::Coalescer {
  public:
   explicit CoalescerTransactor(const std::string& instance)
-      : ctx_(std::make_unique<VerilatedContext>()), instance_(instance) {
-    ctx_->randReset(0);  // deterministic: X's come up as zeros
-    top_ = std::make_unique<Model>(ctx_.get(), "lsu_coalescer");
+      : top_("lsu_coalescer"), instance_(instance) {
     top_->clk = 0;
     top_->rst_n = 0;
     top_->in_valid = 0;
@@ -34,7 +32,6 @@ class CoalescerTransactor : public sm::timing::Coalescer {
     top_->rst_n = 1;
     top_->eval();
   }
-  ~CoalescerTransactor() override { top_->final(); }
   const char* implName() const override { return "rtl"; }
 
   void coalesce(const sm::timing::LaneAccesses& in, std::vector<sm::timing::LineAccess>& out) override {
@@ -74,26 +71,17 @@ class CoalescerTransactor : public sm::timing::Coalescer {
   }
 
   // RTL clock cycles run so far (reset included).
-  std::uint64_t cycles() const { return cycles_; }
+  std::uint64_t cycles() const { return top_.cycles(); }
 
  private:
-  // One full RTL clock cycle: rising edge, then falling edge.
-  void tick() {
-    ++cycles_;
-    top_->clk = 1;
-    top_->eval();
-    top_->clk = 0;
-    top_->eval();
-  }
+  void tick() { top_.tick(); }
   [[noreturn]] void stuck(const char* what) const {
     throw std::runtime_error(fmt::format("{} (rtl/lsu_coalescer.sv): no {} within {} RTL cycles", instance_, what,
                                          kMaxCycles));
   }
   static constexpr int kMaxCycles = 1000;  // an access takes at most 2 + 64 cycles
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Model> top_;
+  VerilatedBlock<Model> top_;
   std::string instance_;
-  std::uint64_t cycles_ = 0;
 };
 
 }  // namespace scgpu::rtl

@@ -7,7 +7,7 @@
 #pragma once
 
 #include <fmt/format.h>
-#include <verilated.h>
+#include "rtl/verilated_block.h"
 
 #include <memory>
 #include <stdexcept>
@@ -22,9 +22,7 @@ template <typename Model>
 class WarpSchedTransactor : public sm::timing::WarpScheduler {
  public:
   WarpSchedTransactor(const sm::timing::SchedulerParams& p, std::string policy_name)
-      : ctx_(std::make_unique<VerilatedContext>()), p_(p), policy_(std::move(policy_name)) {
-    ctx_->randReset(0);  // deterministic: X's come up as zeros
-    top_ = std::make_unique<Model>(ctx_.get(), "warp_sched_arbiter");
+      : top_("warp_sched_arbiter"), p_(p), policy_(std::move(policy_name)) {
     top_->clk = 0;
     top_->rst_n = 0;
     top_->cfg_active = std::max<std::uint32_t>(p.two_level_active_warps, 1);
@@ -35,7 +33,6 @@ class WarpSchedTransactor : public sm::timing::WarpScheduler {
     top_->rst_n = 1;
     top_->eval();
   }
-  ~WarpSchedTransactor() override { top_->final(); }
 
   void add(std::uint32_t slot) override {
     top_->add_valid = 1;
@@ -75,14 +72,8 @@ class WarpSchedTransactor : public sm::timing::WarpScheduler {
 
  private:
   std::uint32_t local(std::uint32_t slot) const { return slot / p_.sub_cores; }
-  void tick() {
-    top_->clk = 1;
-    top_->eval();
-    top_->clk = 0;
-    top_->eval();
-  }
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Model> top_;
+  void tick() { top_.tick(); }
+  VerilatedBlock<Model> top_;
   sm::timing::SchedulerParams p_;
   std::string policy_;
 };

@@ -6,7 +6,7 @@
 #include "rtl/xbar_arbiter_rtl.h"
 
 #include <fmt/format.h>
-#include <verilated.h>
+#include "rtl/verilated_block.h"
 
 #include <stdexcept>
 
@@ -20,9 +20,7 @@ namespace {
 template <typename Model>
 class XbarArbiterTransactor : public memsys::CrossbarArbiter {
  public:
-  XbarArbiterTransactor() : ctx_(std::make_unique<VerilatedContext>()) {
-    ctx_->randReset(0);  // deterministic: X's come up as zeros
-    top_ = std::make_unique<Model>(ctx_.get(), "xbar_arbiter");
+  XbarArbiterTransactor() : top_("xbar_arbiter") {
     top_->clk = 0;
     top_->rst_n = 0;
     top_->grant_valid = top_->done_valid = 0;
@@ -31,7 +29,6 @@ class XbarArbiterTransactor : public memsys::CrossbarArbiter {
     top_->rst_n = 1;
     top_->eval();
   }
-  ~XbarArbiterTransactor() override { top_->final(); }
 
   std::uint32_t grant(std::uint32_t output, const std::vector<std::uint64_t>& requests, std::uint64_t) override {
     top_->grant_valid = 1;
@@ -56,14 +53,8 @@ class XbarArbiterTransactor : public memsys::CrossbarArbiter {
   }
 
  private:
-  void tick() {
-    top_->clk = 1;
-    top_->eval();
-    top_->clk = 0;
-    top_->eval();
-  }
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Model> top_;
+  void tick() { top_.tick(); }
+  VerilatedBlock<Model> top_;
 };
 
 }  // namespace
