@@ -14,7 +14,14 @@ std::uint64_t satAdd(std::uint64_t a, std::uint64_t b) { return a + b < a ? ~std
 
 }  // namespace
 
-Module::Module(ptx::Module ir, memsys::BackingStore& memory, const DeviceProperties& props) : ir_(std::move(ir)) {
+std::uint64_t Module::globalsBytes(const ptx::Module& ir) {
+  std::uint64_t total = 0;
+  for (const auto& g : ptx::moduleGlobals(ir)) total = satAdd(total, memsys::BackingStore::roundedSize(g.size));
+  return total;
+}
+
+Module::Module(ptx::Module ir, memsys::BackingStore& memory, const DeviceProperties& props, std::uint64_t globals_base)
+    : ir_(std::move(ir)) {
   ptx::DecodeEnv env;
   env.symbol_address = [this](const std::string& name, std::uint64_t& addr) { return globalAddress(name, addr); };
   env.select_handler = &sm::selectHandler;
@@ -28,7 +35,7 @@ Module::Module(ptx::Module ir, memsys::BackingStore& memory, const DevicePropert
   for (const auto& g : layout) {
     if (g.space == ptx::StateSpace::Const) const_bytes = satAdd(const_bytes, g.size);
     in_use = satAdd(in_use, memsys::BackingStore::roundedSize(g.size));
-    if (in_use > memory.capacity())
+    if (!globals_base && in_use > memory.capacity())
       throw ptx::ParseError(
           ir_.source_name, g.decl->loc.line, g.decl->loc.col,
           fmt::format("the device memory in use after placing module variable '{}' ({} bytes) is {}, above the limit "
@@ -39,7 +46,19 @@ Module::Module(ptx::Module ir, memsys::BackingStore& memory, const DevicePropert
     throw ptx::ParseError(ir_.source_name, 0, 0,
                           fmt::format("module declares {} bytes of .const data; the device has {}", const_bytes,
                                       props.total_const_mem));
+  std::uint64_t place = globals_base;
   for (const auto& g : layout) {
+    if (globals_base) {
+      const std::uint64_t bytes = memsys::BackingStore::roundedSize(g.size);
+      if (!memory.valid(place, bytes))
+        throw RuntimeError(Error::InvalidValue,
+                           fmt::format("module variable '{}' ({} bytes) placed at 0x{:x} lies outside the globals "
+                                       "region mapped at 0x{:x}",
+                                       g.name, g.size, place, globals_base));
+      globals_[g.name] = place;
+      place += bytes;
+      continue;
+    }
     std::uint64_t addr = memory.allocate(std::max<std::uint64_t>(g.size, 1), g.name);
     if (!addr) throw RuntimeError(Error::MemoryAllocation, fmt::format("no device memory for variable '{}'", g.name));
     globals_[g.name] = addr;

@@ -27,7 +27,13 @@ class Module {
  public:
   // Parses nothing: takes the IR, allocates and initialises variables, decodes every kernel.
   // Throws ptx::ParseError for anything wrong or unsupported in the PTX.
-  Module(ptx::Module ir, memsys::BackingStore& memory, const DeviceProperties& props);
+  // With globals_base != 0 the variables are not allocated but placed from globals_base on, in
+  // declaration order, each kAllocAlign-aligned, inside memory the caller mapped there
+  // (LOAD_MODULE); RuntimeError(InvalidValue) when they do not fit in that mapping.
+  Module(ptx::Module ir, memsys::BackingStore& memory, const DeviceProperties& props, std::uint64_t globals_base = 0);
+
+  // Bytes a globals region must have for this IR's variables placed as above.
+  static std::uint64_t globalsBytes(const ptx::Module& ir);
 
   Function* function(const std::string& kernel);
   bool globalAddress(const std::string& name, std::uint64_t& addr) const;

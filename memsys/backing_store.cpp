@@ -35,6 +35,30 @@ std::uint64_t BackingStore::allocate(std::uint64_t bytes, const std::string&) {
   return base;
 }
 
+bool BackingStore::allocateAt(std::uint64_t addr, std::uint64_t bytes, std::string* why) {
+  if (bytes == 0) bytes = 1;
+  const std::uint64_t rounded = roundedSize(bytes);
+  auto fail = [&](const char* reason) {
+    if (why) *why = reason;
+    return false;
+  };
+  if (addr == 0 || addr % kAllocAlign) return fail("the address is 0 or not 256-byte aligned");
+  if (addr + rounded < addr) return fail("the range wraps around the address space");
+  if (rounded > capacity_ || allocated_ > capacity_ - rounded) return fail("device memory is exhausted");
+  auto next = allocations_.lower_bound(addr);
+  if (next != allocations_.end() && next->first < addr + rounded) return fail("the range overlaps a mapping");
+  if (next != allocations_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + roundedSize(prev->second) > addr) return fail("the range overlaps a mapping");
+  }
+  allocations_[addr] = bytes;
+  allocated_ += rounded;
+  fill(addr, 0, rounded);
+  hit_base_ = 1;
+  hit_end_ = 0;
+  return true;
+}
+
 bool BackingStore::release(std::uint64_t addr) {
   auto it = allocations_.find(addr);
   if (it == allocations_.end()) return false;

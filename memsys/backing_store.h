@@ -23,6 +23,10 @@ class BackingStore {
 
   // Returns the base address, or 0 when the capacity is exhausted.
   std::uint64_t allocate(std::uint64_t bytes, const std::string& tag = "");
+  // An allocation at a place the caller chose (a driver's own address-space allocator; MAP).
+  // False with the reason when addr is not kAllocAlign-aligned, the range overlaps a live
+  // allocation or wraps, or the capacity is exhausted. The range reads as zero.
+  bool allocateAt(std::uint64_t addr, std::uint64_t bytes, std::string* why);
   // False when addr is not the base of a live allocation.
   bool release(std::uint64_t addr);
 

@@ -8,7 +8,7 @@ packages=(
   libsystemc-dev verilator yosys libyaml-cpp-dev gtkwave zlib1g-dev xvfb
   libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
-  python3 python3-numpy time
+  python3 python3-numpy python3-yaml time
 )
 
 missing=()

@@ -20,6 +20,7 @@ struct FaultReport {
   std::uint32_t lane = 0;
   std::uint32_t pc = 0;         // instruction index in the kernel's program
   std::uint64_t cycle = 0;      // timing mode: the core cycle the fault was seen (0 in functional mode)
+  std::uint64_t address = 0;    // the faulting address, for memory faults (0 otherwise)
 
   std::string toString() const;
 };
@@ -29,6 +30,7 @@ struct FaultSignal {
   std::string kind;
   std::string message;
   std::uint32_t lane;
+  std::uint64_t address = 0;  // memory faults: the address accessed
 };
 
 }  // namespace scgpu::sm

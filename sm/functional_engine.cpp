@@ -121,6 +121,7 @@ FaultReport makeFaultReport(const FaultSignal& s, const LaunchState& launch, con
   FaultReport r;
   r.kind = s.kind;
   r.message = s.message;
+  r.address = s.address;
   r.kernel = prog.kernel_name;
   for (int i = 0; i < 3; ++i) r.block[i] = block.ctaid[i];
   r.warp = w.index;

@@ -386,6 +386,16 @@ Schema buildSchema() {
             "core cycles from a kernel's launch to its first block dispatch (front end, parameters)");
   b.integer("gigathread.completion_latency_cycles", FIELD(gigathread.completion_latency_cycles), 0, 100000000,
             "core cycles from the last block's retirement to the kernel's completion (flush, signal)");
+  b.section("host", "the host interface: channels and the PCIe link (docs/registers.md, docs/driver-bring-up.md)");
+  b.integer("host.channels", FIELD(host.channels), 1, 64, "GPFIFO channels (NUM_CHANNELS; at most 64)");
+  b.integer("host.mmio_latency_ns", FIELD(host.mmio_latency_ns), 0, 1000000, "device time one BAR0 register access takes");
+  b.integer("host.pcie_latency_ns", FIELD(host.pcie_latency_ns), 0, 1000000, "first byte of a DMA transfer over PCIe");
+  b.number("host.pcie_bandwidth_bytes_per_ns", FIELD(host.pcie_bandwidth_bytes_per_ns), 1000,
+           "host <-> device DMA bandwidth (GB/s)");
+  b.number("host.copy_bandwidth_bytes_per_ns", FIELD(host.copy_bandwidth_bytes_per_ns), 100000,
+           "device <-> device copy and memset bandwidth of the copy engines (GB/s)");
+  b.integer("host.command_latency_ns", FIELD(host.command_latency_ns), 0, 1000000,
+            "front end: one method fetched, decoded and dispatched");
   b.section("watchdog", "the timing model's hang detector");
   b.integer("watchdog.no_progress_cycles", FIELD(watchdog.no_progress_cycles), 1, kNoMax,
             "core cycles with no instruction retired anywhere before the run stops with a dump");

@@ -10,6 +10,7 @@
 
 #include "memsys/memsys_params.h"
 #include "sm/sm_params.h"
+#include "tlm/host/host_params.h"
 
 namespace scgpu {
 class Config;
@@ -55,6 +56,7 @@ struct GpuParams {
   L2Params l2;
   DramParams dram;
   GigaThreadParams gigathread;
+  host::HostParams host;
   WatchdogParams watchdog;
   std::uint64_t global_size_bytes = 4ull << 30;
   std::uint64_t constant_size_bytes = 65536;

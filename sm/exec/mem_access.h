@@ -23,7 +23,7 @@ namespace scgpu::sm {
                 what[0] == 'w' ? "" : "");
   std::string msg = buf;
   msg += std::string(kind) == "misaligned address" ? " (not a multiple of the access size)" : "";
-  throw FaultSignal{kind, msg, std::uint32_t(lane)};
+  throw FaultSignal{kind, msg, std::uint32_t(lane), addr};
 }
 
 // Bytes for an access of `size` bytes at `addr` in space S by `lane`. `write` only selects the

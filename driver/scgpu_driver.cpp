@@ -1,0 +1,766 @@
+// The user-mode driver behind scgpu_driver.h. It owns the device's address space (a first-fit
+// allocator of 256-byte-aligned ranges, mapped with MAP), the host memory the device may reach
+// (an IOVA table of registered buffers: rings, command buffers, staging, semaphores, the
+// caller's buffers of asynchronous copies), and one channel per stream. Nothing here calls the
+// device model: every effect goes through Transport (registers) and the rings.
+#include "driver/scgpu_driver.h"
+
+#include <algorithm>
+#include <cstring>
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "driver/module.h"
+#include "driver/runtime.h"
+#include "driver/transport.h"
+#include "ptx/decoder.h"
+#include "ptx/ir.h"
+#include "ptx/parser.h"
+#include "tlm/gpu_config.h"
+#include "tlm/host/scgpu_regs.h"
+
+namespace {
+
+using scgpu::driver::Transport;
+
+constexpr std::uint64_t kVaBase = 0x0000'7000'0000'0000ull;  // where device allocations start
+constexpr std::uint64_t kVaAlign = 256;
+constexpr std::uint64_t kIovaBase = 0x0000'1000'0000ull;       // where host registrations start
+constexpr std::uint32_t kRingEntries = 256;
+constexpr std::uint64_t kArenaBytes = 64 * 1024;  // per stream: launch descriptors, names, parameters
+constexpr std::uint32_t kMaxPolls = 1u << 20;     // of a synchronising wait before it gives up
+constexpr std::uint32_t kWaitingPolls = 1000;     // ... while the channel waits on a semaphore
+std::string g_open_error;                         // why the last scgpu_open failed
+
+std::uint32_t lo(std::uint64_t v) { return std::uint32_t(v); }
+std::uint32_t hi(std::uint64_t v) { return std::uint32_t(v >> 32); }
+std::uint64_t roundUp(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+struct scgpu_event {
+  scgpu_device* device = nullptr;
+  std::uint8_t record[16] = {};  // SEM_RELEASE with timestamp lands here: value, 0, time in ns
+  std::uint64_t iova = 0;
+  bool recorded = false;
+};
+
+struct scgpu_stream {
+  scgpu_device* device = nullptr;
+  std::uint32_t channel = 0;
+  std::vector<std::uint8_t> ring;  // kRingEntries GPFIFO entries, in host memory
+  std::uint64_t ring_iova = 0;
+  std::uint32_t put = 0;
+  std::uint32_t semaphore = 0;     // completion semaphore, in host memory
+  std::uint64_t semaphore_iova = 0;
+  std::uint32_t submitted = 0;     // value the last completion release writes
+  // Host memory the pending work uses: released at synchronisation.
+  std::list<std::vector<std::uint32_t>> buffers;
+  std::list<std::vector<std::uint8_t>> staging;
+  std::vector<std::uint64_t> iovas;
+  scgpu_devptr arena = 0;
+  std::uint64_t arena_used = 0;
+};
+
+struct scgpu_device : scgpu::host::HostMemoryPort {
+  std::unique_ptr<Transport> transport;
+  std::string last_error;
+  scgpu_error_info info{};
+  std::uint32_t num_channels = 0;
+  std::vector<bool> channel_used;
+  std::unique_ptr<scgpu_stream> control;  // channel 0: MAP, UNMAP, LOAD_MODULE, synchronous copies
+  std::vector<scgpu_stream*> streams;
+  std::vector<scgpu_event*> events;
+  // Device address space.
+  std::map<std::uint64_t, std::uint64_t> allocations;          // base -> rounded size
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> holes;  // freed ranges, by address
+  std::uint64_t next_va = kVaBase;
+  // Host memory the device may reach.
+  std::map<std::uint64_t, std::pair<std::uint8_t*, std::uint64_t>> iova;  // iova -> (host, bytes)
+  std::uint64_t next_iova = kIovaBase;
+  // Modules: slot -> variables (name -> address, size).
+  struct ModuleInfo {
+    bool used = false;
+    scgpu_devptr globals = 0;
+    std::map<std::string, std::pair<scgpu_devptr, std::uint64_t>> symbols;
+  };
+  std::vector<ModuleInfo> modules = std::vector<ModuleInfo>(256);
+
+  bool dmaRead(std::uint64_t addr, void* dst, std::uint64_t bytes) override {
+    std::uint8_t* p = find(addr, bytes);
+    if (!p) return false;
+    std::memcpy(dst, p, bytes);
+    return true;
+  }
+  bool dmaWrite(std::uint64_t addr, const void* src, std::uint64_t bytes) override {
+    std::uint8_t* p = find(addr, bytes);
+    if (!p) return false;
+    std::memcpy(p, src, bytes);
+    return true;
+  }
+  std::uint8_t* find(std::uint64_t addr, std::uint64_t bytes) {
+    auto it = iova.upper_bound(addr);
+    if (it == iova.begin()) return nullptr;
+    --it;
+    const std::uint64_t off = addr - it->first;
+    if (off > it->second.second || bytes > it->second.second - off) return nullptr;
+    return it->second.first + off;
+  }
+  std::uint64_t registerHost(const void* p, std::uint64_t bytes) {
+    const std::uint64_t a = next_iova;
+    iova[a] = {static_cast<std::uint8_t*>(const_cast<void*>(p)), bytes};
+    next_iova += roundUp(std::max<std::uint64_t>(bytes, 1), 4096) + 4096;  // a guard page between
+    return a;
+  }
+  void unregisterHost(std::uint64_t a) { iova.erase(a); }
+
+  scgpu_status fail(scgpu_status s, std::string message) {
+    last_error = std::move(message);
+    return s;
+  }
+  std::uint32_t rd(std::uint32_t off) { return transport->mmioRead(off); }
+  void wr(std::uint32_t off, std::uint32_t v) { transport->mmioWrite(off, v); }
+};
+
+namespace {
+
+// ---- rings and synchronisation ------------------------------------------------------------------
+
+scgpu_status synchronize(scgpu_stream* s);
+
+void setupChannel(scgpu_stream* s, unsigned priority) {
+  scgpu_device* d = s->device;
+  s->ring.assign(std::size_t(kRingEntries) * SCGPU_GPFIFO_ENTRY_SIZE_BYTES, 0);
+  s->ring_iova = d->registerHost(s->ring.data(), s->ring.size());
+  s->semaphore_iova = d->registerHost(&s->semaphore, sizeof s->semaphore);
+  const std::uint32_t c = s->channel;
+  d->wr(SCGPU_REG_CH_RESET(c), SCGPU_CH_RESET_CHANNEL_MASK);
+  d->wr(SCGPU_REG_CH_GPFIFO_BASE_LO(c), lo(s->ring_iova));
+  d->wr(SCGPU_REG_CH_GPFIFO_BASE_HI(c), hi(s->ring_iova));
+  d->wr(SCGPU_REG_CH_GPFIFO_ENTRIES(c), kRingEntries);
+  d->wr(SCGPU_REG_CH_CONTROL(c), SCGPU_CH_CONTROL_ENABLE_MASK | SCGPU_CH_CONTROL_RING_IN_HOST_MASK |
+                                     ((priority << SCGPU_CH_CONTROL_PRIORITY_SHIFT) & SCGPU_CH_CONTROL_PRIORITY_MASK));
+}
+
+// Puts one command buffer on the stream's ring and rings the doorbell.
+scgpu_status submit(scgpu_stream* s, std::vector<std::uint32_t> words) {
+  scgpu_device* d = s->device;
+  // A full ring: wait for the front end to consume entries.
+  if ((s->put + 1) % kRingEntries == d->rd(SCGPU_REG_CH_GP_GET(s->channel))) {
+    scgpu_status st = synchronize(s);
+    if (st != SCGPU_SUCCESS) return st;
+  }
+  s->buffers.push_back(std::move(words));
+  const auto& buf = s->buffers.back();
+  const std::uint64_t a = d->registerHost(buf.data(), buf.size() * 4);
+  s->iovas.push_back(a);
+  scgpu_gpfifo_entry e{};
+  e.buffer_addr = a;
+  e.length_words = std::uint32_t(buf.size());
+  e.flags = 1;  // IN_HOST
+  std::memcpy(s->ring.data() + std::size_t(s->put) * SCGPU_GPFIFO_ENTRY_SIZE_BYTES, &e, sizeof e);
+  s->put = (s->put + 1) % kRingEntries;
+  d->wr(SCGPU_REG_CH_GP_PUT(s->channel), s->put);
+  return SCGPU_SUCCESS;
+}
+
+void push(std::vector<std::uint32_t>& w, std::uint32_t method, std::initializer_list<std::uint32_t> args) {
+  w.push_back(SCGPU_CMD_HEADER(method, args.size()));
+  w.insert(w.end(), args.begin(), args.end());
+}
+
+const char* errorKindName(std::uint32_t k) {
+  switch (k) {
+    case SCGPU_ERROR_KIND_BAD_METHOD: return "bad method";
+    case SCGPU_ERROR_KIND_BAD_ARGUMENT: return "bad argument";
+    case SCGPU_ERROR_KIND_BAD_GPFIFO_ENTRY: return "bad GPFIFO entry";
+    case SCGPU_ERROR_KIND_BAD_ADDRESS: return "bad address";
+    case SCGPU_ERROR_KIND_MODULE_LOAD: return "module load failed";
+    case SCGPU_ERROR_KIND_LAUNCH_REFUSED: return "launch refused";
+    case SCGPU_ERROR_KIND_ILLEGAL_ADDRESS: return "illegal address";
+    case SCGPU_ERROR_KIND_MISALIGNED_ADDRESS: return "misaligned address";
+    case SCGPU_ERROR_KIND_ILLEGAL_INSTRUCTION: return "illegal instruction";
+    case SCGPU_ERROR_KIND_ASSERT: return "assert";
+    case SCGPU_ERROR_KIND_TRAP: return "trap";
+    case SCGPU_ERROR_KIND_TIMEOUT: return "timeout";
+    case SCGPU_ERROR_KIND_BAD_RING: return "bad ring";
+    default: return "unknown";
+  }
+}
+
+// Reads the error registers, clears them, and restarts the stream's channel.
+scgpu_status channelError(scgpu_stream* s) {
+  scgpu_device* d = s->device;
+  scgpu_error_info& i = d->info;
+  i.kind = d->rd(SCGPU_REG_ERR_KIND);
+  i.channel = d->rd(SCGPU_REG_ERR_CHANNEL);
+  i.gp_entry = d->rd(SCGPU_REG_ERR_GP_ENTRY);
+  i.method = d->rd(SCGPU_REG_ERR_METHOD);
+  i.word = d->rd(SCGPU_REG_ERR_WORD);
+  i.address = std::uint64_t(d->rd(SCGPU_REG_ERR_ADDR_HI)) << 32 | d->rd(SCGPU_REG_ERR_ADDR_LO);
+  i.module = d->rd(SCGPU_REG_ERR_MODULE);
+  i.launch = d->rd(SCGPU_REG_ERR_LAUNCH);
+  i.block[0] = d->rd(SCGPU_REG_ERR_BLOCK_X);
+  i.block[1] = d->rd(SCGPU_REG_ERR_BLOCK_Y);
+  i.block[2] = d->rd(SCGPU_REG_ERR_BLOCK_Z);
+  i.warp = d->rd(SCGPU_REG_ERR_WARP);
+  i.lane = d->rd(SCGPU_REG_ERR_LANE);
+  i.pc = d->rd(SCGPU_REG_ERR_PC);
+  i.ptx_line = d->rd(SCGPU_REG_ERR_PTX_LINE);
+  const std::uint32_t kind = d->rd(SCGPU_REG_CH_ERROR(s->channel));
+  d->wr(SCGPU_REG_ERR_CLEAR, SCGPU_ERR_CLEAR_CLEAR_MASK);
+  d->wr(SCGPU_REG_INTR_STATUS, SCGPU_INTR_STATUS_ERROR_MASK | SCGPU_INTR_STATUS_FAULT_MASK);
+  std::string where = fmt::format("channel {}, GPFIFO entry {}", s->channel, d->rd(SCGPU_REG_CH_GP_GET(s->channel)));
+  if (kind >= SCGPU_ERROR_KIND_ILLEGAL_ADDRESS && kind <= SCGPU_ERROR_KIND_TIMEOUT)
+    where += fmt::format(": launch {} of module {}, block ({}, {}, {}), warp {}, lane {}, pc {}, PTX line {}, address 0x{:x}",
+                         i.launch, i.module, i.block[0], i.block[1], i.block[2], i.warp, i.lane, i.pc, i.ptx_line, i.address);
+  else if (i.address)
+    where += fmt::format(", address 0x{:x}", i.address);
+  // Restart the channel: its queued work is dropped, as after a fault on silicon.
+  d->wr(SCGPU_REG_CH_RESET(s->channel), SCGPU_CH_RESET_CHANNEL_MASK);
+  s->put = 0;
+  s->semaphore = s->submitted;
+  const scgpu_status st = kind == SCGPU_ERROR_KIND_MODULE_LOAD       ? SCGPU_ERROR_MODULE
+                          : kind == SCGPU_ERROR_KIND_LAUNCH_REFUSED  ? SCGPU_ERROR_LAUNCH_REFUSED
+                          : kind >= SCGPU_ERROR_KIND_ILLEGAL_ADDRESS && kind <= SCGPU_ERROR_KIND_TIMEOUT
+                              ? SCGPU_ERROR_FAULT
+                              : SCGPU_ERROR_DEVICE;
+  return d->fail(st, fmt::format("device error '{}' on {}", errorKindName(kind), where));
+}
+
+void releasePending(scgpu_stream* s) {
+  for (std::uint64_t a : s->iovas) s->device->unregisterHost(a);
+  s->iovas.clear();
+  s->buffers.clear();
+  s->staging.clear();
+  s->arena_used = 0;
+}
+
+scgpu_status synchronize(scgpu_stream* s) {
+  scgpu_device* d = s->device;
+  const std::uint32_t target = ++s->submitted;
+  std::vector<std::uint32_t> w;
+  push(w, SCGPU_METHOD_SEM_RELEASE, {lo(s->semaphore_iova), hi(s->semaphore_iova), target, 2u /* IN_HOST */});
+  // Submit without the ring-full check's recursion: one free entry is always left by the check
+  // in submit() of the work before.
+  s->buffers.push_back(std::move(w));
+  const auto& buf = s->buffers.back();
+  const std::uint64_t a = d->registerHost(buf.data(), buf.size() * 4);
+  s->iovas.push_back(a);
+  scgpu_gpfifo_entry e{};
+  e.buffer_addr = a;
+  e.length_words = std::uint32_t(buf.size());
+  e.flags = 1;
+  std::memcpy(s->ring.data() + std::size_t(s->put) * SCGPU_GPFIFO_ENTRY_SIZE_BYTES, &e, sizeof e);
+  s->put = (s->put + 1) % kRingEntries;
+  d->wr(SCGPU_REG_CH_GP_PUT(s->channel), s->put);
+  scgpu_status result = SCGPU_SUCCESS;
+  for (std::uint32_t polls = 0;; ++polls) {
+    const std::uint32_t status = d->rd(SCGPU_REG_CH_STATUS(s->channel));
+    if (s->semaphore == target) break;
+    if (status & SCGPU_CH_STATUS_ERROR_MASK) {
+      result = channelError(s);
+      break;
+    }
+    // Each register access lets the device run until nothing moves, so a channel still waiting on
+    // a semaphore after many polls waits on one that no channel will release.
+    if (polls >= ((status & SCGPU_CH_STATUS_WAITING_MASK) ? kWaitingPolls : kMaxPolls)) {
+      d->wr(SCGPU_REG_CH_RESET(s->channel), SCGPU_CH_RESET_CHANNEL_MASK);
+      s->put = 0;
+      s->semaphore = target;
+      result = d->fail(SCGPU_ERROR_DEADLOCK,
+                       fmt::format("channel {} made no progress in {} polls ({}); its work was dropped", s->channel,
+                                   polls, (status & SCGPU_CH_STATUS_WAITING_MASK) ? "waiting on a semaphore"
+                                                                                    : "fetch stopped or disabled"));
+      break;
+    }
+  }
+  releasePending(s);
+  return result;
+}
+
+scgpu_status checkStream(scgpu_stream* s) { return s && s->device ? SCGPU_SUCCESS : SCGPU_ERROR_INVALID_VALUE; }
+
+// Places a copy of `bytes` host bytes in the stream's arena and returns its device address.
+scgpu_status stage(scgpu_stream* s, const void* data, std::uint64_t bytes, scgpu_devptr* at,
+                   std::vector<std::uint32_t>& w) {
+  const std::uint64_t need = roundUp(std::max<std::uint64_t>(bytes, 1), 16);
+  if (s->arena_used + need > kArenaBytes) {
+    if (need > kArenaBytes) return s->device->fail(SCGPU_ERROR_INVALID_VALUE, "launch data larger than the arena");
+    scgpu_status st = synchronize(s);
+    if (st != SCGPU_SUCCESS) return st;
+  }
+  s->staging.emplace_back(static_cast<const std::uint8_t*>(data), static_cast<const std::uint8_t*>(data) + bytes);
+  const std::uint64_t src = s->device->registerHost(s->staging.back().data(), bytes);
+  s->iovas.push_back(src);
+  *at = s->arena + s->arena_used;
+  s->arena_used += need;
+  push(w, SCGPU_METHOD_COPY, {lo(src), hi(src), lo(*at), hi(*at), std::uint32_t(bytes), 1u, 0u, 0u, 1u /* SRC_HOST */});
+  return SCGPU_SUCCESS;
+}
+
+scgpu_status copy2d(scgpu_stream* s, std::uint64_t src, std::uint64_t src_pitch, std::uint64_t dst,
+                    std::uint64_t dst_pitch, std::uint64_t width, std::uint64_t height, std::uint32_t flags) {
+  if (width > 0xFFFFFFFFu || height > 0xFFFFFFFFu || src_pitch > 0xFFFFFFFFu || dst_pitch > 0xFFFFFFFFu)
+    return s->device->fail(SCGPU_ERROR_INVALID_VALUE, "copy dimensions above 2^32 - 1");
+  std::vector<std::uint32_t> w;
+  push(w, SCGPU_METHOD_COPY, {lo(src), hi(src), lo(dst), hi(dst), std::uint32_t(width), std::uint32_t(height),
+                              std::uint32_t(src_pitch), std::uint32_t(dst_pitch), flags});
+  return submit(s, std::move(w));
+}
+
+// A 1D copy of any size: rows of at most 1 GiB.
+scgpu_status copy1d(scgpu_stream* s, std::uint64_t src, std::uint64_t dst, std::uint64_t bytes, std::uint32_t flags) {
+  constexpr std::uint64_t kRow = 1ull << 30;
+  if (bytes >= kRow) {
+    scgpu_status st = copy2d(s, src, kRow, dst, kRow, kRow, bytes / kRow, flags);
+    if (st != SCGPU_SUCCESS) return st;
+    const std::uint64_t done = bytes / kRow * kRow;
+    src += done;
+    dst += done;
+    bytes -= done;
+  }
+  return bytes ? copy2d(s, src, 0, dst, 0, bytes, 1, flags) : SCGPU_SUCCESS;
+}
+
+scgpu_status mapRange(scgpu_device* d, std::uint64_t va, std::uint64_t bytes) {
+  std::vector<std::uint32_t> w;
+  push(w, SCGPU_METHOD_MAP, {lo(va), hi(va), lo(bytes), hi(bytes)});
+  scgpu_status st = submit(d->control.get(), std::move(w));
+  return st != SCGPU_SUCCESS ? st : synchronize(d->control.get());
+}
+
+scgpu_status openStream(scgpu_device* d, unsigned priority, std::uint32_t channel, std::unique_ptr<scgpu_stream>& out) {
+  auto s = std::make_unique<scgpu_stream>();
+  s->device = d;
+  s->channel = channel;
+  setupChannel(s.get(), priority);
+  out = std::move(s);
+  return SCGPU_SUCCESS;
+}
+
+scgpu_status initDevice(scgpu_device* d) {
+  d->wr(SCGPU_REG_RESET, SCGPU_RESET_DEVICE_MASK);
+  if (d->rd(SCGPU_REG_BOOT_ID) != SCGPU_REG_BOOT_ID_RESET)
+    return d->fail(SCGPU_ERROR_NO_DEVICE, "BOOT_ID does not read 'SCGP': no scgpu device, or a dead link");
+  const std::uint32_t version = d->rd(SCGPU_REG_REGMAP_VERSION);
+  if ((version & SCGPU_REGMAP_VERSION_MAJOR_MASK) >> SCGPU_REGMAP_VERSION_MAJOR_SHIFT != SCGPU_REGMAP_VERSION_MAJOR)
+    return d->fail(SCGPU_ERROR_NO_DEVICE, fmt::format("register map version 0x{:08x}, this driver speaks major {}",
+                                                      version, SCGPU_REGMAP_VERSION_MAJOR));
+  d->num_channels = d->rd(SCGPU_REG_NUM_CHANNELS);
+  if (d->num_channels == 0 || d->num_channels > SCGPU_CH_MAX_COUNT)
+    return d->fail(SCGPU_ERROR_NO_DEVICE, fmt::format("NUM_CHANNELS reads {}", d->num_channels));
+  d->channel_used.assign(d->num_channels, false);
+  d->channel_used[0] = true;
+  d->allocations.clear();
+  d->holes.clear();
+  d->next_va = kVaBase;
+  for (auto& m : d->modules) m = scgpu_device::ModuleInfo{};
+  d->iova.clear();
+  d->next_iova = kIovaBase;
+  d->wr(SCGPU_REG_INTR_ENABLE, SCGPU_INTR_STATUS_CHANNEL_MASK | SCGPU_INTR_STATUS_ERROR_MASK | SCGPU_INTR_STATUS_FAULT_MASK);
+  return openStream(d, 15, 0, d->control);
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* scgpu_status_name(scgpu_status s) {
+  switch (s) {
+    case SCGPU_SUCCESS: return "SCGPU_SUCCESS";
+    case SCGPU_ERROR_INVALID_VALUE: return "SCGPU_ERROR_INVALID_VALUE";
+    case SCGPU_ERROR_OUT_OF_MEMORY: return "SCGPU_ERROR_OUT_OF_MEMORY";
+    case SCGPU_ERROR_NO_DEVICE: return "SCGPU_ERROR_NO_DEVICE";
+    case SCGPU_ERROR_MODULE: return "SCGPU_ERROR_MODULE";
+    case SCGPU_ERROR_LAUNCH_REFUSED: return "SCGPU_ERROR_LAUNCH_REFUSED";
+    case SCGPU_ERROR_FAULT: return "SCGPU_ERROR_FAULT";
+    case SCGPU_ERROR_DEVICE: return "SCGPU_ERROR_DEVICE";
+    case SCGPU_ERROR_NOT_READY: return "SCGPU_ERROR_NOT_READY";
+    case SCGPU_ERROR_DEADLOCK: return "SCGPU_ERROR_DEADLOCK";
+  }
+  return "SCGPU_ERROR_UNKNOWN";
+}
+
+scgpu_status scgpu_open(const char* config_path, scgpu_device** out) {
+  if (!out) return SCGPU_ERROR_INVALID_VALUE;
+  *out = nullptr;
+  auto d = std::make_unique<scgpu_device>();
+  try {
+    const scgpu::GpuConfig config =
+        config_path ? scgpu::GpuConfig::load(config_path) : scgpu::GpuConfig::loadDefault();
+    d->transport = scgpu::driver::makeInProcessTransport(config);
+  } catch (const std::exception& e) {
+    g_open_error = e.what();
+    return SCGPU_ERROR_NO_DEVICE;
+  }
+  d->transport->attachHostMemory(d.get());
+  const scgpu_status st = initDevice(d.get());
+  if (st != SCGPU_SUCCESS) {
+    g_open_error = d->last_error;
+    return st;
+  }
+  *out = d.release();
+  return SCGPU_SUCCESS;
+}
+
+void scgpu_close(scgpu_device* d) {
+  if (!d) return;
+  for (scgpu_stream* s : d->streams) delete s;
+  for (scgpu_event* e : d->events) delete e;
+  delete d;
+}
+
+scgpu_status scgpu_reset(scgpu_device* d) {
+  if (!d) return SCGPU_ERROR_INVALID_VALUE;
+  // Quiesce: stop fetching, let what was fetched finish, then reset.
+  d->wr(SCGPU_REG_QUIESCE, SCGPU_QUIESCE_STOP_FETCH_MASK);
+  for (std::uint32_t polls = 0; polls < kMaxPolls && !(d->rd(SCGPU_REG_STATUS) & SCGPU_STATUS_IDLE_MASK); ++polls) {
+  }
+  for (scgpu_stream* s : d->streams) delete s;
+  d->streams.clear();
+  for (scgpu_event* e : d->events) delete e;
+  d->events.clear();
+  d->control.reset();
+  return initDevice(d);
+}
+
+uint32_t scgpu_mmio_read(scgpu_device* d, uint32_t offset) { return d ? d->rd(offset) : 0xFFFFFFFFu; }
+void scgpu_mmio_write(scgpu_device* d, uint32_t offset, uint32_t value) {
+  if (d) d->wr(offset, value);
+}
+int scgpu_interrupt_pending(scgpu_device* d) { return d && d->transport->interruptPending() ? 1 : 0; }
+const char* scgpu_last_error(scgpu_device* d) { return d ? d->last_error.c_str() : g_open_error.c_str(); }
+void scgpu_error_info_get(scgpu_device* d, scgpu_error_info* info) {
+  if (d && info) *info = d->info;
+}
+
+scgpu_status scgpu_mem_alloc(scgpu_device* d, size_t bytes, scgpu_devptr* ptr) {
+  if (!d || !ptr) return SCGPU_ERROR_INVALID_VALUE;
+  const std::uint64_t size = roundUp(std::max<std::uint64_t>(bytes, 1), kVaAlign);
+  std::uint64_t va = 0;
+  for (auto it = d->holes.begin(); it != d->holes.end(); ++it)
+    if (it->second >= size) {
+      va = it->first;
+      if (it->second == size) d->holes.erase(it);
+      else {
+        it->first += size;
+        it->second -= size;
+      }
+      break;
+    }
+  if (!va) {
+    va = d->next_va;
+    d->next_va += size;
+  }
+  const scgpu_status st = mapRange(d, va, size);
+  if (st != SCGPU_SUCCESS) {
+    d->holes.emplace_back(va, size);
+    std::sort(d->holes.begin(), d->holes.end());
+    return st == SCGPU_ERROR_DEVICE ? d->fail(SCGPU_ERROR_OUT_OF_MEMORY, d->last_error) : st;
+  }
+  d->allocations[va] = size;
+  *ptr = va;
+  return SCGPU_SUCCESS;
+}
+
+scgpu_status scgpu_mem_free(scgpu_device* d, scgpu_devptr ptr) {
+  if (!d) return SCGPU_ERROR_INVALID_VALUE;
+  if (ptr == 0) return SCGPU_SUCCESS;
+  auto it = d->allocations.find(ptr);
+  if (it == d->allocations.end())
+    return d->fail(SCGPU_ERROR_INVALID_VALUE, fmt::format("free of 0x{:x}, which is not an allocation", ptr));
+  std::vector<std::uint32_t> w;
+  push(w, SCGPU_METHOD_UNMAP, {lo(ptr), hi(ptr)});
+  scgpu_status st = submit(d->control.get(), std::move(w));
+  if (st == SCGPU_SUCCESS) st = synchronize(d->control.get());
+  if (st != SCGPU_SUCCESS) return st;
+  d->holes.emplace_back(ptr, it->second);
+  std::sort(d->holes.begin(), d->holes.end());
+  d->allocations.erase(it);
+  return SCGPU_SUCCESS;
+}
+
+scgpu_status scgpu_module_load(scgpu_device* d, const char* ptx, size_t bytes, scgpu_module* module) {
+  if (!d || !ptx || !module) return SCGPU_ERROR_INVALID_VALUE;
+  std::uint32_t slot = 0;
+  while (slot < d->modules.size() && d->modules[slot].used) ++slot;
+  if (slot == d->modules.size()) return d->fail(SCGPU_ERROR_OUT_OF_MEMORY, "all 256 module slots are in use");
+  const std::string text(ptx, bytes);
+  // The driver lays out the module's variables (as a driver's JIT would) to size their region.
+  scgpu_device::ModuleInfo info;
+  std::uint64_t globals_bytes = 0;
+  try {
+    const scgpu::ptx::Module ir = scgpu::ptx::parseModule(text, fmt::format("module{}.ptx", slot), scgpu::driver::ptxLimits());
+    globals_bytes = scgpu::driver::Module::globalsBytes(ir);
+    std::uint64_t off = 0;
+    for (const auto& g : scgpu::ptx::moduleGlobals(ir)) {
+      info.symbols[g.name] = {off, g.size};
+      off += scgpu::memsys::BackingStore::roundedSize(g.size);
+    }
+  } catch (const std::exception& e) {
+    return d->fail(SCGPU_ERROR_MODULE, e.what());
+  }
+  scgpu_devptr image = 0;
+  scgpu_status st = scgpu_mem_alloc(d, bytes, &image);
+  if (st != SCGPU_SUCCESS) return st;
+  if (globals_bytes && (st = scgpu_mem_alloc(d, globals_bytes, &info.globals)) != SCGPU_SUCCESS) {
+    scgpu_mem_free(d, image);
+    return st;
+  }
+  st = scgpu_memcpy_htod(d, image, text.data(), bytes);
+  if (st == SCGPU_SUCCESS) {
+    std::vector<std::uint32_t> w;
+    push(w, SCGPU_METHOD_LOAD_MODULE, {lo(image), hi(image), std::uint32_t(bytes), slot, lo(info.globals), hi(info.globals)});
+    st = submit(d->control.get(), std::move(w));
+    if (st == SCGPU_SUCCESS) st = synchronize(d->control.get());
+  }
+  const std::string error = d->last_error;
+  scgpu_mem_free(d, image);
+  if (st != SCGPU_SUCCESS) {
+    if (info.globals) scgpu_mem_free(d, info.globals);
+    return d->fail(st, error);
+  }
+  for (auto& [name, sym] : info.symbols) sym.first += info.globals;
+  info.used = true;
+  d->modules[slot] = std::move(info);
+  *module = slot;
+  return SCGPU_SUCCESS;
+}
+
+scgpu_status scgpu_module_unload(scgpu_device* d, scgpu_module module) {
+  if (!d || module >= d->modules.size() || !d->modules[module].used) return SCGPU_ERROR_INVALID_VALUE;
+  std::vector<std::uint32_t> w;
+  push(w, SCGPU_METHOD_UNLOAD_MODULE, {module});
+  scgpu_status st = submit(d->control.get(), std::move(w));
+  if (st == SCGPU_SUCCESS) st = synchronize(d->control.get());
+  if (st != SCGPU_SUCCESS) return st;
+  if (d->modules[module].globals) scgpu_mem_free(d, d->modules[module].globals);
+  d->modules[module] = scgpu_device::ModuleInfo{};
+  return SCGPU_SUCCESS;
+}
+
+scgpu_status scgpu_module_symbol(scgpu_device* d, scgpu_module module, const char* name, scgpu_devptr* ptr,
+                                 size_t* bytes) {
+  if (!d || !name || module >= d->modules.size() || !d->modules[module].used) return SCGPU_ERROR_INVALID_VALUE;
+  auto it = d->modules[module].symbols.find(name);
+  if (it == d->modules[module].symbols.end())
+    return d->fail(SCGPU_ERROR_INVALID_VALUE, fmt::format("module {} has no variable '{}'", module, name));
+  if (ptr) *ptr = it->second.first;
+  if (bytes) *bytes = it->second.second;
+  return SCGPU_SUCCESS;
+}
+
+scgpu_status scgpu_stream_create(scgpu_device* d, unsigned priority, scgpu_stream** stream) {
+  if (!d || !stream || priority > 15) return SCGPU_ERROR_INVALID_VALUE;
+  std::uint32_t c = 1;
+  while (c < d->num_channels && d->channel_used[c]) ++c;
+  if (c >= d->num_channels)
+    return d->fail(SCGPU_ERROR_OUT_OF_MEMORY, fmt::format("all {} channels are in use", d->num_channels));
+  std::unique_ptr<scgpu_stream> s;
+  openStream(d, priority, c, s);
+  scgpu_status st = scgpu_mem_alloc(d, kArenaBytes, &s->arena);
+  if (st != SCGPU_SUCCESS) return st;
+  d->channel_used[c] = true;
+  d->streams.push_back(s.get());
+  *stream = s.release();
+  return SCGPU_SUCCESS;
+}
+
+scgpu_status scgpu_stream_destroy(scgpu_stream* s) {
+  if (checkStream(s) != SCGPU_SUCCESS) return SCGPU_ERROR_INVALID_VALUE;
+  scgpu_device* d = s->device;
+  const scgpu_status st = synchronize(s);
+  d->wr(SCGPU_REG_CH_CONTROL(s->channel), 0);
+  d->unregisterHost(s->ring_iova);
+  d->unregisterHost(s->semaphore_iova);
+  scgpu_mem_free(d, s->arena);
+  d->channel_used[s->channel] = false;
+  d->streams.erase(std::find(d->streams.begin(), d->streams.end(), s));
+  delete s;
+  return st;
+}
+
+scgpu_status scgpu_stream_synchronize(scgpu_stream* s) {
+  return checkStream(s) != SCGPU_SUCCESS ? SCGPU_ERROR_INVALID_VALUE : synchronize(s);
+}
+
+scgpu_status scgpu_launch(scgpu_stream* s, scgpu_module module, const char* kernel, const uint32_t grid[3],
+                          const uint32_t block[3], uint32_t shared_bytes, const void* params, size_t param_bytes) {
+  if (checkStream(s) != SCGPU_SUCCESS || !kernel || !grid || !block || (param_bytes && !params))
+    return SCGPU_ERROR_INVALID_VALUE;
+  const std::size_t name_bytes = std::strlen(kernel);
+  if (name_bytes == 0 || name_bytes > 4096 || param_bytes > 32764)
+    return s->device->fail(SCGPU_ERROR_INVALID_VALUE, "kernel name of 1 to 4096 bytes and at most 32764 bytes of parameters");
+  // Descriptor, name and parameters go to the stream's arena in one staged copy.
+  const std::uint64_t name_off = SCGPU_LAUNCH_DESC_SIZE_BYTES, param_off = roundUp(name_off + name_bytes, 16);
+  std::vector<std::uint8_t> blob(param_off + param_bytes, 0);
+  std::vector<std::uint32_t> w;
+  scgpu_devptr at = 0;
+  // Reserve first to learn the address the descriptor will have.
+  if (s->arena_used + roundUp(blob.size(), 16) > kArenaBytes) {
+    scgpu_status st = synchronize(s);
+    if (st != SCGPU_SUCCESS) return st;
+  }
+  const scgpu_devptr base = s->arena + s->arena_used;
+  scgpu_launch_desc desc{};
+  desc.module_slot = module;
+  desc.entry_name_bytes = std::uint32_t(name_bytes);
+  desc.entry_name_addr = base + name_off;
+  desc.grid_x = grid[0];
+  desc.grid_y = grid[1];
+  desc.grid_z = grid[2];
+  desc.block_x = block[0];
+  desc.block_y = block[1];
+  desc.block_z = block[2];
+  desc.shared_bytes = shared_bytes;
+  desc.param_bytes = std::uint32_t(param_bytes);
+  desc.param_addr = base + param_off;
+  std::memcpy(blob.data(), &desc, sizeof desc);
+  std::memcpy(blob.data() + name_off, kernel, name_bytes);
+  if (param_bytes) std::memcpy(blob.data() + param_off, params, param_bytes);
+  scgpu_status st = stage(s, blob.data(), blob.size(), &at, w);
+  if (st != SCGPU_SUCCESS) return st;
+  push(w, SCGPU_METHOD_LAUNCH, {lo(at), hi(at)});
+  return submit(s, std::move(w));
+}
+
+scgpu_status scgpu_memcpy_htod_async(scgpu_stream* s, scgpu_devptr dst, const void* src, size_t bytes) {
+  if (checkStream(s) != SCGPU_SUCCESS || (bytes && !src)) return SCGPU_ERROR_INVALID_VALUE;
+  if (!bytes) return SCGPU_SUCCESS;
+  const std::uint64_t a = s->device->registerHost(src, bytes);
+  s->iovas.push_back(a);
+  return copy1d(s, a, dst, bytes, 1u);
+}
+scgpu_status scgpu_memcpy_dtoh_async(scgpu_stream* s, void* dst, scgpu_devptr src, size_t bytes) {
+  if (checkStream(s) != SCGPU_SUCCESS || (bytes && !dst)) return SCGPU_ERROR_INVALID_VALUE;
+  if (!bytes) return SCGPU_SUCCESS;
+  const std::uint64_t a = s->device->registerHost(dst, bytes);
+  s->iovas.push_back(a);
+  return copy1d(s, src, a, bytes, 2u);
+}
+scgpu_status scgpu_memcpy_dtod_async(scgpu_stream* s, scgpu_devptr dst, scgpu_devptr src, size_t bytes) {
+  if (checkStream(s) != SCGPU_SUCCESS) return SCGPU_ERROR_INVALID_VALUE;
+  return copy1d(s, src, dst, bytes, 0u);
+}
+scgpu_status scgpu_memcpy_2d_htod_async(scgpu_stream* s, scgpu_devptr dst, size_t dst_pitch, const void* src,
+                                        size_t src_pitch, size_t width, size_t height) {
+  if (checkStream(s) != SCGPU_SUCCESS || (width && height && !src)) return SCGPU_ERROR_INVALID_VALUE;
+  if (!width || !height) return SCGPU_SUCCESS;
+  const std::uint64_t a = s->device->registerHost(src, std::uint64_t(src_pitch) * (height - 1) + width);
+  s->iovas.push_back(a);
+  return copy2d(s, a, src_pitch, dst, dst_pitch, width, height, 1u);
+}
+scgpu_status scgpu_memcpy_2d_dtoh_async(scgpu_stream* s, void* dst, size_t dst_pitch, scgpu_devptr src,
+                                        size_t src_pitch, size_t width, size_t height) {
+  if (checkStream(s) != SCGPU_SUCCESS || (width && height && !dst)) return SCGPU_ERROR_INVALID_VALUE;
+  if (!width || !height) return SCGPU_SUCCESS;
+  const std::uint64_t a = s->device->registerHost(dst, std::uint64_t(dst_pitch) * (height - 1) + width);
+  s->iovas.push_back(a);
+  return copy2d(s, src, src_pitch, a, dst_pitch, width, height, 2u);
+}
+scgpu_status scgpu_memset_async(scgpu_stream* s, scgpu_devptr dst, uint8_t value, size_t bytes) {
+  if (checkStream(s) != SCGPU_SUCCESS) return SCGPU_ERROR_INVALID_VALUE;
+  for (std::uint64_t done = 0; done < bytes;) {
+    const std::uint64_t n = std::min<std::uint64_t>(bytes - done, 1ull << 30);
+    std::vector<std::uint32_t> w;
+    push(w, SCGPU_METHOD_MEMSET, {lo(dst + done), hi(dst + done), std::uint32_t(n), 1u, 0u, value, 1u});
+    scgpu_status st = submit(s, std::move(w));
+    if (st != SCGPU_SUCCESS) return st;
+    done += n;
+  }
+  return SCGPU_SUCCESS;
+}
+scgpu_status scgpu_memset32_async(scgpu_stream* s, scgpu_devptr dst, uint32_t value, size_t count) {
+  if (checkStream(s) != SCGPU_SUCCESS) return SCGPU_ERROR_INVALID_VALUE;
+  for (std::uint64_t done = 0; done < count;) {
+    const std::uint64_t n = std::min<std::uint64_t>(count - done, 1ull << 28);
+    std::vector<std::uint32_t> w;
+    push(w, SCGPU_METHOD_MEMSET, {lo(dst + 4 * done), hi(dst + 4 * done), std::uint32_t(4 * n), 1u, 0u, value, 4u});
+    scgpu_status st = submit(s, std::move(w));
+    if (st != SCGPU_SUCCESS) return st;
+    done += n;
+  }
+  return SCGPU_SUCCESS;
+}
+
+scgpu_status scgpu_memcpy_htod(scgpu_device* d, scgpu_devptr dst, const void* src, size_t bytes) {
+  if (!d) return SCGPU_ERROR_INVALID_VALUE;
+  scgpu_status st = scgpu_memcpy_htod_async(d->control.get(), dst, src, bytes);
+  return st != SCGPU_SUCCESS ? st : synchronize(d->control.get());
+}
+scgpu_status scgpu_memcpy_dtoh(scgpu_device* d, void* dst, scgpu_devptr src, size_t bytes) {
+  if (!d) return SCGPU_ERROR_INVALID_VALUE;
+  scgpu_status st = scgpu_memcpy_dtoh_async(d->control.get(), dst, src, bytes);
+  return st != SCGPU_SUCCESS ? st : synchronize(d->control.get());
+}
+scgpu_status scgpu_memset(scgpu_device* d, scgpu_devptr dst, uint8_t value, size_t bytes) {
+  if (!d) return SCGPU_ERROR_INVALID_VALUE;
+  scgpu_status st = scgpu_memset_async(d->control.get(), dst, value, bytes);
+  return st != SCGPU_SUCCESS ? st : synchronize(d->control.get());
+}
+
+scgpu_status scgpu_stream_wait_stream(scgpu_stream* waiter, scgpu_stream* signaller) {
+  if (checkStream(waiter) != SCGPU_SUCCESS || checkStream(signaller) != SCGPU_SUCCESS ||
+      waiter->device != signaller->device)
+    return SCGPU_ERROR_INVALID_VALUE;
+  // The signaller releases its completion semaphore with a new value; the waiter acquires it.
+  const std::uint32_t target = ++signaller->submitted;
+  std::vector<std::uint32_t> rel, acq;
+  push(rel, SCGPU_METHOD_SEM_RELEASE, {lo(signaller->semaphore_iova), hi(signaller->semaphore_iova), target, 2u});
+  scgpu_status st = submit(signaller, std::move(rel));
+  if (st != SCGPU_SUCCESS) return st;
+  push(acq, SCGPU_METHOD_SEM_ACQUIRE, {lo(signaller->semaphore_iova), hi(signaller->semaphore_iova), target, 2u});
+  return submit(waiter, std::move(acq));
+}
+
+scgpu_status scgpu_event_create(scgpu_device* d, scgpu_event** event) {
+  if (!d || !event) return SCGPU_ERROR_INVALID_VALUE;
+  auto e = std::make_unique<scgpu_event>();
+  e->device = d;
+  e->iova = d->registerHost(e->record, sizeof e->record);
+  d->events.push_back(e.get());
+  *event = e.release();
+  return SCGPU_SUCCESS;
+}
+scgpu_status scgpu_event_destroy(scgpu_event* e) {
+  if (!e || !e->device) return SCGPU_ERROR_INVALID_VALUE;
+  scgpu_device* d = e->device;
+  d->unregisterHost(e->iova);
+  d->events.erase(std::find(d->events.begin(), d->events.end(), e));
+  delete e;
+  return SCGPU_SUCCESS;
+}
+scgpu_status scgpu_event_record(scgpu_event* e, scgpu_stream* s) {
+  if (!e || checkStream(s) != SCGPU_SUCCESS || e->device != s->device) return SCGPU_ERROR_INVALID_VALUE;
+  std::memset(e->record, 0, sizeof e->record);
+  e->recorded = true;
+  std::vector<std::uint32_t> w;
+  push(w, SCGPU_METHOD_SEM_RELEASE, {lo(e->iova), hi(e->iova), 1u, 3u /* TIMESTAMP | IN_HOST */});
+  return submit(s, std::move(w));
+}
+scgpu_status scgpu_event_query(scgpu_event* e) {
+  if (!e || !e->device || !e->recorded) return SCGPU_ERROR_INVALID_VALUE;
+  e->device->rd(SCGPU_REG_STATUS);  // lets the device make progress
+  std::uint32_t v;
+  std::memcpy(&v, e->record, 4);
+  return v == 1 ? SCGPU_SUCCESS : SCGPU_ERROR_NOT_READY;
+}
+scgpu_status scgpu_event_elapsed_ns(scgpu_event* a, scgpu_event* b, uint64_t* ns) {
+  if (!ns) return SCGPU_ERROR_INVALID_VALUE;
+  scgpu_status st = scgpu_event_query(a);
+  if (st == SCGPU_SUCCESS) st = scgpu_event_query(b);
+  if (st != SCGPU_SUCCESS) return st;
+  std::uint64_t ta, tb;
+  std::memcpy(&ta, a->record + 8, 8);
+  std::memcpy(&tb, b->record + 8, 8);
+  *ns = tb >= ta ? tb - ta : 0;
+  return SCGPU_SUCCESS;
+}
+
+}  // extern "C"

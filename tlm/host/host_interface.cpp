@@ -1,0 +1,578 @@
+#include "tlm/host/host_interface.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "base/input_limits.h"
+#include "tlm/host/scgpu_regs.h"
+
+namespace scgpu::host {
+namespace {
+
+constexpr std::uint32_t kIntrBits =
+    SCGPU_INTR_STATUS_CHANNEL_MASK | SCGPU_INTR_STATUS_ERROR_MASK | SCGPU_INTR_STATUS_FAULT_MASK;
+constexpr std::uint32_t kControlBits =
+    SCGPU_CH_CONTROL_ENABLE_MASK | SCGPU_CH_CONTROL_RING_IN_HOST_MASK | SCGPU_CH_CONTROL_PRIORITY_MASK;
+constexpr std::uint32_t kMaxRingEntries = 65536;
+constexpr std::uint32_t kMaxBufferWords = 1u << 20;
+constexpr std::uint32_t kMaxEntryNameBytes = 4096;
+// CUDA 12.1 raised the kernel parameter limit to 32764 bytes on Volta and later.
+constexpr std::uint32_t kMaxParamBytes = 32764;
+// Copies and memsets move data in pieces of this size, so a large transfer never needs a large
+// host buffer.
+constexpr std::uint64_t kChunkBytes = 1u << 20;
+
+std::uint64_t lo_hi(std::uint32_t lo, std::uint32_t hi) { return std::uint64_t(hi) << 32 | lo; }
+bool isKernelFault(std::uint32_t kind) {
+  return kind >= SCGPU_ERROR_KIND_ILLEGAL_ADDRESS && kind <= SCGPU_ERROR_KIND_TIMEOUT;
+}
+template <typename T> T load(const std::uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+}  // namespace
+
+HostInterface::HostInterface(const HostParams& params, const DeviceIdentity& identity, DevicePort& device,
+                             HostMemoryPort& host)
+    : params_(params), identity_(identity), device_(device), host_(host), channels_(params.channels) {}
+
+void HostInterface::emit(HostEvent::Kind kind, std::uint32_t channel, std::uint32_t what, std::uint64_t value) {
+  if (listener_) listener_(HostEvent{kind, now_ns_, channel, what, value});
+}
+
+// ---- registers --------------------------------------------------------------------------------
+
+std::uint32_t HostInterface::read(std::uint32_t offset) {
+  now_ns_ += params_.mmio_latency_ns;
+  service();
+  bool defined = true;
+  std::uint32_t v = readRegister(offset, &defined);
+  if (!defined) {
+    bad_access_ = true;
+    v = SCGPU_UNDEFINED_READ_VALUE;
+  }
+  emit(HostEvent::Kind::MmioRead, ~0u, offset, v);
+  return v;
+}
+
+void HostInterface::write(std::uint32_t offset, std::uint32_t value) {
+  now_ns_ += params_.mmio_latency_ns;
+  emit(HostEvent::Kind::MmioWrite, ~0u, offset, value);
+  if (!writeRegister(offset, value)) bad_access_ = true;
+  service();
+}
+
+bool HostInterface::interruptLine() const {
+  return (intr_status_ & intr_enable_) != 0 && !(intr_mask_ & SCGPU_INTR_MASK_ALL_MASK);
+}
+
+bool HostInterface::idle() const {
+  for (const Channel& ch : channels_)
+    if (!ch.error && (ch.have_entry || ch.gp_get != ch.gp_put)) return false;
+  return true;
+}
+
+std::uint32_t HostInterface::readRegister(std::uint32_t offset, bool* defined) {
+  if (offset % 4) {
+    *defined = false;
+    return 0;
+  }
+  if (offset >= SCGPU_CH_BASE && offset < SCGPU_CH_BASE + SCGPU_CH_STRIDE * SCGPU_CH_MAX_COUNT) {
+    const std::uint32_t c = (offset - SCGPU_CH_BASE) / SCGPU_CH_STRIDE;
+    if (c >= channels_.size()) {
+      *defined = false;
+      return 0;
+    }
+    const Channel& ch = channels_[c];
+    switch ((offset - SCGPU_CH_BASE) % SCGPU_CH_STRIDE) {
+      case SCGPU_CH_GPFIFO_BASE_LO_OFFSET: return std::uint32_t(ch.ring_base);
+      case SCGPU_CH_GPFIFO_BASE_HI_OFFSET: return std::uint32_t(ch.ring_base >> 32);
+      case SCGPU_CH_GPFIFO_ENTRIES_OFFSET: return ch.ring_entries;
+      case SCGPU_CH_GP_PUT_OFFSET: return ch.gp_put;
+      case SCGPU_CH_GP_GET_OFFSET: return ch.gp_get;
+      case SCGPU_CH_CONTROL_OFFSET: return ch.control;
+      case SCGPU_CH_STATUS_OFFSET: {
+        std::uint32_t s = 0;
+        if (!ch.have_entry && ch.gp_get == ch.gp_put) s |= SCGPU_CH_STATUS_IDLE_MASK;
+        if (ch.waiting) s |= SCGPU_CH_STATUS_WAITING_MASK;
+        if (ch.error) s |= SCGPU_CH_STATUS_ERROR_MASK;
+        return s;
+      }
+      case SCGPU_CH_ERROR_OFFSET: return ch.error;
+      case SCGPU_CH_RESET_OFFSET: return 0;
+      case SCGPU_CH_INTR_PAYLOAD_OFFSET: return ch.intr_payload;
+      default: *defined = false; return 0;
+    }
+  }
+  switch (offset) {
+    case SCGPU_REG_BOOT_ID: return SCGPU_REG_BOOT_ID_RESET;
+    case SCGPU_REG_REGMAP_VERSION: return SCGPU_REG_REGMAP_VERSION_RESET;
+    case SCGPU_REG_ARCH:
+      return (identity_.cc_major << SCGPU_ARCH_CC_MAJOR_SHIFT) | (identity_.cc_minor << SCGPU_ARCH_CC_MINOR_SHIFT);
+    case SCGPU_REG_NUM_SMS: return identity_.num_sms;
+    case SCGPU_REG_NUM_CHANNELS: return std::uint32_t(channels_.size());
+    case SCGPU_REG_CAPS:
+      return (identity_.timing ? SCGPU_CAPS_TIMING_MASK : 0) | SCGPU_CAPS_COPY_2D_MASK | SCGPU_CAPS_SEM_TIMESTAMP_MASK;
+    case SCGPU_REG_MEM_SIZE_LO: return std::uint32_t(identity_.memory_bytes);
+    case SCGPU_REG_MEM_SIZE_HI: return std::uint32_t(identity_.memory_bytes >> 32);
+    case SCGPU_REG_CORE_CLOCK_MHZ: return std::uint32_t(std::lround(identity_.core_clock_mhz));
+    case SCGPU_REG_RESET: return 0;
+    case SCGPU_REG_STATUS:
+      return (idle() ? SCGPU_STATUS_IDLE_MASK : 0) | (error_.kind ? SCGPU_STATUS_ERROR_MASK : 0) |
+             (bad_access_ ? SCGPU_STATUS_BAD_ACCESS_MASK : 0);
+    case SCGPU_REG_SCRATCH: return scratch_;
+    case SCGPU_REG_QUIESCE: return quiesce_;
+    case SCGPU_REG_INTR_STATUS: return intr_status_;
+    case SCGPU_REG_INTR_ENABLE: return intr_enable_;
+    case SCGPU_REG_INTR_PENDING: return interruptLine() ? (intr_status_ & intr_enable_) : 0;
+    case SCGPU_REG_INTR_CHANNEL: return intr_channel_;
+    case SCGPU_REG_INTR_MASK: return intr_mask_;
+    case SCGPU_REG_TIMER_LO:
+      timer_hi_latch_ = std::uint32_t(now_ns_ >> 32);
+      return std::uint32_t(now_ns_);
+    case SCGPU_REG_TIMER_HI: return timer_hi_latch_;
+    case SCGPU_REG_ERR_KIND: return error_.kind;
+    case SCGPU_REG_ERR_CHANNEL: return error_.channel;
+    case SCGPU_REG_ERR_GP_ENTRY: return error_.gp_entry;
+    case SCGPU_REG_ERR_METHOD: return error_.method;
+    case SCGPU_REG_ERR_WORD: return error_.word;
+    case SCGPU_REG_ERR_ADDR_LO: return std::uint32_t(error_.address);
+    case SCGPU_REG_ERR_ADDR_HI: return std::uint32_t(error_.address >> 32);
+    case SCGPU_REG_ERR_MODULE: return error_.module;
+    case SCGPU_REG_ERR_LAUNCH: return error_.launch;
+    case SCGPU_REG_ERR_BLOCK_X: return error_.block[0];
+    case SCGPU_REG_ERR_BLOCK_Y: return error_.block[1];
+    case SCGPU_REG_ERR_BLOCK_Z: return error_.block[2];
+    case SCGPU_REG_ERR_WARP: return error_.warp;
+    case SCGPU_REG_ERR_LANE: return error_.lane;
+    case SCGPU_REG_ERR_PC: return error_.pc;
+    case SCGPU_REG_ERR_PTX_LINE: return error_.ptx_line;
+    case SCGPU_REG_ERR_CLEAR: return 0;
+    default: *defined = false; return 0;
+  }
+}
+
+bool HostInterface::writeRegister(std::uint32_t offset, std::uint32_t value) {
+  if (offset % 4) return false;
+  if (offset >= SCGPU_CH_BASE && offset < SCGPU_CH_BASE + SCGPU_CH_STRIDE * SCGPU_CH_MAX_COUNT) {
+    const std::uint32_t c = (offset - SCGPU_CH_BASE) / SCGPU_CH_STRIDE;
+    if (c >= channels_.size()) return false;
+    Channel& ch = channels_[c];
+    switch ((offset - SCGPU_CH_BASE) % SCGPU_CH_STRIDE) {
+      case SCGPU_CH_GPFIFO_BASE_LO_OFFSET: ch.ring_base = (ch.ring_base & ~0xFFFFFFFFull) | value; return true;
+      case SCGPU_CH_GPFIFO_BASE_HI_OFFSET: ch.ring_base = (ch.ring_base & 0xFFFFFFFFull) | std::uint64_t(value) << 32; return true;
+      case SCGPU_CH_GPFIFO_ENTRIES_OFFSET: ch.ring_entries = value; return true;
+      case SCGPU_CH_GP_PUT_OFFSET:
+        ch.gp_put = value;
+        emit(HostEvent::Kind::MmioWrite, c, SCGPU_CH_GP_PUT_OFFSET, value);
+        return true;
+      case SCGPU_CH_CONTROL_OFFSET: ch.control = value & kControlBits; return true;
+      case SCGPU_CH_RESET_OFFSET:
+        if (value & SCGPU_CH_RESET_CHANNEL_MASK) resetChannel(ch);
+        return true;
+      case SCGPU_CH_GP_GET_OFFSET:
+      case SCGPU_CH_STATUS_OFFSET:
+      case SCGPU_CH_ERROR_OFFSET:
+      case SCGPU_CH_INTR_PAYLOAD_OFFSET: return true;  // read-only
+      default: return false;
+    }
+  }
+  switch (offset) {
+    case SCGPU_REG_RESET:
+      if (value & SCGPU_RESET_DEVICE_MASK) resetDevice();
+      return true;
+    case SCGPU_REG_SCRATCH: scratch_ = value; return true;
+    case SCGPU_REG_QUIESCE: quiesce_ = value & SCGPU_QUIESCE_STOP_FETCH_MASK; return true;
+    case SCGPU_REG_INTR_STATUS: intr_status_ &= ~(value & kIntrBits); return true;
+    case SCGPU_REG_INTR_ENABLE: intr_enable_ = value & kIntrBits; return true;
+    case SCGPU_REG_INTR_CHANNEL: intr_channel_ &= ~value; return true;
+    case SCGPU_REG_INTR_MASK: intr_mask_ = value & SCGPU_INTR_MASK_ALL_MASK; return true;
+    case SCGPU_REG_ERR_CLEAR:
+      if (value & SCGPU_ERR_CLEAR_CLEAR_MASK) {
+        error_ = ErrorInfo{};
+        bad_access_ = false;
+      }
+      return true;
+    case SCGPU_REG_BOOT_ID: case SCGPU_REG_REGMAP_VERSION: case SCGPU_REG_ARCH: case SCGPU_REG_NUM_SMS:
+    case SCGPU_REG_NUM_CHANNELS: case SCGPU_REG_CAPS: case SCGPU_REG_MEM_SIZE_LO: case SCGPU_REG_MEM_SIZE_HI:
+    case SCGPU_REG_CORE_CLOCK_MHZ: case SCGPU_REG_STATUS: case SCGPU_REG_INTR_PENDING: case SCGPU_REG_TIMER_LO:
+    case SCGPU_REG_TIMER_HI: case SCGPU_REG_ERR_KIND: case SCGPU_REG_ERR_CHANNEL: case SCGPU_REG_ERR_GP_ENTRY:
+    case SCGPU_REG_ERR_METHOD: case SCGPU_REG_ERR_WORD: case SCGPU_REG_ERR_ADDR_LO: case SCGPU_REG_ERR_ADDR_HI:
+    case SCGPU_REG_ERR_MODULE: case SCGPU_REG_ERR_LAUNCH: case SCGPU_REG_ERR_BLOCK_X: case SCGPU_REG_ERR_BLOCK_Y:
+    case SCGPU_REG_ERR_BLOCK_Z: case SCGPU_REG_ERR_WARP: case SCGPU_REG_ERR_LANE: case SCGPU_REG_ERR_PC:
+    case SCGPU_REG_ERR_PTX_LINE:
+      return true;  // read-only: the write is dropped
+    default: return false;
+  }
+}
+
+void HostInterface::resetChannel(Channel& ch) {
+  ch.gp_put = ch.gp_get = 0;
+  ch.error = 0;
+  ch.waiting = false;
+  ch.have_entry = false;
+  ch.buffer.clear();
+  ch.next_word = 0;
+}
+
+void HostInterface::resetDevice() {
+  for (Channel& ch : channels_) ch = Channel{};
+  scratch_ = quiesce_ = 0;
+  intr_status_ = intr_enable_ = intr_channel_ = intr_mask_ = 0;
+  bad_access_ = false;
+  timer_hi_latch_ = 0;
+  error_ = ErrorInfo{};
+  launches_ = 0;
+  now_ns_ = 0;
+  last_message_.clear();
+  device_.reset();
+}
+
+// ---- the front end ----------------------------------------------------------------------------
+
+void HostInterface::service() {
+  if (in_service_) return;
+  in_service_ = true;
+  // Higher priority first, then lower channel index: a fixed order, so runs are deterministic.
+  std::vector<std::uint32_t> order(channels_.size());
+  for (std::uint32_t c = 0; c < order.size(); ++c) order[c] = c;
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return (channels_[a].control & SCGPU_CH_CONTROL_PRIORITY_MASK) > (channels_[b].control & SCGPU_CH_CONTROL_PRIORITY_MASK);
+  });
+  // A release on one channel can satisfy an acquire on another: go round until nothing moves.
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (std::uint32_t c : order)
+      while (step(c) == Step::Progress) moved = true;
+  }
+  in_service_ = false;
+}
+
+bool HostInterface::memRead(bool in_host, std::uint64_t addr, void* dst, std::uint64_t bytes) {
+  return in_host ? host_.dmaRead(addr, dst, bytes) : device_.read(addr, dst, bytes);
+}
+bool HostInterface::memWrite(bool in_host, std::uint64_t addr, const void* src, std::uint64_t bytes) {
+  return in_host ? host_.dmaWrite(addr, src, bytes) : device_.write(addr, src, bytes);
+}
+
+std::uint64_t HostInterface::transferNs(bool host_side, std::uint64_t bytes) const {
+  if (bytes == 0) return 0;
+  if (host_side) return params_.pcie_latency_ns + std::uint64_t(std::ceil(double(bytes) / params_.pcie_bandwidth_bytes_per_ns));
+  return std::uint64_t(std::ceil(double(bytes) / params_.copy_bandwidth_bytes_per_ns));
+}
+
+void HostInterface::recordError(const ErrorInfo& e) {
+  if (error_.kind == 0) error_ = e;  // the first error is kept until ERR_CLEAR
+}
+
+void HostInterface::raise(std::uint32_t status_bits) {
+  intr_status_ |= status_bits;
+  emit(HostEvent::Kind::Interrupt, ~0u, status_bits, intr_status_);
+}
+
+void HostInterface::stopChannel(std::uint32_t c, std::uint32_t kind, std::uint32_t method, std::uint32_t word,
+                                std::uint64_t address, const std::string& message) {
+  Channel& ch = channels_[c];
+  ch.error = kind;
+  ch.waiting = false;
+  ErrorInfo e;
+  e.kind = kind;
+  e.channel = c;
+  e.gp_entry = ch.gp_get;
+  e.method = method;
+  e.word = word;
+  e.address = address;
+  recordError(e);
+  last_message_ = fmt::format("channel {}, GPFIFO entry {}: {}", c, ch.gp_get, message);
+  emit(HostEvent::Kind::Error, c, method, kind);
+  raise(SCGPU_INTR_STATUS_ERROR_MASK);
+}
+
+bool HostInterface::fetchEntry(std::uint32_t c) {
+  Channel& ch = channels_[c];
+  const std::uint32_t n = ch.ring_entries;
+  if (n < 2 || n > kMaxRingEntries || (n & (n - 1)) || ch.ring_base % 16 || ch.gp_put >= n) {
+    stopChannel(c, SCGPU_ERROR_KIND_BAD_RING, 0, 0, ch.ring_base,
+                fmt::format("ring of {} entries at 0x{:x} with GP_PUT {}: the size must be a power of two from 2 to "
+                            "{}, the base 16-byte aligned and GP_PUT inside the ring",
+                            n, ch.ring_base, ch.gp_put, kMaxRingEntries));
+    return false;
+  }
+  const bool ring_in_host = ch.control & SCGPU_CH_CONTROL_RING_IN_HOST_MASK;
+  const std::uint64_t entry_addr = ch.ring_base + std::uint64_t(ch.gp_get) * SCGPU_GPFIFO_ENTRY_SIZE_BYTES;
+  std::uint8_t e[SCGPU_GPFIFO_ENTRY_SIZE_BYTES];
+  if (!memRead(ring_in_host, entry_addr, e, sizeof e)) {
+    stopChannel(c, SCGPU_ERROR_KIND_BAD_GPFIFO_ENTRY, 0, 0, entry_addr,
+                fmt::format("the entry at 0x{:x} cannot be read", entry_addr));
+    return false;
+  }
+  now_ns_ += transferNs(ring_in_host, sizeof e);
+  const auto addr = load<std::uint64_t>(e + SCGPU_GPFIFO_ENTRY_BUFFER_ADDR_OFFSET);
+  const auto words = load<std::uint32_t>(e + SCGPU_GPFIFO_ENTRY_LENGTH_WORDS_OFFSET);
+  const auto flags = load<std::uint32_t>(e + SCGPU_GPFIFO_ENTRY_FLAGS_OFFSET);
+  if (words == 0 || words > kMaxBufferWords || (flags & ~1u) || addr % 4) {
+    stopChannel(c, SCGPU_ERROR_KIND_BAD_GPFIFO_ENTRY, 0, 0, addr,
+                fmt::format("entry (buffer 0x{:x}, {} words, flags 0x{:x}): the length must be 1 to {} words, the "
+                            "buffer 4-byte aligned and only flag bit 0 set",
+                            addr, words, flags, kMaxBufferWords));
+    return false;
+  }
+  const bool buffer_in_host = flags & 1u;
+  ch.buffer.assign(words, 0);
+  if (!memRead(buffer_in_host, addr, ch.buffer.data(), std::uint64_t(words) * 4)) {
+    ch.buffer.clear();
+    stopChannel(c, SCGPU_ERROR_KIND_BAD_ADDRESS, 0, 0, addr,
+                fmt::format("the command buffer [0x{:x}, +{} bytes) cannot be read", addr, std::uint64_t(words) * 4));
+    return false;
+  }
+  now_ns_ += transferNs(buffer_in_host, std::uint64_t(words) * 4);
+  ch.have_entry = true;
+  ch.next_word = 0;
+  return true;
+}
+
+HostInterface::Step HostInterface::step(std::uint32_t c) {
+  Channel& ch = channels_[c];
+  if (!(ch.control & SCGPU_CH_CONTROL_ENABLE_MASK) || ch.error) return Step::Empty;
+  if (!ch.have_entry) {
+    if (ch.gp_get == ch.gp_put || (quiesce_ & SCGPU_QUIESCE_STOP_FETCH_MASK)) return Step::Empty;
+    if (!fetchEntry(c)) return Step::Empty;
+    return Step::Progress;
+  }
+  const std::uint32_t header = ch.buffer[ch.next_word];
+  const std::uint32_t count = header >> SCGPU_CMD_COUNT_SHIFT;
+  if (std::uint64_t(ch.next_word) + 1 + count > ch.buffer.size()) {
+    stopChannel(c, SCGPU_ERROR_KIND_BAD_ARGUMENT, header, ch.next_word, 0,
+                fmt::format("command 0x{:08x} at word {} has {} data words, past the end of its {}-word buffer", header,
+                            ch.next_word, count, ch.buffer.size()));
+    return Step::Empty;
+  }
+  if (!execute(c, header, ch.buffer.data() + ch.next_word + 1, count)) {
+    ch.waiting = !ch.error;
+    return Step::Blocked;
+  }
+  if (ch.error) return Step::Empty;
+  ch.waiting = false;
+  ch.next_word += 1 + count;
+  if (ch.next_word >= ch.buffer.size()) {
+    ch.have_entry = false;
+    ch.buffer.clear();
+    ch.gp_get = (ch.gp_get + 1) % ch.ring_entries;
+  }
+  return Step::Progress;
+}
+
+bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::uint32_t* a, std::uint32_t count) {
+  Channel& ch = channels_[c];
+  const std::uint32_t method = header & SCGPU_CMD_METHOD_MASK;
+  const std::uint32_t word = ch.next_word;
+  auto bad = [&](std::uint32_t kind, std::uint64_t address, const std::string& what) {
+    stopChannel(c, kind, header, word, address, what);
+    return true;  // the command is done with (the channel stopped)
+  };
+  auto want = [&](std::uint32_t n, const char* name) {
+    if (count == n) return true;
+    bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, 0, fmt::format("{} takes {} data words, the command has {}", name, n, count));
+    return false;
+  };
+  if (!ch.waiting) emit(HostEvent::Kind::Command, c, method, word);
+  now_ns_ += ch.waiting ? 0 : params_.command_latency_ns;
+
+  switch (method) {
+    case SCGPU_METHOD_NOP: return true;
+
+    case SCGPU_METHOD_MAP: {
+      if (!want(SCGPU_METHOD_MAP_WORDS, "MAP")) return true;
+      const std::uint64_t va = lo_hi(a[0], a[1]), bytes = lo_hi(a[2], a[3]);
+      std::string why;
+      if (va % 256 || bytes == 0) return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, va, fmt::format("MAP of {} bytes at 0x{:x}: the address must be 256-byte aligned and the size above 0", bytes, va));
+      if (!device_.map(va, bytes, &why)) return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, va, "MAP: " + why);
+      return true;
+    }
+    case SCGPU_METHOD_UNMAP: {
+      if (!want(SCGPU_METHOD_UNMAP_WORDS, "UNMAP")) return true;
+      const std::uint64_t va = lo_hi(a[0], a[1]);
+      std::string why;
+      if (!device_.unmap(va, &why)) return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, va, "UNMAP: " + why);
+      return true;
+    }
+    case SCGPU_METHOD_LOAD_MODULE: {
+      if (!want(SCGPU_METHOD_LOAD_MODULE_WORDS, "LOAD_MODULE")) return true;
+      const std::uint64_t image = lo_hi(a[0], a[1]);
+      const std::uint32_t bytes = a[2], slot = a[3];
+      const std::uint64_t globals = lo_hi(a[4], a[5]);
+      if (bytes == 0 || bytes > inputLimits().input_file_bytes)
+        return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, image,
+                   fmt::format("LOAD_MODULE: an image of {} bytes; it must be 1 to {} bytes (--limit input_file_bytes)",
+                               bytes, inputLimits().input_file_bytes));
+      std::string text(bytes, '\0');
+      if (!device_.read(image, text.data(), bytes))
+        return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, image, fmt::format("LOAD_MODULE: the image [0x{:x}, +{}) is not mapped", image, bytes));
+      std::string why;
+      if (!device_.loadModule(slot, text, globals, &why)) return bad(SCGPU_ERROR_KIND_MODULE_LOAD, image, why);
+      return true;
+    }
+    case SCGPU_METHOD_UNLOAD_MODULE: {
+      if (!want(SCGPU_METHOD_UNLOAD_MODULE_WORDS, "UNLOAD_MODULE")) return true;
+      std::string why;
+      if (!device_.unloadModule(a[0], &why)) return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, 0, why);
+      return true;
+    }
+    case SCGPU_METHOD_LAUNCH: {
+      if (!want(SCGPU_METHOD_LAUNCH_WORDS, "LAUNCH")) return true;
+      const std::uint64_t desc = lo_hi(a[0], a[1]);
+      std::uint8_t d[SCGPU_LAUNCH_DESC_SIZE_BYTES];
+      if (!device_.read(desc, d, sizeof d))
+        return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, desc, fmt::format("LAUNCH: the descriptor at 0x{:x} is not mapped", desc));
+      LaunchRequest r;
+      r.module_slot = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_MODULE_SLOT_OFFSET);
+      const auto name_bytes = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_ENTRY_NAME_BYTES_OFFSET);
+      const auto name_addr = load<std::uint64_t>(d + SCGPU_LAUNCH_DESC_ENTRY_NAME_ADDR_OFFSET);
+      for (int i = 0; i < 3; ++i) {
+        r.grid[i] = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_GRID_X_OFFSET + 4 * i);
+        r.block[i] = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_BLOCK_X_OFFSET + 4 * i);
+      }
+      r.shared_bytes = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_SHARED_BYTES_OFFSET);
+      const auto param_bytes = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_PARAM_BYTES_OFFSET);
+      const auto param_addr = load<std::uint64_t>(d + SCGPU_LAUNCH_DESC_PARAM_ADDR_OFFSET);
+      if (load<std::uint64_t>(d + SCGPU_LAUNCH_DESC_RESERVED_OFFSET) != 0 || name_bytes == 0 ||
+          name_bytes > kMaxEntryNameBytes || param_bytes > kMaxParamBytes)
+        return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, desc,
+                   fmt::format("LAUNCH: descriptor at 0x{:x}: the name must be 1 to {} bytes (is {}), the parameters "
+                               "at most {} bytes (are {}) and RESERVED 0",
+                               desc, kMaxEntryNameBytes, name_bytes, kMaxParamBytes, param_bytes));
+      r.entry.assign(name_bytes, '\0');
+      r.params.assign(param_bytes, 0);
+      if (!device_.read(name_addr, r.entry.data(), name_bytes))
+        return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, name_addr, fmt::format("LAUNCH: the kernel name at 0x{:x} is not mapped", name_addr));
+      if (param_bytes && !device_.read(param_addr, r.params.data(), param_bytes))
+        return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, param_addr, fmt::format("LAUNCH: the parameters at 0x{:x} are not mapped", param_addr));
+      ++launches_;
+      const LaunchOutcome o = device_.launch(r);
+      now_ns_ += o.duration_ns;
+      if (o.error_kind == SCGPU_ERROR_KIND_NONE) return true;
+      if (!isKernelFault(o.error_kind)) return bad(o.error_kind, desc, o.message);
+      // A kernel fault: the channel stops, and the error registers say where.
+      ch.error = o.error_kind;
+      ErrorInfo e;
+      e.kind = o.error_kind;
+      e.channel = c;
+      e.gp_entry = ch.gp_get;
+      e.method = header;
+      e.word = word;
+      e.address = o.address;
+      e.module = r.module_slot;
+      e.launch = launches_;
+      for (int i = 0; i < 3; ++i) e.block[i] = o.block[i];
+      e.warp = o.warp;
+      e.lane = o.lane;
+      e.pc = o.pc;
+      e.ptx_line = o.ptx_line;
+      recordError(e);
+      last_message_ = fmt::format("channel {}, GPFIFO entry {}: {}", c, ch.gp_get, o.message);
+      emit(HostEvent::Kind::Error, c, method, o.error_kind);
+      raise(SCGPU_INTR_STATUS_FAULT_MASK);
+      return true;
+    }
+    case SCGPU_METHOD_COPY: {
+      if (!want(SCGPU_METHOD_COPY_WORDS, "COPY")) return true;
+      const std::uint64_t src = lo_hi(a[0], a[1]), dst = lo_hi(a[2], a[3]);
+      const std::uint32_t width = a[4], height = a[5], src_pitch = a[6], dst_pitch = a[7], flags = a[8];
+      if (flags & ~3u || (height > 1 && (src_pitch < width || dst_pitch < width)))
+        return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, src,
+                   fmt::format("COPY: flags 0x{:x} (bits 0 and 1 only), {} rows of {} bytes with pitches {} and {} "
+                               "(at least the width)",
+                               flags, height, width, src_pitch, dst_pitch));
+      const bool src_host = flags & 1u, dst_host = flags & 2u;
+      std::vector<std::uint8_t> chunk;
+      for (std::uint32_t row = 0; row < height; ++row) {
+        for (std::uint64_t done = 0; done < width;) {
+          const std::uint64_t n = std::min<std::uint64_t>(kChunkBytes, width - done);
+          const std::uint64_t s = src + std::uint64_t(row) * src_pitch + done;
+          const std::uint64_t t = dst + std::uint64_t(row) * dst_pitch + done;
+          chunk.resize(n);
+          if (!memRead(src_host, s, chunk.data(), n))
+            return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, s, fmt::format("COPY: source [0x{:x}, +{}) cannot be read", s, n));
+          if (!memWrite(dst_host, t, chunk.data(), n))
+            return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, t, fmt::format("COPY: destination [0x{:x}, +{}) cannot be written", t, n));
+          done += n;
+        }
+      }
+      now_ns_ += transferNs(src_host || dst_host, std::uint64_t(width) * height);
+      return true;
+    }
+    case SCGPU_METHOD_MEMSET: {
+      if (!want(SCGPU_METHOD_MEMSET_WORDS, "MEMSET")) return true;
+      const std::uint64_t dst = lo_hi(a[0], a[1]);
+      const std::uint32_t width = a[2], height = a[3], pitch = a[4], value = a[5], elem = a[6];
+      if ((elem != 1 && elem != 2 && elem != 4) || width % elem || (height > 1 && pitch < width))
+        return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, dst,
+                   fmt::format("MEMSET: elements of {} bytes (1, 2 or 4), rows of {} bytes (a multiple of it), pitch {}",
+                               elem, width, pitch));
+      std::vector<std::uint8_t> pattern;
+      if (elem != 1) {
+        pattern.resize(std::min<std::uint64_t>(kChunkBytes, width));
+        for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = std::uint8_t(value >> (8 * (i % elem)));
+      }
+      for (std::uint32_t row = 0; row < height; ++row) {
+        const std::uint64_t t = dst + std::uint64_t(row) * pitch;
+        bool ok = true;
+        if (elem == 1) ok = device_.fill(t, std::uint8_t(value), width);
+        else
+          for (std::uint64_t done = 0; ok && done < width; done += pattern.size())
+            ok = device_.write(t + done, pattern.data(), std::min<std::uint64_t>(pattern.size(), width - done));
+        if (!ok) return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, t, fmt::format("MEMSET: [0x{:x}, +{}) is not mapped", t, width));
+      }
+      now_ns_ += transferNs(false, std::uint64_t(width) * height);
+      return true;
+    }
+    case SCGPU_METHOD_SEM_RELEASE: {
+      if (!want(SCGPU_METHOD_SEM_RELEASE_WORDS, "SEM_RELEASE")) return true;
+      const std::uint64_t addr = lo_hi(a[0], a[1]);
+      const std::uint32_t value = a[2], flags = a[3];
+      if (flags & ~3u || addr % 4)
+        return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, addr, fmt::format("SEM_RELEASE: flags 0x{:x} (bits 0 and 1 only), address 0x{:x} (4-byte aligned)", flags, addr));
+      const bool in_host = flags & 2u;
+      std::uint8_t rec[16] = {};
+      std::memcpy(rec, &value, 4);
+      const std::uint64_t stamp = now_ns_;
+      std::memcpy(rec + 8, &stamp, 8);
+      const std::uint64_t n = (flags & 1u) ? 16 : 4;
+      if (!memWrite(in_host, addr, rec, n))
+        return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, addr, fmt::format("SEM_RELEASE: [0x{:x}, +{}) cannot be written", addr, n));
+      now_ns_ += in_host ? params_.pcie_latency_ns : 0;
+      return true;
+    }
+    case SCGPU_METHOD_SEM_ACQUIRE: {
+      if (!want(SCGPU_METHOD_SEM_ACQUIRE_WORDS, "SEM_ACQUIRE")) return true;
+      const std::uint64_t addr = lo_hi(a[0], a[1]);
+      const std::uint32_t value = a[2], flags = a[3];
+      if (flags & ~2u || addr % 4)
+        return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, addr, fmt::format("SEM_ACQUIRE: flags 0x{:x} (bit 1 only), address 0x{:x} (4-byte aligned)", flags, addr));
+      std::uint32_t current = 0;
+      if (!memRead(flags & 2u, addr, &current, 4))
+        return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, addr, fmt::format("SEM_ACQUIRE: 0x{:x} cannot be read", addr));
+      return current >= value;
+    }
+    case SCGPU_METHOD_WAIT_FOR_IDLE:
+      // Commands of a channel run one after another, each to completion: everything before this
+      // one has completed.
+      want(SCGPU_METHOD_WAIT_FOR_IDLE_WORDS, "WAIT_FOR_IDLE");
+      return true;
+    case SCGPU_METHOD_INTERRUPT:
+      if (!want(SCGPU_METHOD_INTERRUPT_WORDS, "INTERRUPT")) return true;
+      ch.intr_payload = a[0];
+      if (c < 32) intr_channel_ |= 1u << c;
+      raise(SCGPU_INTR_STATUS_CHANNEL_MASK);
+      return true;
+    default:
+      return bad(SCGPU_ERROR_KIND_BAD_METHOD, 0, fmt::format("unknown method 0x{:04x} at word {}", method, word));
+  }
+}
+
+}  // namespace scgpu::host
