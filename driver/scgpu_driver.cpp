@@ -764,3 +764,8 @@ scgpu_status scgpu_event_elapsed_ns(scgpu_event* a, scgpu_event* b, uint64_t* ns
 }
 
 }  // extern "C"
+
+// Debian's SystemC library holds a main() that calls sc_main() and so needs an sc_main to link. A
+// program on the driver has its own main and never reaches it; the programs that do define one (the
+// CLI, the tests) override this weak definition.
+extern "C" __attribute__((weak)) int sc_main(int, char**) { return 0; }
