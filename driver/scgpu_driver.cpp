@@ -496,13 +496,21 @@ scgpu_status scgpu_module_load(scgpu_device* d, const char* ptx, size_t bytes, s
   scgpu_device::ModuleInfo info;
   std::uint64_t globals_bytes = 0;
   try {
-    const scgpu::ptx::Module ir = scgpu::ptx::parseModule(text, fmt::format("module{}.ptx", slot), scgpu::driver::ptxLimits());
+    scgpu::ptx::Module ir = scgpu::ptx::parseModule(text, fmt::format("module{}.ptx", slot), scgpu::driver::ptxLimits());
     globals_bytes = scgpu::driver::Module::globalsBytes(ir);
     std::uint64_t off = 0;
     for (const auto& g : scgpu::ptx::moduleGlobals(ir)) {
       info.symbols[g.name] = {off, g.size};
       off += scgpu::memsys::BackingStore::roundedSize(g.size);
     }
+    // Decode it here too, as a driver's JIT compiles PTX before the device sees it, so that an
+    // error comes back with its file:line:col rather than as the device's MODULE_LOAD code. The
+    // device's own limits are checked by the device (these are set wide so as not to pre-empt it).
+    scgpu::driver::DeviceProperties wide;
+    wide.shared_mem_per_block_optin = std::uint64_t(1) << 40;
+    wide.total_const_mem = std::uint64_t(1) << 40;
+    scgpu::memsys::BackingStore scratch(std::uint64_t(1) << 48);
+    scgpu::driver::Module decoded(std::move(ir), scratch, wide);
   } catch (const std::exception& e) {
     return d->fail(SCGPU_ERROR_MODULE, e.what());
   }
