@@ -20,6 +20,25 @@ std::uint64_t Module::globalsBytes(const ptx::Module& ir) {
   return total;
 }
 
+void Module::checkPlacement(const ptx::Module& ir, std::uint64_t in_use, std::uint64_t capacity,
+                            std::uint64_t const_capacity) {
+  std::uint64_t const_bytes = 0;
+  for (const auto& g : ptx::moduleGlobals(ir)) {
+    if (g.space == ptx::StateSpace::Const) const_bytes = satAdd(const_bytes, g.size);
+    in_use = satAdd(in_use, memsys::BackingStore::roundedSize(g.size));
+    if (in_use > capacity)
+      throw ptx::ParseError(
+          ir.source_name, g.decl->loc.line, g.decl->loc.col,
+          fmt::format("the device memory in use after placing module variable '{}' ({} bytes) is {}, above the limit "
+                      "memory.global_size_bytes = {} (raise it with --set memory.global_size_bytes=N)",
+                      g.name, g.size, in_use, capacity));
+  }
+  if (const_bytes > const_capacity)
+    throw ptx::ParseError(ir.source_name, 0, 0,
+                          fmt::format("module declares {} bytes of .const data; the device has {}", const_bytes,
+                                      const_capacity));
+}
+
 Module::Module(ptx::Module ir, memsys::BackingStore& memory, const DeviceProperties& props, std::uint64_t globals_base)
     : ir_(std::move(ir)) {
   ptx::DecodeEnv env;
@@ -31,21 +50,9 @@ Module::Module(ptx::Module ir, memsys::BackingStore& memory, const DevicePropert
   // so that initializers and code can take their addresses. Their sizes are checked against the
   // device's memory before anything is placed: a module that cannot fit costs nothing.
   const auto layout = ptx::moduleGlobals(ir_);
-  std::uint64_t const_bytes = 0, in_use = memory.bytesAllocated();
-  for (const auto& g : layout) {
-    if (g.space == ptx::StateSpace::Const) const_bytes = satAdd(const_bytes, g.size);
-    in_use = satAdd(in_use, memsys::BackingStore::roundedSize(g.size));
-    if (!globals_base && in_use > memory.capacity())
-      throw ptx::ParseError(
-          ir_.source_name, g.decl->loc.line, g.decl->loc.col,
-          fmt::format("the device memory in use after placing module variable '{}' ({} bytes) is {}, above the limit "
-                      "memory.global_size_bytes = {} (raise it with --set memory.global_size_bytes=N)",
-                      g.name, g.size, in_use, memory.capacity()));
-  }
-  if (const_bytes > props.total_const_mem)
-    throw ptx::ParseError(ir_.source_name, 0, 0,
-                          fmt::format("module declares {} bytes of .const data; the device has {}", const_bytes,
-                                      props.total_const_mem));
+  // With a globals region the caller has checked and mapped it (LOAD_MODULE).
+  checkPlacement(ir_, globals_base ? 0 : memory.bytesAllocated(), globals_base ? ~std::uint64_t{0} : memory.capacity(),
+                 props.total_const_mem);
   std::uint64_t place = globals_base;
   for (const auto& g : layout) {
     if (globals_base) {

@@ -34,6 +34,10 @@ class Module {
 
   // Bytes a globals region must have for this IR's variables placed as above.
   static std::uint64_t globalsBytes(const ptx::Module& ir);
+  // Throws ptx::ParseError (at the variable that does not fit) when placing the IR's variables on
+  // top of `in_use` bytes would exceed `capacity`, or its .const data exceeds `const_capacity`.
+  static void checkPlacement(const ptx::Module& ir, std::uint64_t in_use, std::uint64_t capacity,
+                             std::uint64_t const_capacity);
 
   Function* function(const std::string& kernel);
   bool globalAddress(const std::string& name, std::uint64_t& addr) const;

@@ -4,16 +4,14 @@
 #include <fmt/format.h>
 #include <map>
 
-#include "driver/launch_setup.h"
-#include "driver/module.h"
 #include "base/input_file.h"
 #include "base/input_limits.h"
-#include "driver/timing_backend.h"
-#include "memsys/backing_store.h"
-#include "ptx/decoder.h"
+#include "driver/driver_internal.h"
+#include "driver/inprocess_transport.h"
+#include "driver/launch_setup.h"
+#include "driver/module.h"
+#include "driver/scgpu_driver.h"
 #include "ptx/parser.h"
-#include "sm/exec/handlers.h"
-#include "sm/functional_engine.h"
 #include "tlm/gpu_config.h"
 
 namespace scgpu::driver {
@@ -43,43 +41,30 @@ Mode modeFromName(const std::string& name) {
   throw RuntimeError(Error::InvalidValue, fmt::format("unknown mode '{}': expected functional or timing", name));
 }
 
-namespace {
-Error errorOfFault(const std::string& kind) {
-  if (kind == "illegal address" || kind == "stack overflow") return Error::IllegalAddress;
-  if (kind == "misaligned address") return Error::MisalignedAddress;
-  if (kind == "illegal instruction") return Error::IllegalInstruction;
-  if (kind == "assert") return Error::Assert;
-  if (kind == "barrier deadlock" || kind == "watchdog" || kind == "timeout") return Error::BarrierDeadlock;
-  return Error::LaunchFailure;  // trap, breakpoint
-}
-}  // namespace
-
+// The runtime is a client of the register-level driver (driver/scgpu_driver.h): every allocation
+// is a MAP, every copy a COPY on a channel's ring, every module a LOAD_MODULE and every launch a
+// LAUNCH, over the in-process transport. What the simulator reports beyond what a device tells its
+// driver (instruction counts, cycles, the full fault report, printf text, statistics, waveforms)
+// comes from the device model behind the transport, as from a debugger.
 struct Runtime::Impl {
   Mode mode;
   GpuConfig config;
   DeviceProperties props;
-  memsys::BackingStore memory;
-  std::vector<std::unique_ptr<Module>> modules;
+  InProcessTransport* transport = nullptr;  // owned by dev
+  scgpu_device* dev = nullptr;
+  scgpu_stream* stream = nullptr;  // the runtime's stream: everything runs on it, in order
+  std::map<const Function*, scgpu_module> function_slots;
+  std::map<scgpu_module, std::string> module_names;
   Error last_error = Error::Success;
   std::optional<sm::FaultReport> last_fault;
   std::string last_launch_error;  // why the last refused launch was refused
   std::string printf_output;
   std::string printf_log;
-  std::unique_ptr<TimingBackend> timing;
   TraceOptions trace;
   std::vector<LaunchRecord> launches;
-  std::uint64_t grid_id = 0;
-  sm::EngineLimits limits;
-  std::uint64_t call_depth_frames = sm::LaunchState{}.call_depth_frames;
 
-  Impl(const GpuConfig& c, Mode m)
-      : mode(m), config(c), props(DeviceProperties::fromConfig(c)), memory(props.total_global_mem) {
-    limits.watchdog_warp_instructions_per_block =
-        std::uint64_t(c.getInt("limits.watchdog_warp_instructions_per_block", 1'000'000'000));
-    limits.warp_instructions_per_launch =
-        std::uint64_t(c.getInt("limits.warp_instructions_per_launch", std::int64_t(limits.warp_instructions_per_launch)));
-    call_depth_frames = std::uint64_t(c.getInt("limits.call_depth_frames", std::int64_t(call_depth_frames)));
-  }
+  Impl(const GpuConfig& c, Mode m) : mode(m), config(c), props(DeviceProperties::fromConfig(c)) {}
+  ~Impl() { scgpu_close(dev); }
 
   Error fail(Error e) {
     last_error = e;
@@ -87,24 +72,31 @@ struct Runtime::Impl {
   }
   void checkRange(DevicePtr p, std::size_t bytes, const char* what) {
     if (bytes == 0) return;
-    if (!memory.valid(p, bytes))
+    if (!scgpu_mem_contains(dev, p, bytes))
       throw RuntimeError(Error::InvalidValue,
                          fmt::format("{}: [0x{:x}, +{}) is not inside one device allocation", what, p, bytes));
+  }
+  // Work the runtime checked beforehand that fails on the device anyway is a bug of the model.
+  void check(scgpu_status st, const char* what) {
+    if (st != SCGPU_SUCCESS)
+      throw RuntimeError(Error::InvalidValue, fmt::format("{}: {}: {}", what, scgpu_status_name(st), scgpu_last_error(dev)));
   }
 };
 
 Runtime::Runtime(const GpuConfig& config, Mode mode, const TraceOptions& trace)
     : impl_(std::make_unique<Impl>(config, mode)) {
-  if (mode == Mode::Timing) impl_->timing = std::make_unique<TimingBackend>(config, impl_->memory, trace);
-  else if (trace.enabled())
-    throw RuntimeError(Error::InvalidValue, "waveforms and timelines come from the timing model: use timing mode");
+  auto transport = std::make_unique<InProcessTransport>(config, mode, trace);
+  impl_->transport = transport.get();
+  if (scgpu_open_transport(std::move(transport), &impl_->dev) != SCGPU_SUCCESS)
+    throw RuntimeError(Error::InvalidValue, fmt::format("the device did not come up: {}", scgpu_last_error(nullptr)));
+  impl_->check(scgpu_stream_create(impl_->dev, 0, &impl_->stream), "creating the runtime's stream");
   impl_->trace = trace;
 }
 
 std::vector<std::string> Runtime::closeTraces() {
   std::vector<std::string> files;
-  if (!impl_->timing) return files;
-  impl_->timing->closeTraces();
+  if (impl_->mode != Mode::Timing) return files;
+  impl_->transport->device().closeTraces();
   const TraceOptions& t = impl_->trace;
   if (!t.path.empty()) {
     files.push_back(t.path);
@@ -120,8 +112,8 @@ Runtime::~Runtime() = default;
 const DeviceProperties& Runtime::properties() const { return impl_->props; }
 
 DevicePtr Runtime::malloc(std::size_t bytes) {
-  DevicePtr p = impl_->memory.allocate(bytes);
-  if (!p) {
+  scgpu_devptr p = 0;
+  if (scgpu_mem_alloc(impl_->dev, bytes, &p) != SCGPU_SUCCESS) {
     impl_->last_error = Error::MemoryAllocation;
     throw RuntimeError(Error::MemoryAllocation,
                        fmt::format("out of device memory allocating {} bytes (memory.global_size_bytes = {})", bytes,
@@ -132,37 +124,42 @@ DevicePtr Runtime::malloc(std::size_t bytes) {
 
 void Runtime::free(DevicePtr ptr) {
   if (ptr == 0) return;
-  if (!impl_->memory.release(ptr))
+  if (scgpu_mem_free(impl_->dev, ptr) != SCGPU_SUCCESS)
     throw RuntimeError(Error::InvalidDevicePointer, fmt::format("free of 0x{:x}, which is not an allocation", ptr));
 }
 
 void Runtime::memcpyHtoD(DevicePtr dst, const void* src, std::size_t bytes) {
   impl_->checkRange(dst, bytes, "memcpy host to device");
-  impl_->memory.write(dst, src, bytes);
+  if (!bytes) return;
+  impl_->check(scgpu_memcpy_htod_async(impl_->stream, dst, src, bytes), "memcpy host to device");
+  impl_->check(scgpu_stream_synchronize(impl_->stream), "memcpy host to device");
 }
 void Runtime::memcpyDtoH(void* dst, DevicePtr src, std::size_t bytes) {
   impl_->checkRange(src, bytes, "memcpy device to host");
-  impl_->memory.read(src, dst, bytes);
+  if (!bytes) return;
+  impl_->check(scgpu_memcpy_dtoh_async(impl_->stream, dst, src, bytes), "memcpy device to host");
+  impl_->check(scgpu_stream_synchronize(impl_->stream), "memcpy device to host");
 }
 void Runtime::memcpyDtoD(DevicePtr dst, DevicePtr src, std::size_t bytes) {
   impl_->checkRange(src, bytes, "memcpy device to device (source)");
   impl_->checkRange(dst, bytes, "memcpy device to device (destination)");
-  std::vector<std::uint8_t> tmp(bytes);
-  impl_->memory.read(src, tmp.data(), bytes);
-  impl_->memory.write(dst, tmp.data(), bytes);
+  if (!bytes) return;
+  impl_->check(scgpu_memcpy_dtod_async(impl_->stream, dst, src, bytes), "memcpy device to device");
+  impl_->check(scgpu_stream_synchronize(impl_->stream), "memcpy device to device");
 }
 void Runtime::memset(DevicePtr dst, int value, std::size_t bytes) {
   impl_->checkRange(dst, bytes, "memset");
-  impl_->memory.fill(dst, std::uint8_t(value), bytes);
+  if (!bytes) return;
+  impl_->check(scgpu_memset_async(impl_->stream, dst, std::uint8_t(value), bytes), "memset");
+  impl_->check(scgpu_stream_synchronize(impl_->stream), "memset");
 }
 
 Module& Runtime::loadModuleFile(const std::string& path) {
   // Bounded: a regular file of at most --limit input_file_bytes (an InputError otherwise).
-  const std::string text = readInputFile(path, "PTX file");
-  return loadModuleIR(ptx::parseModule(text, path, ptxLimits()));
+  return loadModuleText(readInputFile(path, "PTX file"), path);
 }
 Module& Runtime::loadModuleString(const std::string& text, const std::string& name) {
-  return loadModuleIR(ptx::parseModule(text, name, ptxLimits()));
+  return loadModuleText(text, name);
 }
 
 ptx::Limits ptxLimits() {
@@ -175,10 +172,14 @@ ptx::Limits ptxLimits() {
   return l;
 }
 
-Module& Runtime::loadModuleIR(ptx::Module ir) {
-  auto mod = std::make_unique<Module>(std::move(ir), impl_->memory, impl_->props);
-  impl_->modules.push_back(std::move(mod));
-  return *impl_->modules.back();
+Module& Runtime::loadModuleText(const std::string& text, const std::string& name) {
+  // The driver compiles it (ptx::ParseError with file:line:col for anything wrong) and loads it.
+  scgpu_module slot = 0;
+  scgpu_module_load_source(impl_->dev, text, name, &slot);
+  Module& m = const_cast<Module&>(*scgpu_module_decoded(impl_->dev, slot));
+  impl_->module_names[slot] = name;
+  for (const std::string& kernel : m.kernelNames()) impl_->function_slots[m.function(kernel)] = slot;
+  return m;
 }
 
 DevicePtr Runtime::symbolAddress(Module& module, const std::string& name) {
@@ -197,21 +198,10 @@ Function& Runtime::getFunction(Module& module, const std::string& name) {
 Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_shared_bytes, const KernelArgs& args) {
   Impl& s = *impl_;
   const ptx::Program& prog = fn.program();
-  const DeviceProperties& p = s.props;
-  // A launch the device refuses is not a fault: nothing ran. It returns InvalidConfiguration (or
-  // MemoryAllocation) and says why in lastLaunchError().
   s.last_launch_error.clear();
-  sm::LaunchState launch;
-  std::string why;
-  const Error refused = setupLaunch(prog, grid, block, dynamic_shared_bytes, s.memory, p, s.call_depth_frames,
-                                    s.grid_id + 1, launch, &why);
-  if (refused != Error::Success) {
-    s.last_fault.reset();
-    s.last_error = refused;
-    s.last_launch_error = why;
-    return refused;
-  }
-  ++s.grid_id;
+  const auto slot = s.function_slots.find(&fn);
+  if (slot == s.function_slots.end())
+    throw RuntimeError(Error::InvalidResourceHandle, fmt::format("kernel '{}' is not from this runtime's modules", fn.name()));
 
   // Parameters, laid out as the PTX parameter list says.
   if (args.size() != prog.params.size()) {
@@ -219,7 +209,7 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
     throw RuntimeError(Error::InvalidValue, fmt::format("kernel '{}' takes {} parameters, {} given", prog.kernel_name,
                                                         prog.params.size(), args.size()));
   }
-  launch.params.assign(prog.param_buffer_bytes, 0);
+  std::vector<std::uint8_t> params(prog.param_buffer_bytes, 0);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto& param = prog.params[i];
     const auto& bytes = args.args()[i].bytes;
@@ -229,33 +219,56 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
                          fmt::format("kernel '{}' parameter {} ('{}') is {} bytes, argument is {} bytes",
                                      prog.kernel_name, i, param.name, param.size, bytes.size()));
     }
-    std::copy(bytes.begin(), bytes.end(), launch.params.begin() + param.offset);
+    std::copy(bytes.begin(), bytes.end(), params.begin() + param.offset);
   }
+
+  const std::uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  // A launch descriptor holds 32 bits of dynamic shared memory; more is refused here, with the
+  // device's own checks in their order (no shared-memory size that large can pass them).
+  if (dynamic_shared_bytes > 0xFFFFFFFFu) {
+    memsys::BackingStore no_memory(s.props.total_global_mem);
+    sm::LaunchState unused;
+    const Error refused = setupLaunch(prog, grid, block, dynamic_shared_bytes, no_memory, s.props, 0, 0, unused,
+                                      &s.last_launch_error);
+    s.last_fault.reset();
+    return s.fail(refused);
+  }
+  const auto shared = std::uint32_t(dynamic_shared_bytes);
+  const auto t0 = std::chrono::steady_clock::now();
+  scgpu_status st = scgpu_launch(s.stream, slot->second, prog.kernel_name.c_str(), g, b, shared, params.data(), params.size());
+  if (st == SCGPU_SUCCESS) st = scgpu_stream_synchronize(s.stream);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  DeviceModel& device = s.transport->device();
+  const LaunchReport& report = device.lastLaunch();
+  if (st == SCGPU_ERROR_LAUNCH_REFUSED) {
+    // A launch the device refuses is not a fault: nothing ran.
+    s.last_fault.reset();
+    s.last_launch_error = report.refusal;
+    return s.fail(report.status);
+  }
+  if (st != SCGPU_SUCCESS && st != SCGPU_ERROR_FAULT) s.check(st, "launch");
 
   LaunchRecord rec;
   rec.kernel = prog.kernel_name;
   rec.grid = grid;
   rec.block = block;
-  auto t0 = std::chrono::steady_clock::now();
-  sm::LaunchResult r;
-  if (s.timing) {
-    TimingResult t = s.timing->run(launch, fn.program(), static_cast<std::uint32_t>(dynamic_shared_bytes));
-    r = t.result;
-    rec.core_cycles = t.core_cycles;
-    rec.simulated_ns = t.simulated_ns;
-  } else {
-    sm::FunctionalEngine engine(s.limits);
-    r = engine.run(launch);
-  }
-  rec.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  s.printf_output += launch.printf_output;
-  s.printf_log += launch.printf_output;
-  rec.warp_instructions = r.warp_instructions;
-  rec.thread_instructions = r.thread_instructions;
+  rec.wall_seconds = wall;
+  rec.warp_instructions = report.warp_instructions;
+  rec.thread_instructions = report.thread_instructions;
+  rec.core_cycles = report.core_cycles;
+  rec.simulated_ns = report.simulated_ns;
+  const std::string printed = device.takePrintfOutput();
+  s.printf_output += printed;
+  s.printf_log += printed;
   s.launches.push_back(rec);
-  if (r.fault) {
-    s.last_fault = r.fault;
-    return s.fail(errorOfFault(r.fault->kind));
+  if (st == SCGPU_ERROR_FAULT) {
+    sm::FaultReport f = *report.fault;
+    // The device knows the module by its slot; the runtime by the name it was loaded from.
+    const std::string device_name = fmt::format("module{}.ptx", slot->second);
+    if (f.ptx_location.compare(0, device_name.size(), device_name) == 0)
+      f.ptx_location = s.module_names[slot->second] + f.ptx_location.substr(device_name.size());
+    s.last_fault = f;
+    return s.fail(report.status);
   }
   return Error::Success;
 }
@@ -288,7 +301,7 @@ nlohmann::json Runtime::statistics() const {
                         {"core_cycles", l.core_cycles},
                         {"simulated_ns", l.simulated_ns}});
   nlohmann::json out = {{"mode", modeName(impl_->mode)}, {"launches", launches}};
-  if (impl_->timing) out["components"] = impl_->timing->statistics();
+  if (impl_->mode == Mode::Timing) out["components"] = impl_->transport->device().statistics();
   return out;
 }
 

@@ -156,7 +156,7 @@ class Runtime {
   std::vector<std::string> closeTraces();
 
  private:
-  Module& loadModuleIR(ptx::Module ir);
+  Module& loadModuleText(const std::string& text, const std::string& name);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

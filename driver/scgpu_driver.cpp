@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "driver/driver_internal.h"
 #include "driver/module.h"
 #include "driver/runtime.h"
 #include "driver/transport.h"
@@ -28,7 +29,10 @@ namespace {
 
 using scgpu::driver::Transport;
 
-constexpr std::uint64_t kVaBase = 0x0000'7000'0000'0000ull;  // where device allocations start
+constexpr std::uint64_t kVaBase = 0x0000'7000'0000'0000ull;  // where the caller's allocations start
+// The driver's own device memory (stream arenas, module images) lives apart, so the addresses
+// callers get do not depend on what the driver needed before.
+constexpr std::uint64_t kInternalVaBase = 0x0000'7F00'0000'0000ull;
 constexpr std::uint64_t kVaAlign = 256;
 constexpr std::uint64_t kIovaBase = 0x0000'1000'0000ull;       // where host registrations start
 constexpr std::uint32_t kRingEntries = 256;
@@ -72,14 +76,46 @@ struct scgpu_device : scgpu::host::HostMemoryPort {
   std::string last_error;
   scgpu_error_info info{};
   std::uint32_t num_channels = 0;
+  // Limits from the capability registers.
+  std::uint64_t memory_bytes = 0, const_memory_bytes = 0, shared_per_block_bytes = 0;
   std::vector<bool> channel_used;
   std::unique_ptr<scgpu_stream> control;  // channel 0: MAP, UNMAP, LOAD_MODULE, synchronous copies
   std::vector<scgpu_stream*> streams;
   std::vector<scgpu_event*> events;
-  // Device address space.
-  std::map<std::uint64_t, std::uint64_t> allocations;          // base -> rounded size
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> holes;  // freed ranges, by address
-  std::uint64_t next_va = kVaBase;
+  // Device address space: first fit among freed ranges, in address order, else at the end.
+  struct AddressSpace {
+    std::uint64_t base, next;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> holes;  // freed ranges, by address
+    std::uint64_t take(std::uint64_t size) {
+      for (auto it = holes.begin(); it != holes.end(); ++it)
+        if (it->second >= size) {
+          const std::uint64_t va = it->first;
+          if (it->second == size) holes.erase(it);
+          else {
+            it->first += size;
+            it->second -= size;
+          }
+          return va;
+        }
+      const std::uint64_t va = next;
+      next += size;
+      return va;
+    }
+    void give(std::uint64_t va, std::uint64_t size) {
+      holes.emplace_back(va, size);
+      std::sort(holes.begin(), holes.end());
+    }
+    void clear() {
+      next = base;
+      holes.clear();
+    }
+  };
+  AddressSpace user{kVaBase, kVaBase, {}}, internal{kInternalVaBase, kInternalVaBase, {}};
+  struct Allocation {
+    std::uint64_t rounded, requested;
+    bool internal;
+  };
+  std::map<std::uint64_t, Allocation> allocations;  // by base
   // Host memory the device may reach.
   std::map<std::uint64_t, std::pair<std::uint8_t*, std::uint64_t>> iova;  // iova -> (host, bytes)
   std::uint64_t next_iova = kIovaBase;
@@ -88,6 +124,7 @@ struct scgpu_device : scgpu::host::HostMemoryPort {
     bool used = false;
     scgpu_devptr globals = 0;
     std::map<std::string, std::pair<scgpu_devptr, std::uint64_t>> symbols;
+    std::unique_ptr<scgpu::driver::Module> decoded;  // as the driver compiled it
   };
   std::vector<ModuleInfo> modules = std::vector<ModuleInfo>(256);
 
@@ -355,16 +392,47 @@ scgpu_status initDevice(scgpu_device* d) {
   d->num_channels = d->rd(SCGPU_REG_NUM_CHANNELS);
   if (d->num_channels == 0 || d->num_channels > SCGPU_CH_MAX_COUNT)
     return d->fail(SCGPU_ERROR_NO_DEVICE, fmt::format("NUM_CHANNELS reads {}", d->num_channels));
+  d->memory_bytes = std::uint64_t(d->rd(SCGPU_REG_MEM_SIZE_HI)) << 32 | d->rd(SCGPU_REG_MEM_SIZE_LO);
+  d->const_memory_bytes = d->rd(SCGPU_REG_CONST_MEM_BYTES);
+  d->shared_per_block_bytes = d->rd(SCGPU_REG_SHARED_MEM_PER_BLOCK_BYTES);
   d->channel_used.assign(d->num_channels, false);
   d->channel_used[0] = true;
   d->allocations.clear();
-  d->holes.clear();
-  d->next_va = kVaBase;
+  d->user.clear();
+  d->internal.clear();
   for (auto& m : d->modules) m = scgpu_device::ModuleInfo{};
   d->iova.clear();
   d->next_iova = kIovaBase;
   d->wr(SCGPU_REG_INTR_ENABLE, SCGPU_INTR_STATUS_CHANNEL_MASK | SCGPU_INTR_STATUS_ERROR_MASK | SCGPU_INTR_STATUS_FAULT_MASK);
   return openStream(d, 15, 0, d->control);
+}
+
+// Maps `bytes` (rounded up to 256) of the caller's or the driver's own address space.
+scgpu_status allocate(scgpu_device* d, std::uint64_t bytes, bool internal, scgpu_devptr* ptr) {
+  const std::uint64_t size = roundUp(std::max<std::uint64_t>(bytes, 1), kVaAlign);
+  scgpu_device::AddressSpace& space = internal ? d->internal : d->user;
+  const std::uint64_t va = space.take(size);
+  const scgpu_status st = mapRange(d, va, size);
+  if (st != SCGPU_SUCCESS) {
+    space.give(va, size);
+    return st == SCGPU_ERROR_DEVICE ? d->fail(SCGPU_ERROR_OUT_OF_MEMORY, d->last_error) : st;
+  }
+  d->allocations[va] = {size, std::max<std::uint64_t>(bytes, 1), internal};
+  *ptr = va;
+  return SCGPU_SUCCESS;
+}
+
+scgpu_status release(scgpu_device* d, scgpu_devptr ptr) {
+  auto it = d->allocations.find(ptr);
+  if (it == d->allocations.end()) return SCGPU_ERROR_INVALID_VALUE;
+  std::vector<std::uint32_t> w;
+  push(w, SCGPU_METHOD_UNMAP, {lo(ptr), hi(ptr)});
+  scgpu_status st = submit(d->control.get(), std::move(w));
+  if (st == SCGPU_SUCCESS) st = synchronize(d->control.get());
+  if (st != SCGPU_SUCCESS) return st;
+  (it->second.internal ? d->internal : d->user).give(ptr, it->second.rounded);
+  d->allocations.erase(it);
+  return SCGPU_SUCCESS;
 }
 
 }  // namespace
@@ -390,23 +458,16 @@ const char* scgpu_status_name(scgpu_status s) {
 scgpu_status scgpu_open(const char* config_path, scgpu_device** out) {
   if (!out) return SCGPU_ERROR_INVALID_VALUE;
   *out = nullptr;
-  auto d = std::make_unique<scgpu_device>();
+  std::unique_ptr<Transport> transport;
   try {
     const scgpu::GpuConfig config =
         config_path ? scgpu::GpuConfig::load(config_path) : scgpu::GpuConfig::loadDefault();
-    d->transport = scgpu::driver::makeInProcessTransport(config);
+    transport = scgpu::driver::makeInProcessTransport(config);
   } catch (const std::exception& e) {
     g_open_error = e.what();
     return SCGPU_ERROR_NO_DEVICE;
   }
-  d->transport->attachHostMemory(d.get());
-  const scgpu_status st = initDevice(d.get());
-  if (st != SCGPU_SUCCESS) {
-    g_open_error = d->last_error;
-    return st;
-  }
-  *out = d.release();
-  return SCGPU_SUCCESS;
+  return scgpu_open_transport(std::move(transport), out);
 }
 
 void scgpu_close(scgpu_device* d) {
@@ -441,104 +502,28 @@ void scgpu_error_info_get(scgpu_device* d, scgpu_error_info* info) {
 }
 
 scgpu_status scgpu_mem_alloc(scgpu_device* d, size_t bytes, scgpu_devptr* ptr) {
-  if (!d || !ptr) return SCGPU_ERROR_INVALID_VALUE;
-  const std::uint64_t size = roundUp(std::max<std::uint64_t>(bytes, 1), kVaAlign);
-  std::uint64_t va = 0;
-  for (auto it = d->holes.begin(); it != d->holes.end(); ++it)
-    if (it->second >= size) {
-      va = it->first;
-      if (it->second == size) d->holes.erase(it);
-      else {
-        it->first += size;
-        it->second -= size;
-      }
-      break;
-    }
-  if (!va) {
-    va = d->next_va;
-    d->next_va += size;
-  }
-  const scgpu_status st = mapRange(d, va, size);
-  if (st != SCGPU_SUCCESS) {
-    d->holes.emplace_back(va, size);
-    std::sort(d->holes.begin(), d->holes.end());
-    return st == SCGPU_ERROR_DEVICE ? d->fail(SCGPU_ERROR_OUT_OF_MEMORY, d->last_error) : st;
-  }
-  d->allocations[va] = size;
-  *ptr = va;
-  return SCGPU_SUCCESS;
+  return d && ptr ? allocate(d, bytes, false, ptr) : SCGPU_ERROR_INVALID_VALUE;
 }
 
 scgpu_status scgpu_mem_free(scgpu_device* d, scgpu_devptr ptr) {
   if (!d) return SCGPU_ERROR_INVALID_VALUE;
   if (ptr == 0) return SCGPU_SUCCESS;
   auto it = d->allocations.find(ptr);
-  if (it == d->allocations.end())
+  if (it == d->allocations.end() || it->second.internal)
     return d->fail(SCGPU_ERROR_INVALID_VALUE, fmt::format("free of 0x{:x}, which is not an allocation", ptr));
-  std::vector<std::uint32_t> w;
-  push(w, SCGPU_METHOD_UNMAP, {lo(ptr), hi(ptr)});
-  scgpu_status st = submit(d->control.get(), std::move(w));
-  if (st == SCGPU_SUCCESS) st = synchronize(d->control.get());
-  if (st != SCGPU_SUCCESS) return st;
-  d->holes.emplace_back(ptr, it->second);
-  std::sort(d->holes.begin(), d->holes.end());
-  d->allocations.erase(it);
-  return SCGPU_SUCCESS;
+  return release(d, ptr);
 }
 
 scgpu_status scgpu_module_load(scgpu_device* d, const char* ptx, size_t bytes, scgpu_module* module) {
   if (!d || !ptx || !module) return SCGPU_ERROR_INVALID_VALUE;
-  std::uint32_t slot = 0;
-  while (slot < d->modules.size() && d->modules[slot].used) ++slot;
-  if (slot == d->modules.size()) return d->fail(SCGPU_ERROR_OUT_OF_MEMORY, "all 256 module slots are in use");
-  const std::string text(ptx, bytes);
-  // The driver lays out the module's variables (as a driver's JIT would) to size their region.
-  scgpu_device::ModuleInfo info;
-  std::uint64_t globals_bytes = 0;
   try {
-    scgpu::ptx::Module ir = scgpu::ptx::parseModule(text, fmt::format("module{}.ptx", slot), scgpu::driver::ptxLimits());
-    globals_bytes = scgpu::driver::Module::globalsBytes(ir);
-    std::uint64_t off = 0;
-    for (const auto& g : scgpu::ptx::moduleGlobals(ir)) {
-      info.symbols[g.name] = {off, g.size};
-      off += scgpu::memsys::BackingStore::roundedSize(g.size);
-    }
-    // Decode it here too, as a driver's JIT compiles PTX before the device sees it, so that an
-    // error comes back with its file:line:col rather than as the device's MODULE_LOAD code. The
-    // device's own limits are checked by the device (these are set wide so as not to pre-empt it).
-    scgpu::driver::DeviceProperties wide;
-    wide.shared_mem_per_block_optin = std::uint64_t(1) << 40;
-    wide.total_const_mem = std::uint64_t(1) << 40;
-    scgpu::memsys::BackingStore scratch(std::uint64_t(1) << 48);
-    scgpu::driver::Module decoded(std::move(ir), scratch, wide);
+    return scgpu_module_load_source(d, std::string(ptx, bytes), "", module);
+  } catch (const scgpu::driver::RuntimeError& e) {
+    return d->fail(e.code() == scgpu::driver::Error::MemoryAllocation ? SCGPU_ERROR_OUT_OF_MEMORY : SCGPU_ERROR_MODULE,
+                   e.what());
   } catch (const std::exception& e) {
     return d->fail(SCGPU_ERROR_MODULE, e.what());
   }
-  scgpu_devptr image = 0;
-  scgpu_status st = scgpu_mem_alloc(d, bytes, &image);
-  if (st != SCGPU_SUCCESS) return st;
-  if (globals_bytes && (st = scgpu_mem_alloc(d, globals_bytes, &info.globals)) != SCGPU_SUCCESS) {
-    scgpu_mem_free(d, image);
-    return st;
-  }
-  st = scgpu_memcpy_htod(d, image, text.data(), bytes);
-  if (st == SCGPU_SUCCESS) {
-    std::vector<std::uint32_t> w;
-    push(w, SCGPU_METHOD_LOAD_MODULE, {lo(image), hi(image), std::uint32_t(bytes), slot, lo(info.globals), hi(info.globals)});
-    st = submit(d->control.get(), std::move(w));
-    if (st == SCGPU_SUCCESS) st = synchronize(d->control.get());
-  }
-  const std::string error = d->last_error;
-  scgpu_mem_free(d, image);
-  if (st != SCGPU_SUCCESS) {
-    if (info.globals) scgpu_mem_free(d, info.globals);
-    return d->fail(st, error);
-  }
-  for (auto& [name, sym] : info.symbols) sym.first += info.globals;
-  info.used = true;
-  d->modules[slot] = std::move(info);
-  *module = slot;
-  return SCGPU_SUCCESS;
 }
 
 scgpu_status scgpu_module_unload(scgpu_device* d, scgpu_module module) {
@@ -548,7 +533,7 @@ scgpu_status scgpu_module_unload(scgpu_device* d, scgpu_module module) {
   scgpu_status st = submit(d->control.get(), std::move(w));
   if (st == SCGPU_SUCCESS) st = synchronize(d->control.get());
   if (st != SCGPU_SUCCESS) return st;
-  if (d->modules[module].globals) scgpu_mem_free(d, d->modules[module].globals);
+  if (d->modules[module].globals) release(d, d->modules[module].globals);
   d->modules[module] = scgpu_device::ModuleInfo{};
   return SCGPU_SUCCESS;
 }
@@ -572,7 +557,7 @@ scgpu_status scgpu_stream_create(scgpu_device* d, unsigned priority, scgpu_strea
     return d->fail(SCGPU_ERROR_OUT_OF_MEMORY, fmt::format("all {} channels are in use", d->num_channels));
   std::unique_ptr<scgpu_stream> s;
   openStream(d, priority, c, s);
-  scgpu_status st = scgpu_mem_alloc(d, kArenaBytes, &s->arena);
+  scgpu_status st = allocate(d, kArenaBytes, true, &s->arena);
   if (st != SCGPU_SUCCESS) return st;
   d->channel_used[c] = true;
   d->streams.push_back(s.get());
@@ -587,7 +572,7 @@ scgpu_status scgpu_stream_destroy(scgpu_stream* s) {
   d->wr(SCGPU_REG_CH_CONTROL(s->channel), 0);
   d->unregisterHost(s->ring_iova);
   d->unregisterHost(s->semaphore_iova);
-  scgpu_mem_free(d, s->arena);
+  release(d, s->arena);
   d->channel_used[s->channel] = false;
   d->streams.erase(std::find(d->streams.begin(), d->streams.end(), s));
   delete s;
@@ -777,3 +762,99 @@ scgpu_status scgpu_event_elapsed_ns(scgpu_event* a, scgpu_event* b, uint64_t* ns
 // program on the driver has its own main and never reaches it; the programs that do define one (the
 // CLI, the tests) override this weak definition.
 extern "C" __attribute__((weak)) int sc_main(int, char**) { return 0; }
+
+scgpu_status scgpu_open_transport(std::unique_ptr<Transport> transport, scgpu_device** out) {
+  if (!out || !transport) return SCGPU_ERROR_INVALID_VALUE;
+  *out = nullptr;
+  auto d = std::make_unique<scgpu_device>();
+  d->transport = std::move(transport);
+  d->transport->attachHostMemory(d.get());
+  const scgpu_status st = initDevice(d.get());
+  if (st != SCGPU_SUCCESS) {
+    g_open_error = d->last_error;
+    return st;
+  }
+  *out = d.release();
+  return SCGPU_SUCCESS;
+}
+
+Transport* scgpu_device_transport(scgpu_device* d) { return d ? d->transport.get() : nullptr; }
+
+const scgpu::driver::Module* scgpu_module_decoded(scgpu_device* d, scgpu_module module) {
+  if (!d || module >= d->modules.size() || !d->modules[module].used) return nullptr;
+  return d->modules[module].decoded.get();
+}
+
+bool scgpu_mem_contains(scgpu_device* d, scgpu_devptr addr, std::uint64_t bytes) {
+  if (!d) return false;
+  auto it = d->allocations.upper_bound(addr);
+  if (it == d->allocations.begin()) return false;
+  --it;
+  if (it->second.internal) return false;  // the driver's own
+  const std::uint64_t off = addr - it->first;
+  return off < it->second.requested && bytes <= it->second.requested - off;
+}
+
+scgpu_status scgpu_module_load_source(scgpu_device* d, const std::string& text, const std::string& source_name,
+                                      scgpu_module* module) {
+  using scgpu::driver::Error;
+  using scgpu::driver::RuntimeError;
+  if (!d || !module) return SCGPU_ERROR_INVALID_VALUE;
+  std::uint32_t slot = 0;
+  while (slot < d->modules.size() && d->modules[slot].used) ++slot;
+  if (slot == d->modules.size()) throw RuntimeError(Error::MemoryAllocation, "all 256 module slots are in use");
+  // The driver compiles the PTX (as a driver's JIT does) before the device sees it: errors come
+  // back as ptx::ParseError with their file:line:col rather than as the device's MODULE_LOAD code,
+  // against the device's limits as its capability registers state them, and the module's
+  // variables get their addresses here (the device places them the same way: in declaration
+  // order from GLOBALS_VA, each 256-byte aligned).
+  scgpu::ptx::Module ir = scgpu::ptx::parseModule(
+      text, source_name.empty() ? fmt::format("module{}.ptx", slot) : source_name, scgpu::driver::ptxLimits());
+  std::uint64_t mapped = 0;
+  for (const auto& [base, a] : d->allocations) mapped += a.rounded;
+  scgpu::driver::Module::checkPlacement(ir, mapped, d->memory_bytes, d->const_memory_bytes);
+  scgpu_device::ModuleInfo info;
+  const std::uint64_t globals_bytes = scgpu::driver::Module::globalsBytes(ir);
+  if (globals_bytes && allocate(d, globals_bytes, false, &info.globals) != SCGPU_SUCCESS)
+    throw RuntimeError(Error::MemoryAllocation, fmt::format("no device memory for the module's variables ({} bytes): {}",
+                                                            globals_bytes, d->last_error));
+  std::uint64_t off = 0;
+  for (const auto& g : scgpu::ptx::moduleGlobals(ir)) {
+    info.symbols[g.name] = {info.globals + off, g.size};
+    off += scgpu::memsys::BackingStore::roundedSize(g.size);
+  }
+  try {
+    scgpu::driver::DeviceProperties limits;
+    limits.shared_mem_per_block_optin = d->shared_per_block_bytes;
+    limits.total_const_mem = d->const_memory_bytes;
+    scgpu::memsys::BackingStore scratch(std::uint64_t(1) << 48);  // initial values land here, unused
+    if (globals_bytes) scratch.allocateAt(info.globals, globals_bytes, nullptr);
+    info.decoded = std::make_unique<scgpu::driver::Module>(std::move(ir), scratch, limits, info.globals);
+  } catch (...) {
+    if (info.globals) release(d, info.globals);
+    throw;
+  }
+  scgpu_devptr image = 0;
+  scgpu_status st = allocate(d, text.size(), true, &image);
+  if (st == SCGPU_SUCCESS) {
+    st = scgpu_memcpy_htod(d, image, text.data(), text.size());
+    if (st == SCGPU_SUCCESS) {
+      std::vector<std::uint32_t> w;
+      push(w, SCGPU_METHOD_LOAD_MODULE,
+           {lo(image), hi(image), std::uint32_t(text.size()), slot, lo(info.globals), hi(info.globals)});
+      st = submit(d->control.get(), std::move(w));
+      if (st == SCGPU_SUCCESS) st = synchronize(d->control.get());
+    }
+    const std::string error = d->last_error;
+    release(d, image);
+    d->last_error = error;
+  }
+  if (st != SCGPU_SUCCESS) {
+    if (info.globals) release(d, info.globals);
+    throw RuntimeError(st == SCGPU_ERROR_OUT_OF_MEMORY ? Error::MemoryAllocation : Error::InvalidValue, d->last_error);
+  }
+  info.used = true;
+  d->modules[slot] = std::move(info);
+  *module = slot;
+  return SCGPU_SUCCESS;
+}

@@ -59,6 +59,18 @@ bool BackingStore::allocateAt(std::uint64_t addr, std::uint64_t bytes, std::stri
   return true;
 }
 
+void BackingStore::reset() {
+  allocated_ = 0;
+  next_ = kHeapBase;
+  allocations_.clear();
+  free_list_.clear();
+  pages_.clear();
+  last_page_ = ~0ull;
+  last_data_ = nullptr;
+  hit_base_ = 1;
+  hit_end_ = 0;
+}
+
 bool BackingStore::release(std::uint64_t addr) {
   auto it = allocations_.find(addr);
   if (it == allocations_.end()) return false;

@@ -29,6 +29,8 @@ class BackingStore {
   bool allocateAt(std::uint64_t addr, std::uint64_t bytes, std::string* why);
   // False when addr is not the base of a live allocation.
   bool release(std::uint64_t addr);
+  // Forgets every allocation and every byte: as freshly constructed (a device reset).
+  void reset();
 
   // True when [addr, addr+size) lies inside one live allocation.
   bool valid(std::uint64_t addr, std::uint64_t size) const;

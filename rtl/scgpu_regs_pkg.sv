@@ -35,6 +35,8 @@ package scgpu_regs_pkg;
   localparam logic [15:0] REG_MEM_SIZE_LO = 16'h0018;
   localparam logic [15:0] REG_MEM_SIZE_HI = 16'h001C;
   localparam logic [15:0] REG_CORE_CLOCK_MHZ = 16'h0020;
+  localparam logic [15:0] REG_CONST_MEM_BYTES = 16'h0024;
+  localparam logic [15:0] REG_SHARED_MEM_PER_BLOCK_BYTES = 16'h0028;
   localparam logic [15:0] REG_RESET = 16'h0040;
   localparam logic [31:0] REG_RESET_RESET = 32'h00000000;
   localparam int unsigned RESET_DEVICE_LSB = 0;

@@ -11,7 +11,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "driver/functional_device.h"
+#include "driver/device_model.h"
 #include "tlm/gpu_config.h"
 #include "tlm/gpu_params.h"
 #include "tlm/host/scgpu_regs.h"
@@ -104,7 +104,7 @@ struct HostModel : sc_core::sc_module {
 
 TEST(HostInterfaceBlock, Bar0AndDmaThroughTlmSockets) {
   const GpuConfig config = GpuConfig::loadDefault();
-  driver::FunctionalDevice device(config);
+  driver::DeviceModel device(config);
   const GpuParams params = GpuParams::fromConfig(config);
   HostInterfaceBlock block("host_interface", params.host, device.identity(), device);
   HostModel host("host");

@@ -264,7 +264,7 @@ TEST_P(UndefinedOffsets, ReadBadValueWriteDroppedFlagged) {
 
 INSTANTIATE_TEST_SUITE_P(
     HostInterface, UndefinedOffsets,
-    ::testing::Values(UndefinedCase{0x024, "after_identification"}, UndefinedCase{0x03C, "gap_before_control"},
+    ::testing::Values(UndefinedCase{0x02C, "after_identification"}, UndefinedCase{0x03C, "gap_before_control"},
                       UndefinedCase{0x050, "after_quiesce"}, UndefinedCase{0x094, "after_interrupts"},
                       UndefinedCase{0x0C8, "after_timer"}, UndefinedCase{0x144, "after_errors"},
                       UndefinedCase{0x800, "hole"}, UndefinedCase{0x1028, "channel_gap"},

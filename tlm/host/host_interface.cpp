@@ -121,6 +121,9 @@ std::uint32_t HostInterface::readRegister(std::uint32_t offset, bool* defined) {
     case SCGPU_REG_MEM_SIZE_LO: return std::uint32_t(identity_.memory_bytes);
     case SCGPU_REG_MEM_SIZE_HI: return std::uint32_t(identity_.memory_bytes >> 32);
     case SCGPU_REG_CORE_CLOCK_MHZ: return std::uint32_t(std::lround(identity_.core_clock_mhz));
+    case SCGPU_REG_CONST_MEM_BYTES: return std::uint32_t(std::min<std::uint64_t>(identity_.const_memory_bytes, 0xFFFFFFFFu));
+    case SCGPU_REG_SHARED_MEM_PER_BLOCK_BYTES:
+      return std::uint32_t(std::min<std::uint64_t>(identity_.shared_per_block_bytes, 0xFFFFFFFFu));
     case SCGPU_REG_RESET: return 0;
     case SCGPU_REG_STATUS:
       return (idle() ? SCGPU_STATUS_IDLE_MASK : 0) | (error_.kind ? SCGPU_STATUS_ERROR_MASK : 0) |
@@ -200,7 +203,8 @@ bool HostInterface::writeRegister(std::uint32_t offset, std::uint32_t value) {
       return true;
     case SCGPU_REG_BOOT_ID: case SCGPU_REG_REGMAP_VERSION: case SCGPU_REG_ARCH: case SCGPU_REG_NUM_SMS:
     case SCGPU_REG_NUM_CHANNELS: case SCGPU_REG_CAPS: case SCGPU_REG_MEM_SIZE_LO: case SCGPU_REG_MEM_SIZE_HI:
-    case SCGPU_REG_CORE_CLOCK_MHZ: case SCGPU_REG_STATUS: case SCGPU_REG_INTR_PENDING: case SCGPU_REG_TIMER_LO:
+    case SCGPU_REG_CORE_CLOCK_MHZ: case SCGPU_REG_CONST_MEM_BYTES: case SCGPU_REG_SHARED_MEM_PER_BLOCK_BYTES:
+    case SCGPU_REG_STATUS: case SCGPU_REG_INTR_PENDING: case SCGPU_REG_TIMER_LO:
     case SCGPU_REG_TIMER_HI: case SCGPU_REG_ERR_KIND: case SCGPU_REG_ERR_CHANNEL: case SCGPU_REG_ERR_GP_ENTRY:
     case SCGPU_REG_ERR_METHOD: case SCGPU_REG_ERR_WORD: case SCGPU_REG_ERR_ADDR_LO: case SCGPU_REG_ERR_ADDR_HI:
     case SCGPU_REG_ERR_MODULE: case SCGPU_REG_ERR_LAUNCH: case SCGPU_REG_ERR_BLOCK_X: case SCGPU_REG_ERR_BLOCK_Y:
@@ -406,9 +410,9 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
       const std::uint64_t image = lo_hi(a[0], a[1]);
       const std::uint32_t bytes = a[2], slot = a[3];
       const std::uint64_t globals = lo_hi(a[4], a[5]);
-      if (bytes == 0 || bytes > inputLimits().input_file_bytes)
+      if (bytes > inputLimits().input_file_bytes)
         return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, image,
-                   fmt::format("LOAD_MODULE: an image of {} bytes; it must be 1 to {} bytes (--limit input_file_bytes)",
+                   fmt::format("LOAD_MODULE: an image of {} bytes; it must be at most {} bytes (--limit input_file_bytes)",
                                bytes, inputLimits().input_file_bytes));
       std::string text(bytes, '\0');
       if (!device_.read(image, text.data(), bytes))

@@ -80,6 +80,8 @@ struct DeviceIdentity {
   std::uint32_t num_sms = 1;
   std::uint64_t memory_bytes = 0;
   double core_clock_mhz = 1000;
+  std::uint64_t const_memory_bytes = 65536;
+  std::uint64_t shared_per_block_bytes = 49152;
   bool timing = false;
 };
 

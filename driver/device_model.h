@@ -1,0 +1,95 @@
+// The device on the far side of the host interface: device memory (mapped by MAP commands), module
+// slots (LOAD_MODULE) and kernels (LAUNCH), run by the functional engine or, in timing mode, by the
+// cycle-level chip (tlm/gpu_top.h through TimingBackend), whose simulated time each launch takes.
+// It implements the host interface's DevicePort: the driver reaches it only through commands.
+//
+// Besides the device, it is the simulator: what the simulator reports about a run - each launch's
+// instruction counts, cycles and full fault report, the kernels' printf text, the statistics and
+// waveforms - is read from here by the simulator's own tools (the runtime API, the CLI), as a
+// debugger or a profiler would, not through the device's registers.
+//
+// (It lives in driver/ because it reuses the runtime's module loader and launch checks.)
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "driver/device_properties.h"
+#include "driver/module.h"
+#include "driver/runtime.h"
+#include "memsys/backing_store.h"
+#include "sm/fault.h"
+#include "sm/functional_engine.h"
+#include "tlm/host/host_interface.h"
+#include "tlm/trace_options.h"
+
+namespace scgpu {
+class GpuConfig;
+}
+
+namespace scgpu::driver {
+
+class TimingBackend;
+
+// What the simulator knows about one LAUNCH.
+struct LaunchReport {
+  std::string kernel;
+  Error status = Error::Success;   // Success, a refusal (InvalidConfiguration, MemoryAllocation) or a fault's error
+  std::string refusal;             // why a refused launch was refused
+  std::optional<sm::FaultReport> fault;
+  std::uint64_t warp_instructions = 0, thread_instructions = 0;
+  std::uint64_t core_cycles = 0;   // timing mode
+  double simulated_ns = 0;         // timing mode
+};
+
+class DeviceModel : public host::DevicePort {
+ public:
+  static constexpr std::uint32_t kModuleSlots = 256;
+
+  // Throws ConfigError for a bad config; in timing mode RuntimeError when a timing model already
+  // exists in this process (SystemC elaborates one design per process).
+  DeviceModel(const GpuConfig& config, Mode mode = Mode::Functional, const TraceOptions& trace = {});
+  ~DeviceModel() override;
+
+  bool read(std::uint64_t addr, void* dst, std::uint64_t bytes) override;
+  bool write(std::uint64_t addr, const void* src, std::uint64_t bytes) override;
+  bool fill(std::uint64_t addr, std::uint8_t value, std::uint64_t bytes) override;
+  bool map(std::uint64_t va, std::uint64_t bytes, std::string* why) override;
+  bool unmap(std::uint64_t va, std::string* why) override;
+  bool loadModule(std::uint32_t slot, const std::string& ptx, std::uint64_t globals_va, std::string* why) override;
+  bool unloadModule(std::uint32_t slot, std::string* why) override;
+  host::LaunchOutcome launch(const host::LaunchRequest& request) override;
+  void reset() override;
+
+  const DeviceProperties& properties() const { return props_; }
+  host::DeviceIdentity identity() const;
+  Mode mode() const { return mode_; }
+
+  // The simulator's side: the last launch, the kernels' printf text since the last call, the
+  // timing model's statistics, and its waveforms (written by closeTraces()).
+  const LaunchReport& lastLaunch() const { return last_launch_; }
+  std::string takePrintfOutput();
+  nlohmann::json statistics() const;
+  void closeTraces();
+
+ private:
+  Mode mode_;
+  DeviceProperties props_;
+  double core_clock_mhz_;
+  memsys::BackingStore memory_;
+  std::array<std::unique_ptr<Module>, kModuleSlots> modules_;
+  sm::EngineLimits limits_;
+  std::uint64_t call_depth_frames_;
+  std::uint64_t grid_id_ = 0;
+  std::string printf_;
+  LaunchReport last_launch_;
+  std::unique_ptr<TimingBackend> timing_;
+};
+
+}  // namespace scgpu::driver
