@@ -222,6 +222,12 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--timeline", opt.timeline,
                       "Write a Chrome trace-event timeline (kernels, blocks per SM, DRAM refreshes) for Perfetto")
       ->type_name("FILE");
+  run_cmd->add_option("--host-trace", opt.host_trace,
+                      "Write a waveform of the host interface (BAR0 accesses, doorbells, GP_GET, methods, "
+                      "interrupts) in device time: FILE.vcd or FILE.fst, with FILE.gtkw; either mode")
+      ->type_name("FILE");
+  run_cmd->add_option("--mmio-log", opt.mmio_log, "Write every BAR0 access (time, R/W, offset, register, value)")
+      ->type_name("FILE");
 
 
   addStatsDiffCommand(app);

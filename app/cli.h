@@ -43,6 +43,8 @@ struct RunOptions {
   std::string trace_filter;            // "sm[0-3].*,l2.*"
   std::string trace_window;            // "START:END" in core cycles
   std::string timeline;                // Chrome trace-event JSON
+  std::string host_trace;              // the host interface's waveform (device time)
+  std::string mmio_log;                // one line per BAR0 access
   // After a fault or watchdog in timing mode without --trace, re-run (deterministically) with a
   // waveform of the last this-many core cycles; 0 turns it off.
   std::uint64_t fault_trace_cycles = 2000;

@@ -77,6 +77,8 @@ TraceOptions traceOptions(const RunOptions& o) {
   TraceOptions t;
   t.path = o.trace;
   t.timeline_path = o.timeline;
+  t.host_trace_path = o.host_trace;
+  t.mmio_log_path = o.mmio_log;
   t.filters = trace::PathFilter::split(o.trace_filter);
   if (!o.trace_window.empty()) {
     // START:END, each a plain decimal number of core cycles or empty; nothing else is accepted.

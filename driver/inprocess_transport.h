@@ -6,6 +6,11 @@
 
 #include "driver/device_model.h"
 #include "driver/transport.h"
+#include "tlm/host/host_trace.h"
+
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace scgpu::driver {
 
@@ -19,6 +24,8 @@ class InProcessTransport : public Transport {
 
   DeviceModel& device() { return device_; }
   host::HostInterface& hostInterface() { return hif_; }
+  // Writes the host interface's waveform and MMIO log (when asked for); returns the files.
+  std::vector<std::string> closeHostTrace();
 
  private:
   // Forwards the device's DMA to whatever host memory the driver attached.
@@ -34,6 +41,7 @@ class InProcessTransport : public Transport {
   DeviceModel device_;
   HostMemoryForwarder host_;
   host::HostInterface hif_;
+  std::unique_ptr<host::HostTrace> trace_;
 };
 
 }  // namespace scgpu::driver

@@ -94,7 +94,7 @@ Runtime::Runtime(const GpuConfig& config, Mode mode, const TraceOptions& trace)
 }
 
 std::vector<std::string> Runtime::closeTraces() {
-  std::vector<std::string> files;
+  std::vector<std::string> files = impl_->transport->closeHostTrace();
   if (impl_->mode != Mode::Timing) return files;
   impl_->transport->device().closeTraces();
   const TraceOptions& t = impl_->trace;

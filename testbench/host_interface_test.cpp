@@ -8,11 +8,14 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "driver/inprocess_transport.h"
 #include "driver/transport.h"
 #include "tlm/gpu_config.h"
 #include "tlm/gpu_params.h"
@@ -632,6 +635,58 @@ TEST(HostInterface, RefusedLaunchIsAnErrorNotAFault) {
   EXPECT_EQ(d.rd(SCGPU_REG_CH_ERROR(1)), SCGPU_ERROR_KIND_LAUNCH_REFUSED);
   EXPECT_TRUE(d.rd(SCGPU_REG_INTR_STATUS) & SCGPU_INTR_STATUS_ERROR_MASK);
   EXPECT_FALSE(d.rd(SCGPU_REG_INTR_STATUS) & SCGPU_INTR_STATUS_FAULT_MASK);
+}
+
+}  // namespace
+}  // namespace scgpu::driver
+
+namespace scgpu::driver {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+TEST(HostInterface, WaveformAndMmioLogShowDoorbellsMethodsAndInterrupts) {
+  const std::string dir = ::testing::TempDir();
+  TraceOptions t;
+  t.host_trace_path = dir + "/host_iface.vcd";
+  t.mmio_log_path = dir + "/host_iface.log";
+  {
+    auto transport = std::make_unique<InProcessTransport>(GpuConfig::loadDefault(), Mode::Functional, t);
+    InProcessTransport* raw = transport.get();
+    Device d([&](const GpuConfig&) { return std::move(transport); });
+    d.openChannel(3);
+    d.wr(SCGPU_REG_INTR_ENABLE, SCGPU_INTR_STATUS_CHANNEL_MASK);
+    d.submit(3, Device::join({Device::map(kVa, 4096), Device::copy(TestHostMemory::kBase, kVa, 256, 1),
+                              Device::cmd(SCGPU_METHOD_INTERRUPT, {1})}));
+    d.wr(SCGPU_REG_INTR_STATUS, SCGPU_INTR_STATUS_CHANNEL_MASK);
+    const auto files = raw->closeHostTrace();
+    ASSERT_EQ(files.size(), 3u);
+  }
+  const std::string vcd = slurp(t.host_trace_path), log = slurp(t.mmio_log_path);
+  for (const char* sig : {"gp_put", "gp_get", "method", "error", "offset", "value", "access", "status", "line"})
+    EXPECT_NE(vcd.find(std::string(" ") + sig + " "), std::string::npos) << sig;
+  EXPECT_NE(vcd.find("$scope module ch[3] $end"), std::string::npos);
+  EXPECT_NE(vcd.find("sCOPY"), std::string::npos) << "the copy engine's method";
+  EXPECT_NE(vcd.find("sINTERRUPT"), std::string::npos);
+  // The log: every access, in device time, with its register's name.
+  EXPECT_NE(log.find(" W 0x10cc CH_GP_PUT[3] 0x00000001\n"), std::string::npos) << log;
+  EXPECT_NE(log.find(" W 0x0080 INTR_STATUS 0x00000001\n"), std::string::npos) << log;
+  std::istringstream lines(log);
+  std::string line;
+  std::uint64_t last = 0, count = 0;
+  std::getline(lines, line);  // header
+  while (std::getline(lines, line)) {
+    const std::uint64_t time = std::stoull(line.substr(0, line.find(' ')));
+    EXPECT_GE(time, last);
+    last = time;
+    ++count;
+  }
+  EXPECT_EQ(count, 7u) << "the channel set-up (4), INTR_ENABLE, the doorbell and the W1C";
 }
 
 }  // namespace

@@ -13,7 +13,11 @@ struct TraceOptions {
   std::vector<std::string> filters;   // component-path globs, e.g. "sm[0-3].*", "l2.*"
   std::uint64_t window_start = 0, window_end = UINT64_MAX;  // core cycles
   std::string timeline_path;          // Chrome trace-event JSON; empty: none
+  // The chip's waveform and timeline come from the timing model:
   bool enabled() const { return !path.empty() || !timeline_path.empty(); }
+  // The host interface's waveform (device time) and MMIO log, in either mode; empty: none.
+  std::string host_trace_path;
+  std::string mmio_log_path;
 };
 
 }  // namespace scgpu

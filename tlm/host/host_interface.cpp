@@ -62,8 +62,8 @@ std::uint32_t HostInterface::read(std::uint32_t offset) {
 
 void HostInterface::write(std::uint32_t offset, std::uint32_t value) {
   now_ns_ += params_.mmio_latency_ns;
-  emit(HostEvent::Kind::MmioWrite, ~0u, offset, value);
   if (!writeRegister(offset, value)) bad_access_ = true;
+  emit(HostEvent::Kind::MmioWrite, ~0u, offset, value);
   service();
 }
 
@@ -362,11 +362,13 @@ HostInterface::Step HostInterface::step(std::uint32_t c) {
   }
   if (ch.error) return Step::Empty;
   ch.waiting = false;
+  emit(HostEvent::Kind::CommandDone, c, header & SCGPU_CMD_METHOD_MASK, ch.next_word);
   ch.next_word += 1 + count;
   if (ch.next_word >= ch.buffer.size()) {
     ch.have_entry = false;
     ch.buffer.clear();
     ch.gp_get = (ch.gp_get + 1) % ch.ring_entries;
+    emit(HostEvent::Kind::GpGet, c, 0, ch.gp_get);
   }
   return Step::Progress;
 }

@@ -87,7 +87,11 @@ struct DeviceIdentity {
 
 // One event for waveforms and logs: an MMIO access, a doorbell, a command, an interrupt.
 struct HostEvent {
-  enum class Kind { MmioRead, MmioWrite, Command, CommandDone, Interrupt, Error };
+  // MmioRead/MmioWrite: offset, value (a doorbell is also a MmioWrite with its channel);
+  // Command/CommandDone: a method starts and completes (method, header word index);
+  // GpGet: the front end consumed an entry (value: the new GP_GET);
+  // Interrupt: INTR_STATUS bits raised (value: INTR_STATUS); Error: a channel stopped (value: kind).
+  enum class Kind { MmioRead, MmioWrite, Command, CommandDone, GpGet, Interrupt, Error };
   Kind kind;
   std::uint64_t time_ns;
   std::uint32_t channel;  // ~0u for device-wide events
@@ -107,6 +111,7 @@ class HostInterface {
 
   // The interrupt line: (INTR_STATUS & INTR_ENABLE) != 0 and INTR_MASK.ALL == 0.
   bool interruptLine() const;
+  std::uint32_t interruptStatus() const { return intr_status_; }
   // Device time in ns.
   std::uint64_t timeNs() const { return now_ns_; }
   // Runs the front end until no channel can make progress.
