@@ -85,8 +85,11 @@ TEST_P(RtlL2Tag, AnswersWhatTheModelAnswers) {
   const std::uint64_t kOps = 1'000'000;
   for (std::uint64_t cycle = 0; cycle < kOps; ++cycle) {
     L2TagRequest q;
+    // Phases of 4096 operations: normal; DRAM holding its data (the MSHRs fill up); the same with
+    // the requests crowded onto 8 lines (merge slots run out); normal again (the fills drain).
+    const int phase = int(cycle / 4096 % 4);
     // Fills become likelier as DRAM holds more; the atomic updates of a completed entry go first.
-    const bool fill = !dram.empty() && rng() % (c.entries + 4) < dram.size() + 1;
+    const bool fill = !dram.empty() && (phase == 0 || phase == 3) && rng() % (c.entries + 4) < dram.size() + 1;
     if (!updates.empty()) {
       q = updates.back();
       updates.pop_back();
@@ -107,7 +110,7 @@ TEST_P(RtlL2Tag, AnswersWhatTheModelAnswers) {
     } else {
       const int k = int(rng() % 8);
       q.op = k < 4 ? L2TagOp::Read : k < 6 ? L2TagOp::Write : L2TagOp::Atomic;
-      q.line = pool[rng() % pool.size()];
+      q.line = pool[rng() % (phase == 2 ? std::min<std::size_t>(8, pool.size()) : pool.size())];
       q.mask = mask4();
     }
     const L2TagResult want = model.operate(q, cycle);
@@ -177,6 +180,46 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"hopper", 256, 20, 384, 4, "lru", "write_back", true, 2400},
         Case{"kepler_fifo", 64, 16, 256, 64, "fifo", "write_back", true, 1400}),
     [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+
+// Every replacement decision, with known answers, on one set of 4 ways: an invalid way first (the
+// lowest), then the least recently used (a hit moves a line to the front) or the first installed
+// (hits change nothing), for a fill and for a write-allocate.
+TEST(RtlL2TagReplacement, VictimsAreThePolicys) {
+  for (const std::string policy : {"lru", "fifo"}) {
+    Case c{policy, 1, 4, 8, 2, policy, "write_back", true, 0};
+    const L2TagParams p{cacheOf(c)};
+    auto rtl = scgpu::rtl::makeRtlL2TagMshr(p, "test.l2.tags");
+    ModelL2TagMshr model(p);
+    std::uint64_t cycle = 0;
+    auto op = [&](L2TagOp o, std::uint64_t line, std::uint32_t mask) {
+      const L2TagResult want = model.operate({o, line << 7, mask}, cycle);
+      const L2TagResult got = rtl->operate({o, line << 7, mask}, cycle);
+      EXPECT_EQ(show(got), show(want)) << policy << ", cycle " << cycle;
+      ++cycle;
+      return want;
+    };
+    auto install = [&](std::uint64_t line) {  // a read miss and its fill
+      EXPECT_EQ(op(L2TagOp::Read, line, 0xF).outcome, L2TagOutcome::Miss);
+      return op(L2TagOp::Fill, line, 0xF);
+    };
+    for (std::uint64_t line : {10, 11, 12, 13}) EXPECT_FALSE(install(line).victim) << "an invalid way first";
+    EXPECT_EQ(op(L2TagOp::Read, 10, 0x1).outcome, L2TagOutcome::Hit);  // 10 most recently used
+    EXPECT_EQ(op(L2TagOp::Write, 12, 0x2).outcome, L2TagOutcome::Hit);  // 12 dirty, most recent
+    L2TagResult r = install(14);
+    ASSERT_TRUE(r.victim);
+    EXPECT_EQ(r.victim_line, (policy == "lru" ? 11u : 10u) << 7) << policy;
+    // A write-allocate of an absent line evicts the next one: lru 13, fifo 11.
+    r = op(L2TagOp::Write, 15, 0x4);
+    EXPECT_EQ(r.outcome, L2TagOutcome::WriteMiss);
+    ASSERT_TRUE(r.victim);
+    EXPECT_EQ(r.victim_line, (policy == "lru" ? 13u : 11u) << 7) << policy;
+    // Then lru: 10 (its hit is older than 12's write); fifo: 12, dirty.
+    r = install(16);
+    ASSERT_TRUE(r.victim);
+    EXPECT_EQ(r.victim_line, (policy == "lru" ? 10u : 12u) << 7) << policy;
+    EXPECT_EQ(r.victim_dirty, policy == "lru" ? 0u : 0x2u) << policy;
+  }
+}
 
 TEST(RtlL2TagParams, AGeometryTheRtlCannotHoldIsRefused) {
   Case c{"big", 2048, 16, 32, 8, "lru", "write_back", true, 0};
