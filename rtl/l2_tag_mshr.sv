@@ -204,6 +204,10 @@ module l2_tag_mshr #(
           res_kind = RES_MISS;
           res_mshr = m_free;
           res_dram_mask = res_miss_mask;
+`ifdef SCGPU_PLANTED_BUG
+          // The tests' planted bug: a miss of every sector asks DRAM for all but the last.
+          if (&res_miss_mask) res_dram_mask[SECTORS-1] = 1'b0;
+`endif
           m_alloc = 1'b1;
           m_sel = m_free;
           m_req_n = res_miss_mask;

@@ -14,8 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "Vl2_tag_mshr_planted_bug.h"
+#include "app/cli.h"
+#include "driver/runtime.h"
+#include "kernels/workload.h"
 #include "memsys/l2_tag_mshr.h"
 #include "rtl/l2_tag_mshr_rtl.h"
+#include "rtl/l2_tag_transactor.h"
+#include "tlm/gpu_config.h"
 
 namespace {
 
@@ -219,6 +225,61 @@ TEST(RtlL2TagReplacement, VictimsAreThePolicys) {
     EXPECT_EQ(r.victim_line, (policy == "lru" ? 10u : 12u) << 7) << policy;
     EXPECT_EQ(r.victim_dirty, policy == "lru" ? 0u : 0x2u) << policy;
   }
+}
+
+// The copy with the planted bug (a miss of all four sectors asks DRAM for three) behind cosim.
+void plantBug() {
+  registerRtlL2TagMshr([](const L2TagParams& p, const std::string&) {
+    const std::uint32_t sets = SectorCache(p.cache).sets();
+    return std::make_unique<scgpu::rtl::L2TagTransactor<Vl2_tag_mshr_planted_bug>>(p, sets);
+  });
+}
+void unplantBug() { registerRtlL2TagMshr(scgpu::rtl::makeRtlL2TagMshr); }
+
+// The first operation that triggers the bug is reported with its cycle and the right pin.
+TEST(RtlL2TagCosim, ReportsThePlantedBugAtTheRightCycleAndPort) {
+  plantBug();
+  const L2TagParams p{cacheOf({"t", 128, 16, 32, 8, "lru", "write_back", true, 0})};
+  auto cosim = makeL2TagMshr("cosim", p, "gpu.l2[1].tags");
+  unplantBug();
+  ModelL2TagMshr reference(p);
+  std::mt19937_64 rng(11);
+  for (std::uint64_t i = 0; i < 10000; ++i) {
+    const std::uint64_t cycle = 500 + 2 * i;
+    const L2TagRequest q{L2TagOp::Read, (rng() % 4096) << 7, std::uint32_t(rng() % 15 + 1)};
+    const L2TagResult want = reference.operate(q, cycle);
+    cosim->operate(q, cycle);
+    if (want.outcome != L2TagOutcome::Miss || want.dram_mask != 0xF) {
+      ASSERT_EQ(cosim->divergence(), nullptr) << "operation " << i << ": " << *cosim->divergence();
+      continue;
+    }
+    ASSERT_NE(cosim->divergence(), nullptr) << "the planted bug in operation " << i << " was not reported";
+    const std::string& d = *cosim->divergence();
+    EXPECT_NE(d.find("at cycle " + std::to_string(cycle) + " in gpu.l2[1].tags (rtl/l2_tag_mshr.sv), port "
+                     "res_dram_mask: expected (model) 0xf, got (RTL) 0x7"),
+              std::string::npos)
+        << d;
+    EXPECT_NE(d.find("last "), std::string::npos) << d;  // the instance's history
+    return;
+  }
+  FAIL() << "no operation triggered the planted bug";
+}
+
+// End to end: a workload in timing mode with the buggy copy in cosim stops with the divergence as
+// its fault, and the command line's exit status for it is 4.
+TEST(RtlL2TagCosim, DivergenceStopsTheRunWithExitStatus4) {
+  plantBug();
+  scgpu::driver::Runtime rt(scgpu::GpuConfig::loadDefault({"l2.impl=cosim"}), scgpu::driver::Mode::Timing);
+  const scgpu::kernels::Workload* w = scgpu::kernels::findWorkload("saxpy");
+  ASSERT_NE(w, nullptr);
+  w->run(rt, {});
+  unplantBug();
+  ASSERT_TRUE(rt.lastFault().has_value());
+  const auto& f = *rt.lastFault();
+  EXPECT_EQ(f.kind, "cosim divergence");
+  EXPECT_NE(f.message.find("tags (rtl/l2_tag_mshr.sv), port res_dram_mask"), std::string::npos) << f.message;
+  EXPECT_EQ(scgpu::cli::faultExitCode(rt), scgpu::cli::kExitCosimDivergence);
+  std::printf("%s\n", f.toString().c_str());
 }
 
 TEST(RtlL2TagParams, AGeometryTheRtlCannotHoldIsRefused) {
