@@ -25,9 +25,7 @@ L2Slice::L2Slice(const L2Params& params, std::uint32_t index, StatsRegistry& sta
       write_back_(params.cache.write_policy == "write_back"),
       allocate_on_write_(params.cache.allocate_on_write),
       line_bytes_(params.cache.line_bytes),
-      sector_bytes_(params.cache.sector_bytes),
-      max_merge_(std::max<std::uint32_t>(params.cache.mshr_max_merge, 1)),
-      waiters_(std::size_t(params.cache.mshr_entries) * max_merge_) {
+      sector_bytes_(params.cache.sector_bytes) {
   auto need = [&](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(name + ": " + what);
   };

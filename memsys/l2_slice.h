@@ -105,14 +105,20 @@ class L2Slice {
   void handleVictim(const L2TagResult& r, std::uint64_t cycle);
   std::uint64_t lineAddr(std::uint64_t addr) const { return addr & ~std::uint64_t(line_bytes_ - 1); }
   // The target store: the request in slot `slot` of MSHR entry `entry` (the tag stage hands them out).
-  MemRequest& waiter(std::uint32_t entry, std::uint32_t slot) { return waiters_[std::size_t(entry) * max_merge_ + slot]; }
+  // Grown on demand: entries are handed out lowest first, so the store holds only what was used.
+  MemRequest& waiter(std::uint32_t entry, std::uint32_t slot) {
+    if (waiters_.size() <= entry) waiters_.resize(std::size_t(entry) + 1);
+    std::vector<MemRequest>& t = waiters_[entry];
+    if (t.size() <= slot) t.resize(std::size_t(slot) + 1);
+    return t[slot];
+  }
 
   L2Params params_;
   std::uint32_t index_;
   std::unique_ptr<L2TagMshr> tags_;     // tags, replacement, MSHRs
   bool write_back_, allocate_on_write_;
-  std::uint32_t line_bytes_, sector_bytes_, max_merge_;
-  std::vector<MemRequest> waiters_;     // MSHR targets: mshr_entries x mshr_max_merge slots
+  std::uint32_t line_bytes_, sector_bytes_;
+  std::vector<std::vector<MemRequest>> waiters_;  // MSHR targets: [entry][slot]
   std::uint32_t mshr_used_ = 0;
 
   std::deque<MemRequest> queue_;        // request queue (lookup order)

@@ -111,9 +111,7 @@ bool L2TagResult::operator==(const L2TagResult& o) const {
 }
 
 ModelL2TagMshr::ModelL2TagMshr(const L2TagParams& p)
-    : p_(p), cache_(p.cache), write_back_(p.cache.write_policy == "write_back"), entries_(p.cache.mshr_entries) {
-  for (std::uint32_t e = 0; e < p.cache.mshr_entries; ++e) free_.insert(free_.end(), e);
-}
+    : p_(p), cache_(p.cache), write_back_(p.cache.write_policy == "write_back") {}
 
 L2TagResult ModelL2TagMshr::operate(const L2TagRequest& q, std::uint64_t cycle) {
   L2TagResult r;
@@ -151,14 +149,19 @@ L2TagResult ModelL2TagMshr::operate(const L2TagRequest& q, std::uint64_t cycle) 
         e.requested |= r.dram_mask;
         e.outstanding |= r.dram_mask;
         ++e.count;
-      } else if (free_.empty()) {
+      } else if (free_.empty() && entries_.size() >= p_.cache.mshr_entries) {
         r.outcome = L2TagOutcome::MshrFull;
         return r;
       } else {
         r.outcome = L2TagOutcome::Miss;
-        r.mshr = *free_.begin();
-        free_.erase(free_.begin());
         r.dram_mask = c.miss_mask;
+        if (free_.empty()) {
+          r.mshr = std::uint32_t(entries_.size());
+          entries_.emplace_back();
+        } else {
+          r.mshr = *free_.begin();
+          free_.erase(free_.begin());
+        }
         entries_[r.mshr] = Entry{q.line, c.miss_mask, c.miss_mask, 1};
         by_line_.emplace(q.line, r.mshr);
       }

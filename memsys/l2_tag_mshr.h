@@ -91,9 +91,11 @@ class ModelL2TagMshr : public L2TagMshr {
   L2TagParams p_;
   SectorCache cache_;
   bool write_back_;
+  // Entries grow on demand (a config may allow 65536 per slice): those below entries_.size() are in
+  // use or in free_, those above are free, so the lowest free one is free_'s first, else the next.
   std::vector<Entry> entries_;
   std::map<std::uint64_t, std::uint32_t> by_line_;  // line -> entry
-  std::set<std::uint32_t> free_;                    // free entries, lowest first
+  std::set<std::uint32_t> free_;                    // freed entries below entries_.size(), lowest first
 };
 
 // The RTL implementation's factory, registered by rtl/ when it is linked in. Throws
