@@ -58,6 +58,9 @@ class L2TagTransactor : public memsys::L2TagMshr {
     return r;
   }
 
+  // The Verilated model's context (a test writes a coverage build's data from it).
+  VerilatedContext* context() { return top_.context(); }
+
  private:
   // L2TagOp -> op_kind (OP_READ 0, OP_ATOMIC 1, OP_WRITE 2, OP_FILL 3, OP_UPDATE 4).
   static constexpr std::uint8_t kOpCode[] = {0, 1, 2, 3, 4};

@@ -8,12 +8,17 @@
 
 #ifdef SCGPU_HAVE_RTL
 
+#include <verilated_cov.h>
+
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <ostream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "Vl2_tag_mshr_coverage.h"
 #include "Vl2_tag_mshr_planted_bug.h"
 #include "app/cli.h"
 #include "driver/runtime.h"
@@ -61,12 +66,9 @@ std::string show(const L2TagResult& r) {
          std::to_string(r.victim_line) + "/" + std::to_string(r.victim_dirty) + " error=" + std::to_string(r.error);
 }
 
-class RtlL2Tag : public ::testing::TestWithParam<Case> {};
-
-TEST_P(RtlL2Tag, AnswersWhatTheModelAnswers) {
-  const Case& c = GetParam();
+// `ops` operations of the case's stream on `rtl` and the model side by side; every result compared.
+void runStream(const Case& c, L2TagMshr& rtl, std::uint64_t ops, std::map<std::string, std::uint64_t>& cover) {
   const L2TagParams p{cacheOf(c)};
-  auto rtl = scgpu::rtl::makeRtlL2TagMshr(p, "test.l2.tags");
   ModelL2TagMshr model(p);
   std::mt19937_64 rng(std::hash<std::string>{}(c.name));  // seeded: a failure reproduces
   // The line pool: lines spread over a few sets (conflicts, evictions) with high address bits set,
@@ -85,11 +87,9 @@ TEST_P(RtlL2Tag, AnswersWhatTheModelAnswers) {
   std::vector<Read> dram;                                  // sectors asked of DRAM, not yet returned
   std::map<std::uint32_t, std::vector<L2TagRequest>> targets;  // MSHR entry -> its requests, by slot
   std::vector<L2TagRequest> updates;                       // atomics of completed entries to execute
-  std::map<std::string, std::uint64_t> cover;
   auto mask4 = [&] { return rng() % 2 ? 0xFu : std::uint32_t(rng() % 15 + 1); };
 
-  const std::uint64_t kOps = 1'000'000;
-  for (std::uint64_t cycle = 0; cycle < kOps; ++cycle) {
+  for (std::uint64_t cycle = 0; cycle < ops; ++cycle) {
     L2TagRequest q;
     // Phases of 4096 operations: normal; DRAM holding its data (the MSHRs fill up); the same with
     // the requests crowded onto 8 lines (merge slots run out); normal again (the fills drain).
@@ -120,7 +120,7 @@ TEST_P(RtlL2Tag, AnswersWhatTheModelAnswers) {
       q.mask = mask4();
     }
     const L2TagResult want = model.operate(q, cycle);
-    const L2TagResult got = rtl->operate(q, cycle);
+    const L2TagResult got = rtl.operate(q, cycle);
     ASSERT_EQ(show(got), show(want)) << "cycle " << cycle << ": " << toString(q.op) << " line " << q.line << " mask "
                                      << q.mask;
     if (want.error) {
@@ -164,6 +164,16 @@ TEST_P(RtlL2Tag, AnswersWhatTheModelAnswers) {
     }
     if (want.victim) cover[want.victim_dirty ? "dirty eviction" : "clean eviction"]++;
   }
+}
+
+class RtlL2Tag : public ::testing::TestWithParam<Case> {};
+
+TEST_P(RtlL2Tag, AnswersWhatTheModelAnswers) {
+  const Case& c = GetParam();
+  auto rtl = scgpu::rtl::makeRtlL2TagMshr({cacheOf(c)}, "test.l2.tags");
+  std::map<std::string, std::uint64_t> cover;
+  runStream(c, *rtl, 1'000'000, cover);  // a million RTL clocks
+  if (HasFatalFailure()) return;
   for (const auto& [bin, n] : cover) std::cout << "  " << bin << ": " << n << "\n";
   std::vector<std::string> bins = {"hit", "write hit", "sector miss (new entry)", "line miss (new entry)",
                                    "MSHR merge", "merge with more sectors", "MSHR full (no entry)",
@@ -174,18 +184,66 @@ TEST_P(RtlL2Tag, AnswersWhatTheModelAnswers) {
   for (const auto& bin : bins) EXPECT_GT(cover[bin], 0u) << "coverage bin '" << bin << "' never hit";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Slices, RtlL2Tag,
-    ::testing::Values(
-        // Small: MSHRs and merge slots run out, sets overflow often.
-        Case{"small_lru_wb", 4, 2, 4, 2, "lru", "write_back", true, 24},
-        Case{"small_fifo_wt", 4, 3, 6, 3, "fifo", "write_through", false, 24},
-        // The presets' slices: tiny (write-through, no allocate), hopper (20 ways, 384 MSHRs), kepler
-        // (merge 64, FIFO here to cover it at size).
-        Case{"tiny", 128, 16, 32, 8, "lru", "write_through", false, 600},
-        Case{"hopper", 256, 20, 384, 4, "lru", "write_back", true, 2400},
-        Case{"kepler_fifo", 64, 16, 256, 64, "fifo", "write_back", true, 1400}),
-    [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+const std::vector<Case> kCases = {
+    // Small: MSHRs and merge slots run out, sets overflow often.
+    Case{"small_lru_wb", 4, 2, 4, 2, "lru", "write_back", true, 24},
+    Case{"small_fifo_wt", 4, 3, 6, 3, "fifo", "write_through", false, 24},
+    // The presets' slices: tiny (write-through, no allocate), hopper (20 ways, 384 MSHRs), kepler
+    // (merge 64, FIFO here to cover it at size).
+    Case{"tiny", 128, 16, 32, 8, "lru", "write_through", false, 600},
+    Case{"hopper", 256, 20, 384, 4, "lru", "write_back", true, 2400},
+    Case{"kepler_fifo", 64, 16, 256, 64, "fifo", "write_back", true, 1400}};
+
+INSTANTIATE_TEST_SUITE_P(Slices, RtlL2Tag, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
+
+// Verilator's line (block and branch) and toggle coverage of the RTL under the same streams, on a
+// build with coverage points (Vl2_tag_mshr_coverage): each case's points merged, line coverage at
+// least 90%. The merged data is written to l2_tag_mshr.coverage.dat in the working directory
+// (`verilator_coverage --annotate DIR l2_tag_mshr.coverage.dat` shows it per source line).
+TEST(RtlL2TagCoverage, LineCoverageOfTheRtlIsAtLeast90Percent) {
+  std::map<std::string, std::uint64_t> points;  // coverage point -> count, over every case
+  for (const Case& c : kCases) {
+    const L2TagParams p{cacheOf(c)};
+    scgpu::rtl::L2TagTransactor<Vl2_tag_mshr_coverage> rtl(p, SectorCache(p.cache).sets());
+    std::map<std::string, std::uint64_t> cover;
+    runStream(c, rtl, 50'000, cover);
+    if (HasFatalFailure()) return;
+    const std::string file = "l2_tag_mshr." + c.name + ".coverage.dat";
+    rtl.context()->coveragep()->write(file.c_str());
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) {
+      // C '<key>' <count>
+      const auto end = line.rfind("' ");
+      if (line.rfind("C '", 0) != 0 || end == std::string::npos) continue;
+      points[line.substr(0, end + 1)] += std::stoull(line.substr(end + 2));
+    }
+    std::remove(file.c_str());
+  }
+  // The point's type is the first part of its page: v_line/..., v_branch/..., v_toggle/...
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> by_type;  // type -> (hit, total)
+  std::ofstream merged("l2_tag_mshr.coverage.dat");
+  merged << "# SystemC::Coverage-3\n";
+  for (const auto& [key, count] : points) {
+    merged << key << ' ' << count << '\n';
+    const auto page = key.find("page\x02v_");
+    if (page == std::string::npos) continue;
+    const std::string type = key.substr(page + 7, key.find('/', page) - page - 7);
+    by_type[type].second++;
+    if (count) by_type[type].first++;
+  }
+  std::uint64_t hit = 0, total = 0;
+  for (const auto& [type, ht] : by_type) {
+    std::printf("  %-8s %6.2f%% (%llu of %llu points)\n", type.c_str(), 100.0 * double(ht.first) / double(ht.second),
+                (unsigned long long)ht.first, (unsigned long long)ht.second);
+    if (type != "toggle") {
+      hit += ht.first;
+      total += ht.second;
+    }
+  }
+  ASSERT_GT(total, 0u) << "no line coverage points";
+  EXPECT_GE(100.0 * double(hit) / double(total), 90.0) << "line and branch coverage of rtl/l2_tag_mshr.sv";
+}
 
 // Every replacement decision, with known answers, on one set of 4 ways: an invalid way first (the
 // lowest), then the least recently used (a hit moves a line to the front) or the first installed
