@@ -12,6 +12,7 @@ config=tiny
 scale=4
 workloads=()
 keys=(sm.coalescer.impl sm.scheduler.impl crossbar.impl)  # every block with an RTL version
+keys+=(l2.impl)  # L2 tag/MSHR stage
 while (($#)); do
   case "$1" in
     --config) config="$2"; shift 2 ;;

@@ -1,13 +1,16 @@
 #include "memsys/l2_slice.h"
 
+#include <algorithm>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace scgpu::memsys {
 namespace {
 
-SectorCache makeCache(const CacheParams& p, const std::string& name) {
+std::unique_ptr<L2TagMshr> makeTags(const L2Params& p, const std::string& name) {
   try {
-    return SectorCache(p);
+    return makeL2TagMshr(p.impl, L2TagParams{p.cache}, name + ".tags");
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(name + ": " + e.what());
   }
@@ -18,10 +21,10 @@ SectorCache makeCache(const CacheParams& p, const std::string& name) {
 L2Slice::L2Slice(const L2Params& params, std::uint32_t index, StatsRegistry& stats, const std::string& name)
     : params_(params),
       index_(index),
-      cache_(makeCache(params.cache, name)),
-      mshr_(params.cache.mshr_entries, params.cache.mshr_max_merge),
+      tags_(makeTags(params, name)),
       write_back_(params.cache.write_policy == "write_back"),
       allocate_on_write_(params.cache.allocate_on_write),
+      line_bytes_(params.cache.line_bytes),
       sector_bytes_(params.cache.sector_bytes) {
   auto need = [&](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(name + ": " + what);
@@ -53,8 +56,14 @@ void L2Slice::accept(const MemRequest& req, std::uint64_t) {
 
 void L2Slice::acceptDramResponse(const MemRequest& resp, std::uint64_t) { fills_.push_back(resp); }
 
-static std::uint32_t requestMask(const SectorCache& cache, const MemRequest& req) {
-  return req.sector_mask ? req.sector_mask : cache.sectorMask(req.addr, req.bytes ? req.bytes : 1);
+// The sectors a request touches: its sector mask, or those of [addr, addr + bytes) within its line.
+static std::uint32_t requestMask(std::uint32_t line_bytes, std::uint32_t sector_bytes, const MemRequest& req) {
+  if (req.sector_mask) return req.sector_mask;
+  const std::uint64_t off = req.addr & (line_bytes - 1);
+  const std::uint64_t end = std::min<std::uint64_t>(off + (req.bytes ? req.bytes : 1), line_bytes);  // exclusive
+  std::uint32_t mask = 0;
+  for (std::uint64_t s = off / sector_bytes; s <= (end - 1) / sector_bytes; ++s) mask |= 1u << s;
+  return mask;
 }
 
 void L2Slice::tick(std::uint64_t cycle) {
@@ -85,13 +94,13 @@ void L2Slice::lookup(std::uint64_t cycle) {
     return;
   }
   const MemRequest& req = queue_.front();
-  const std::uint32_t mask = requestMask(cache_, req);
+  const std::uint32_t mask = requestMask(line_bytes_, sector_bytes_, req);
   const std::uint32_t hit_lat = params_.cache.hit_latency_cycles;
-  const std::uint64_t line = cache_.lineAddr(req.addr);
+  const std::uint64_t line = lineAddr(req.addr);
 
   if (req.op == MemOp::Write) {
-    const SectorCache::Result r = cache_.access(req.addr, mask, true, cycle);
-    if (r.miss_mask && allocate_on_write_) handleVictim(cache_.fill(req.addr, r.miss_mask, write_back_, cycle), cycle);
+    const L2TagResult r = tags_->operate({L2TagOp::Write, line, mask}, cycle);
+    handleVictim(r, cycle);
     if (!write_back_)
       sendDram(MemOp::Write, line, mask, cycle);
     else if (r.miss_mask && !allocate_on_write_)
@@ -107,37 +116,32 @@ void L2Slice::lookup(std::uint64_t cycle) {
 
   // Read, instruction fetch, atomic: the sectors must be present.
   const bool atomic = req.op == MemOp::Atomic;
-  const SectorCache::Result r = cache_.probe(req.addr, mask);
-  if (r.miss_mask == 0) {
-    cache_.access(req.addr, mask, atomic, cycle);
-    if (atomic) {
-      if (!write_back_) sendDram(MemOp::Write, line, mask, cycle);
-      respond(req, atomicDone(req, cycle + hit_lat));
-    } else {
-      respond(req, cycle + hit_lat);
-    }
-  } else {
-    const std::uint32_t pending = mshr_.pendingSectors(line);
-    const std::uint32_t w = allocWaiter(req);
-    const MshrTable::Outcome out = mshr_.add(line, r.miss_mask, w);
-    if (out == MshrTable::Outcome::Full) {
-      free_waiters_.push_back(w);
+  const L2TagResult r = tags_->operate({atomic ? L2TagOp::Atomic : L2TagOp::Read, line, mask}, cycle);
+  switch (r.outcome) {
+    case L2TagOutcome::Hit:
+      if (atomic) {
+        if (!write_back_) sendDram(MemOp::Write, line, mask, cycle);
+        respond(req, atomicDone(req, cycle + hit_lat));
+      } else {
+        respond(req, cycle + hit_lat);
+      }
+      break;
+    case L2TagOutcome::MshrFull:
+    case L2TagOutcome::MergeFull:
       ++*mshr_full_stalls_;
       return;  // the head waits; nothing changed
-    }
-    if (out == MshrTable::Outcome::NewEntry) {
-      sendDram(MemOp::Read, line, r.miss_mask, cycle);
-      sectors_outstanding_[line] = r.miss_mask;
-    } else {
-      ++*mshr_merges_;
-      const std::uint32_t extra = r.miss_mask & ~pending;
-      if (extra) {
-        sendDram(MemOp::Read, line, extra, cycle);
-        mshr_.addSectors(line, extra);
-        sectors_outstanding_[line] |= extra;
-      }
-    }
-    if (r.line_present) cache_.access(req.addr, mask, false, cycle);  // recency
+    case L2TagOutcome::Miss:
+    case L2TagOutcome::Merge:
+      if (r.outcome == L2TagOutcome::Miss)
+        ++mshr_used_;
+      else
+        ++*mshr_merges_;
+      if (r.dram_mask) sendDram(MemOp::Read, line, r.dram_mask, cycle);
+      waiter(r.mshr, r.count) = req;
+      break;
+    default:
+      throw std::logic_error(fmt::format("L2 slice {}: the tag stage answered a lookup with '{}'", index_,
+                                         toString(r.outcome)));
   }
   ++*(atomic ? atomics_ : reads_);
   *hits_ += sectorCount(r.hit_mask);
@@ -147,21 +151,19 @@ void L2Slice::lookup(std::uint64_t cycle) {
 }
 
 void L2Slice::processFill(const MemRequest& fill, std::uint64_t cycle) {
-  const std::uint64_t line = cache_.lineAddr(fill.addr);
-  auto it = sectors_outstanding_.find(line);
-  if (it == sectors_outstanding_.end() || fill.sector_mask == 0 || (fill.sector_mask & ~it->second) != 0)
+  const std::uint64_t line = lineAddr(fill.addr);
+  const L2TagResult r = tags_->operate({L2TagOp::Fill, line, fill.sector_mask}, cycle);
+  if (r.error)
     throw std::logic_error("L2 slice " + std::to_string(index_) + ": DRAM response for line " + std::to_string(line) +
                            " carries sectors that were not requested");
-  handleVictim(cache_.fill(line, fill.sector_mask, false, cycle), cycle);
-  it->second &= ~fill.sector_mask;
-  if (it->second != 0) return;  // more sectors of this line still to come
-  sectors_outstanding_.erase(it);
-  for (std::uint64_t w : mshr_.complete(line)) {
-    const MemRequest req = waiters_[std::size_t(w)];
-    free_waiters_.push_back(std::uint32_t(w));
+  handleVictim(r, cycle);
+  if (r.outcome != L2TagOutcome::FillDone) return;  // more sectors of this line still to come
+  --mshr_used_;
+  for (std::uint32_t slot = 0; slot < r.count; ++slot) {
+    const MemRequest req = waiter(r.mshr, slot);
     if (req.op == MemOp::Atomic) {
-      const std::uint32_t mask = requestMask(cache_, req);
-      cache_.access(req.addr, mask, true, cycle);
+      const std::uint32_t mask = requestMask(line_bytes_, sector_bytes_, req);
+      tags_->operate({L2TagOp::Update, line, mask}, cycle);
       if (!write_back_) sendDram(MemOp::Write, line, mask, cycle);
       respond(req, atomicDone(req, cycle + params_.cache.hit_latency_cycles));
     } else {
@@ -201,24 +203,13 @@ void L2Slice::sendDram(MemOp op, std::uint64_t line, std::uint32_t mask, std::ui
   dram_pipe_.push_back(Timed{cycle + params_.cache.hit_latency_cycles, d});
 }
 
-void L2Slice::handleVictim(const SectorCache::Victim& v, std::uint64_t cycle) {
-  if (!v.valid) return;
+void L2Slice::handleVictim(const L2TagResult& r, std::uint64_t cycle) {
+  if (!r.victim) return;
   ++*evictions_;
-  if (v.dirty_mask) {
+  if (r.victim_dirty) {
     ++*dirty_writebacks_;
-    sendDram(MemOp::Write, v.line_addr, v.dirty_mask, cycle);
+    sendDram(MemOp::Write, r.victim_line, r.victim_dirty, cycle);
   }
-}
-
-std::uint32_t L2Slice::allocWaiter(const MemRequest& req) {
-  if (!free_waiters_.empty()) {
-    const std::uint32_t w = free_waiters_.back();
-    free_waiters_.pop_back();
-    waiters_[w] = req;
-    return w;
-  }
-  waiters_.push_back(req);
-  return std::uint32_t(waiters_.size() - 1);
 }
 
 }  // namespace scgpu::memsys

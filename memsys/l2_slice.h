@@ -1,5 +1,6 @@
-// One L2 cache slice: a sectored, set-associative tag array (SectorCache) with MSHRs, executing
-// atomics, in front of its DRAM channel. Plain C++, ticked once per interconnect/L2 clock by its
+// One L2 cache slice: a sectored, set-associative tag array with MSHRs (the tag/MSHR stage,
+// memsys/l2_tag_mshr.h: the C++ model or rtl/l2_tag_mshr.sv, by l2.impl), executing atomics, in
+// front of its DRAM channel. Plain C++, ticked once per interconnect/L2 clock by its
 // SystemC wrapper, which moves MemRequests between it and the crossbar and the DRAM controller.
 //
 // Boundary
@@ -51,13 +52,13 @@
 
 #include <cstdint>
 #include <deque>
-#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "memsys/mem_request.h"
 #include "memsys/memsys_params.h"
-#include "memsys/sector_cache.h"
+#include "memsys/l2_tag_mshr.h"
 #include "base/stats.h"
 
 namespace scgpu::memsys {
@@ -85,7 +86,9 @@ class L2Slice {
            responses_.empty() && dram_out_.empty();
   }
   std::uint32_t queueDepth() const { return std::uint32_t(queue_.size()); }
-  std::uint32_t mshrUsed() const { return mshr_.used(); }
+  std::uint32_t mshrUsed() const { return mshr_used_; }
+  // Co-simulation: the first operation on which the RTL tag stage differed from the model.
+  const std::string* divergence() const { return tags_->divergence(); }
   std::uint32_t index() const { return index_; }
 
  private:
@@ -99,15 +102,24 @@ class L2Slice {
   // When an atomic whose sectors are ready at `data_ready` completes, after the atomic unit.
   std::uint64_t atomicDone(const MemRequest& req, std::uint64_t data_ready);
   void sendDram(MemOp op, std::uint64_t line, std::uint32_t mask, std::uint64_t cycle);
-  void handleVictim(const SectorCache::Victim& v, std::uint64_t cycle);
-  std::uint32_t allocWaiter(const MemRequest& req);
+  void handleVictim(const L2TagResult& r, std::uint64_t cycle);
+  std::uint64_t lineAddr(std::uint64_t addr) const { return addr & ~std::uint64_t(line_bytes_ - 1); }
+  // The target store: the request in slot `slot` of MSHR entry `entry` (the tag stage hands them out).
+  // Grown on demand: entries are handed out lowest first, so the store holds only what was used.
+  MemRequest& waiter(std::uint32_t entry, std::uint32_t slot) {
+    if (waiters_.size() <= entry) waiters_.resize(std::size_t(entry) + 1);
+    std::vector<MemRequest>& t = waiters_[entry];
+    if (t.size() <= slot) t.resize(std::size_t(slot) + 1);
+    return t[slot];
+  }
 
   L2Params params_;
   std::uint32_t index_;
-  SectorCache cache_;
-  MshrTable mshr_;
+  std::unique_ptr<L2TagMshr> tags_;     // tags, replacement, MSHRs
   bool write_back_, allocate_on_write_;
-  std::uint32_t sector_bytes_;
+  std::uint32_t line_bytes_, sector_bytes_;
+  std::vector<std::vector<MemRequest>> waiters_;  // MSHR targets: [entry][slot]
+  std::uint32_t mshr_used_ = 0;
 
   std::deque<MemRequest> queue_;        // request queue (lookup order)
   std::uint64_t atomic_unit_free_ = 0;  // first cycle the atomic unit can start another request
@@ -117,9 +129,6 @@ class L2Slice {
   std::deque<Timed> dram_pipe_;         // DRAM requests ready at lookup/fill + hit latency
   std::deque<MemRequest> responses_;    // ready for the crossbar
   std::deque<MemRequest> dram_out_;     // ready for the DRAM channel
-  std::map<std::uint64_t, std::uint32_t> sectors_outstanding_;  // line -> sectors read, not yet back
-  std::vector<MemRequest> waiters_;     // MSHR waiter slots (the MSHR holds their indices)
-  std::vector<std::uint32_t> free_waiters_;
   std::uint64_t dram_seq_ = 0;
 
   Counter *reads_, *writes_, *atomics_, *hits_, *misses_, *line_hits_, *mshr_merges_, *mshr_full_stalls_,

@@ -38,6 +38,7 @@ struct L2Params {
   std::uint32_t request_queue_entries = 32;
   std::string hash = "xor";                      // linear | xor
   std::uint32_t interleave_bytes = 256;          // consecutive bytes mapped to one slice
+  std::string impl = "model";                    // tag/MSHR stage: model | rtl | cosim (docs/rtl-cosim.md)
 };
 
 struct DramTimingParams {

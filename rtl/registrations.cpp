@@ -4,6 +4,8 @@
 #include "rtl/coalescer_rtl.h"
 #include "rtl/warp_sched_rtl.h"
 #include "rtl/xbar_arbiter_rtl.h"
+// L2 tag/MSHR stage
+#include "rtl/l2_tag_mshr_rtl.h"
 
 namespace scgpu::rtl {
 namespace {
@@ -13,6 +15,8 @@ struct Registrar {
     sm::timing::registerRtlCoalescer(makeRtlCoalescer);
     sm::timing::registerRtlWarpScheduler(makeRtlWarpScheduler);
     memsys::registerRtlCrossbarArbiter(makeRtlCrossbarArbiter);
+    // L2 tag/MSHR stage
+    memsys::registerRtlL2TagMshr(makeRtlL2TagMshr);
   }
 };
 const Registrar registrar;

@@ -29,6 +29,8 @@ class VerilatedBlock {
   }
   // Clock cycles run so far (reset included).
   std::uint64_t cycles() const { return cycles_; }
+  // The model's own context (coverage data of a build with coverage points, say).
+  VerilatedContext* context() { return ctx_.get(); }
 
  private:
   std::unique_ptr<VerilatedContext> ctx_;

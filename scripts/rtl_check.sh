@@ -10,6 +10,9 @@ cd "$root/rtl"
 declare -A param_sets=(
   [warp_sched_arbiter]="POLICY=0,NUM_WARPS=16 POLICY=1,NUM_WARPS=16 POLICY=2,NUM_WARPS=16"
   [xbar_arbiter]="ROUND_ROBIN=1,N_IN=64,N_OUT=64 ROUND_ROBIN=0,N_IN=64,N_OUT=64"
+  # L2 tag/MSHR stage: a few sets and entries (the memories become flip-flops in a generic synth;
+  # the product's build is 1024 sets x 32 ways, 512 MSHRs).
+  [l2_tag_mshr]="SETS=16,WAYS=4,SECTORS=4,ENTRIES=8,MERGE=4,LINE_W=32"
 )
 blocks=("$@")
 if [ ${#blocks[@]} -eq 0 ]; then

@@ -19,6 +19,7 @@
 
 #include "memsys/crossbar_arbiter.h"
 #include "memsys/dram_presets.h"
+#include "memsys/l2_tag_mshr.h"
 #include "sm/timing/coalescer.h"
 #include "sm/timing/warp_scheduler.h"
 #include "tlm/gpu_config.h"
@@ -314,6 +315,9 @@ Schema buildSchema() {
       .powerOfTwo();
   cacheKeys(b, "l2.cache", [](GpuParams& p) -> CacheParams& { return p.l2.cache; }, "one L2 slice (size_bytes is per slice)",
             "interconnect");
+  b.choice("l2.impl", FIELD(l2.impl), {"model", "rtl", "cosim"},
+           "the slices' tag/MSHR stage: model: C++; rtl: rtl/l2_tag_mshr.sv through Verilator; cosim: both, every "
+           "tag operation compared (a divergence stops the run with exit status 4)");
 
   b.section("dram", "DRAM channels: `standard` picks a preset (memsys/dram_presets.cpp), its timings rescaled to "
                     "clocks.dram_clock_mhz; every other key overrides the preset");
@@ -886,6 +890,15 @@ class Checker {
         memsys::makeCrossbarArbiter(p_.crossbar.impl, {p_.l2.slices, sm.count, rr}, "gpu.xbar.response_arbiter");
       } catch (const std::invalid_argument& e) {
         fail({"crossbar.impl", "sm.count", "l2.slices"}, e.what());
+      }
+    }
+    if (p_.l2.impl != "model" && !broken.count("l2.cache")) {
+      try {  // the RTL must honour the slice's geometry (Verilator fixes its maximums)
+        memsys::makeL2TagMshr(p_.l2.impl, {p_.l2.cache}, "gpu.l2.tags");
+      } catch (const std::invalid_argument& e) {
+        fail({"l2.impl", "l2.cache.size_bytes", "l2.cache.associativity", "l2.cache.mshr_entries",
+              "l2.cache.mshr_max_merge"},
+             e.what());
       }
     }
     if (sm.instruction_bytes > sm.icache.line_bytes)

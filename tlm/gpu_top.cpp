@@ -127,6 +127,14 @@ void GpuTop::coreTick(std::uint64_t cycle) {
       r.message = *d;
       fault_ = r;
     }
+  for (std::size_t j = 0; !fault_ && j < l2_.size(); ++j)
+    if (const std::string* d = l2_[j]->slice.divergence()) {  // a co-simulated L2 tag/MSHR stage differed
+      sm::FaultReport r;
+      r.kind = "cosim divergence";
+      r.kernel = launch_->program->kernel_name;
+      r.message = *d;
+      fault_ = r;
+    }
   std::uint64_t issued = 0;
   for (const auto& s : sms_) issued += s->core.instructionsIssued();
   if (issued != last_issued_) {
