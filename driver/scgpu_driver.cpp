@@ -184,14 +184,27 @@ void setupChannel(scgpu_stream* s, unsigned priority) {
                                      ((priority << SCGPU_CH_CONTROL_PRIORITY_SHIFT) & SCGPU_CH_CONTROL_PRIORITY_MASK));
 }
 
+scgpu_status channelError(scgpu_stream* s);
+
+// Waits until the ring has room for one more entry: writing at GP_PUT must not make GP_PUT equal
+// GP_GET, which the front end would read as an empty ring.
+scgpu_status waitForRoom(scgpu_stream* s) {
+  scgpu_device* d = s->device;
+  for (std::uint32_t polls = 0;; ++polls) {
+    if ((s->put + 1) % kRingEntries != d->rd(SCGPU_REG_CH_GP_GET(s->channel))) return SCGPU_SUCCESS;
+    const std::uint32_t status = d->rd(SCGPU_REG_CH_STATUS(s->channel));
+    if (status & SCGPU_CH_STATUS_ERROR_MASK) return channelError(s);
+    if (polls >= ((status & SCGPU_CH_STATUS_WAITING_MASK) ? kWaitingPolls : kMaxPolls))
+      return d->fail(SCGPU_ERROR_DEADLOCK, fmt::format("channel {}'s ring stays full: the front end consumes nothing",
+                                                       s->channel));
+  }
+}
+
 // Puts one command buffer on the stream's ring and rings the doorbell.
 scgpu_status submit(scgpu_stream* s, std::vector<std::uint32_t> words) {
   scgpu_device* d = s->device;
-  // A full ring: wait for the front end to consume entries.
-  if ((s->put + 1) % kRingEntries == d->rd(SCGPU_REG_CH_GP_GET(s->channel))) {
-    scgpu_status st = synchronize(s);
-    if (st != SCGPU_SUCCESS) return st;
-  }
+  const scgpu_status st = waitForRoom(s);
+  if (st != SCGPU_SUCCESS) return st;
   s->buffers.push_back(std::move(words));
   const auto& buf = s->buffers.back();
   const std::uint64_t a = d->registerHost(buf.data(), buf.size() * 4);
@@ -283,19 +296,11 @@ scgpu_status synchronize(scgpu_stream* s) {
   const std::uint32_t target = ++s->submitted;
   std::vector<std::uint32_t> w;
   push(w, SCGPU_METHOD_SEM_RELEASE, {lo(s->semaphore_iova), hi(s->semaphore_iova), target, 2u /* IN_HOST */});
-  // Submit without the ring-full check's recursion: one free entry is always left by the check
-  // in submit() of the work before.
-  s->buffers.push_back(std::move(w));
-  const auto& buf = s->buffers.back();
-  const std::uint64_t a = d->registerHost(buf.data(), buf.size() * 4);
-  s->iovas.push_back(a);
-  scgpu_gpfifo_entry e{};
-  e.buffer_addr = a;
-  e.length_words = std::uint32_t(buf.size());
-  e.flags = 1;
-  std::memcpy(s->ring.data() + std::size_t(s->put) * SCGPU_GPFIFO_ENTRY_SIZE_BYTES, &e, sizeof e);
-  s->put = (s->put + 1) % kRingEntries;
-  d->wr(SCGPU_REG_CH_GP_PUT(s->channel), s->put);
+  const scgpu_status submitted = submit(s, std::move(w));
+  if (submitted != SCGPU_SUCCESS) {
+    releasePending(s);
+    return submitted;
+  }
   scgpu_status result = SCGPU_SUCCESS;
   for (std::uint32_t polls = 0;; ++polls) {
     const std::uint32_t status = d->rd(SCGPU_REG_CH_STATUS(s->channel));

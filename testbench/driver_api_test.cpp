@@ -95,6 +95,23 @@ TEST_F(DriverApi, ManyLaunchesWrapTheRingAndRecycleTheArena) {
   for (std::uint32_t v : out) EXPECT_EQ(v, 600u * 7);
 }
 
+TEST_F(DriverApi, FullRingWaitsForTheFrontEndAndNeverWrapsOntoItself) {
+  scgpu_devptr p;
+  ASSERT_EQ(scgpu_mem_alloc(dev, 4, &p), SCGPU_SUCCESS);
+  // With fetch stopped the front end consumes nothing: 255 entries fit in the 256-entry ring (one
+  // slot stays free, or GP_PUT would equal GP_GET and the ring would read as empty), the 256th
+  // cannot be queued.
+  scgpu_mmio_write(dev, SCGPU_REG_QUIESCE, SCGPU_QUIESCE_STOP_FETCH_MASK);
+  for (int i = 0; i < 255; ++i) ASSERT_EQ(scgpu_memset32_async(s1, p, std::uint32_t(i), 1), SCGPU_SUCCESS) << i;
+  EXPECT_EQ(scgpu_memset32_async(s1, p, 999, 1), SCGPU_ERROR_DEADLOCK);
+  // Fetch resumes: the 255 run in order, the last value wins.
+  scgpu_mmio_write(dev, SCGPU_REG_QUIESCE, 0);
+  std::uint32_t v = 0;
+  ASSERT_EQ(scgpu_memcpy_dtoh(dev, &v, p, 4), SCGPU_SUCCESS);
+  EXPECT_EQ(v, 254u);
+  EXPECT_EQ(scgpu_stream_synchronize(s1), SCGPU_SUCCESS) << scgpu_last_error(dev);
+}
+
 TEST_F(DriverApi, Copy2DAndMemset32) {
   // 5 rows of 12 bytes into a device buffer with a pitch of 64, and back with a pitch of 20.
   std::vector<std::uint8_t> src(5 * 16), back(5 * 20, 0xEE);
