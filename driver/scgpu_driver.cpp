@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "driver/driver_internal.h"
+#include "driver/inprocess_transport.h"
 #include "driver/module.h"
 #include "driver/runtime.h"
 #include "driver/transport.h"
@@ -460,19 +461,28 @@ const char* scgpu_status_name(scgpu_status s) {
   return "SCGPU_ERROR_UNKNOWN";
 }
 
-scgpu_status scgpu_open(const char* config_path, scgpu_device** out) {
+namespace {
+scgpu_status openInProcess(const char* config_path, scgpu::driver::Mode mode, scgpu_device** out) {
   if (!out) return SCGPU_ERROR_INVALID_VALUE;
   *out = nullptr;
   std::unique_ptr<Transport> transport;
   try {
     const scgpu::GpuConfig config =
         config_path ? scgpu::GpuConfig::load(config_path) : scgpu::GpuConfig::loadDefault();
-    transport = scgpu::driver::makeInProcessTransport(config);
+    transport = std::make_unique<scgpu::driver::InProcessTransport>(config, mode);
   } catch (const std::exception& e) {
     g_open_error = e.what();
     return SCGPU_ERROR_NO_DEVICE;
   }
   return scgpu_open_transport(std::move(transport), out);
+}
+}  // namespace
+
+scgpu_status scgpu_open(const char* config_path, scgpu_device** out) {
+  return openInProcess(config_path, scgpu::driver::Mode::Functional, out);
+}
+scgpu_status scgpu_open_timing(const char* config_path, scgpu_device** out) {
+  return openInProcess(config_path, scgpu::driver::Mode::Timing, out);
 }
 
 void scgpu_close(scgpu_device* d) {

@@ -49,6 +49,9 @@ typedef struct scgpu_error_info {
 /* Opens a device in this process, built from a GPU config file (NULL: configs/tiny.yaml), in
    functional mode; resets it and checks BOOT_ID and the register map's major version. */
 scgpu_status scgpu_open(const char* config_path, scgpu_device** device);
+/* The same with the cycle-level timing model behind the interface (CAPS.TIMING = 1): kernels take
+   their simulated time, which the timer and event timestamps count. One per process. */
+scgpu_status scgpu_open_timing(const char* config_path, scgpu_device** device);
 void scgpu_close(scgpu_device* device);
 /* Quiesces (stops fetch, waits for idle) and resets the device: every allocation, module, stream
    and event of this handle is gone afterwards, as after a fresh open. */

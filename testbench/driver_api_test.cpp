@@ -250,6 +250,53 @@ TEST_F(DriverApi, ResetGivesAFreshDevice) {
   EXPECT_EQ(scgpu_memcpy_htod(dev, q, &v, 4), SCGPU_SUCCESS);
 }
 
+// The intervals between events around two launches (1 block, then 32 blocks), on a device opened
+// with `open`; checks the results.
+std::pair<std::uint64_t, std::uint64_t> timeTwoLaunches(scgpu_status (*open)(const char*, scgpu_device**)) {
+  scgpu_device* d = nullptr;
+  EXPECT_EQ(open(nullptr, &d), SCGPU_SUCCESS) << scgpu_last_error(nullptr);
+  if (!d) return {0, 0};
+  scgpu_module m;
+  EXPECT_EQ(scgpu_module_load(d, kPtx, std::strlen(kPtx), &m), SCGPU_SUCCESS) << scgpu_last_error(d);
+  scgpu_stream* s;
+  EXPECT_EQ(scgpu_stream_create(d, 0, &s), SCGPU_SUCCESS);
+  scgpu_devptr p;
+  EXPECT_EQ(scgpu_mem_alloc(d, 4096 * 4, &p), SCGPU_SUCCESS);
+  EXPECT_EQ(scgpu_memset(d, p, 0, 4096 * 4), SCGPU_SUCCESS);
+  scgpu_event *a, *b, *c;
+  scgpu_event_create(d, &a);
+  scgpu_event_create(d, &b);
+  scgpu_event_create(d, &c);
+  const Params small{p, 128, 0}, big{p, 4096, 0};
+  const std::uint32_t block[3] = {128, 1, 1}, one[3] = {1, 1, 1}, many[3] = {32, 1, 1};
+  scgpu_event_record(a, s);
+  EXPECT_EQ(scgpu_launch(s, m, "add_bias", one, block, 0, &small, 12), SCGPU_SUCCESS);
+  scgpu_event_record(b, s);
+  EXPECT_EQ(scgpu_launch(s, m, "add_bias", many, block, 0, &big, 12), SCGPU_SUCCESS);
+  scgpu_event_record(c, s);
+  EXPECT_EQ(scgpu_stream_synchronize(s), SCGPU_SUCCESS) << scgpu_last_error(d);
+  std::uint64_t t1 = 0, t2 = 0;
+  EXPECT_EQ(scgpu_event_elapsed_ns(a, b, &t1), SCGPU_SUCCESS);
+  EXPECT_EQ(scgpu_event_elapsed_ns(b, c, &t2), SCGPU_SUCCESS);
+  std::vector<std::uint32_t> out(4096);
+  EXPECT_EQ(scgpu_memcpy_dtoh(d, out.data(), p, out.size() * 4), SCGPU_SUCCESS);
+  EXPECT_EQ(out[0], 14u);
+  EXPECT_EQ(out[4095], 7u);
+  scgpu_close(d);
+  return {t1, t2};
+}
+
+TEST(DriverOpen, TimingModeKernelsTakeTheirSimulatedTime) {
+  // The same work on a functional device (kernels take no time: the intervals are the launches'
+  // staging copies and methods, the same for both) and a timing one (plus each kernel's simulated
+  // time; 32 blocks over tiny's 2 SMs take longer than 1).
+  const auto functional = timeTwoLaunches(&scgpu_open);
+  const auto timing = timeTwoLaunches(&scgpu_open_timing);
+  EXPECT_EQ(functional.first, functional.second);
+  EXPECT_GT(timing.first, functional.first);
+  EXPECT_GT(timing.second - functional.second, timing.first - functional.first);
+}
+
 TEST(DriverOpen, BadConfigIsNoDevice) {
   scgpu_device* d = nullptr;
   EXPECT_EQ(scgpu_open("/nonexistent/gpu.yaml", &d), SCGPU_ERROR_NO_DEVICE);
