@@ -397,7 +397,9 @@ Schema buildSchema() {
   b.number("host.pcie_bandwidth_bytes_per_ns", FIELD(host.pcie_bandwidth_bytes_per_ns), 1000,
            "host <-> device DMA bandwidth (GB/s)");
   b.number("host.copy_bandwidth_bytes_per_ns", FIELD(host.copy_bandwidth_bytes_per_ns), 100000,
-           "device <-> device copy and memset bandwidth of the copy engines (GB/s)");
+           "device <-> device copy bandwidth, in bytes copied (GB/s)");
+  b.number("host.memset_bandwidth_bytes_per_ns", FIELD(host.memset_bandwidth_bytes_per_ns), 100000,
+           "memset bandwidth, in bytes written (GB/s)");
   b.integer("host.command_latency_ns", FIELD(host.command_latency_ns), 0, 1000000,
             "front end: one method fetched, decoded and dispatched");
   b.section("watchdog", "the timing model's hang detector");

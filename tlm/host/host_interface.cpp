@@ -534,7 +534,7 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
             ok = device_.write(t + done, pattern.data(), std::min<std::uint64_t>(pattern.size(), width - done));
         if (!ok) return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, t, fmt::format("MEMSET: [0x{:x}, +{}) is not mapped", t, width));
       }
-      now_ns_ += transferNs(false, std::uint64_t(width) * height);
+      now_ns_ += std::uint64_t(std::ceil(double(width) * height / params_.memset_bandwidth_bytes_per_ns));
       return true;
     }
     case SCGPU_METHOD_SEM_RELEASE: {
