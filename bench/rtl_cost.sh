@@ -11,7 +11,7 @@ build="${SCGPU_BUILD_DIR:-$root/build}"
 config=tiny
 scale=4
 workloads=()
-keys=(sm.coalescer.impl sm.scheduler.impl crossbar.impl)  # every block with an RTL version
+keys=(sm.coalescer.impl sm.scheduler.impl crossbar.impl dram.impl)  # every block with an RTL version
 while (($#)); do
   case "$1" in
     --config) config="$2"; shift 2 ;;

@@ -2,6 +2,7 @@
 // this object is linked into every executable that can run RTL (an OBJECT library, so the linker
 // keeps it), and the model then finds them when the config asks for `impl: rtl` or `cosim`.
 #include "rtl/coalescer_rtl.h"
+#include "rtl/dram_sched_rtl.h"
 #include "rtl/warp_sched_rtl.h"
 #include "rtl/xbar_arbiter_rtl.h"
 
@@ -13,6 +14,7 @@ struct Registrar {
     sm::timing::registerRtlCoalescer(makeRtlCoalescer);
     sm::timing::registerRtlWarpScheduler(makeRtlWarpScheduler);
     memsys::registerRtlCrossbarArbiter(makeRtlCrossbarArbiter);
+    memsys::registerRtlDramScheduler(makeRtlDramScheduler);
   }
 };
 const Registrar registrar;

@@ -19,6 +19,7 @@
 
 #include "memsys/crossbar_arbiter.h"
 #include "memsys/dram_presets.h"
+#include "memsys/dram_scheduler.h"
 #include "sm/timing/coalescer.h"
 #include "sm/timing/warp_scheduler.h"
 #include "tlm/gpu_config.h"
@@ -350,6 +351,9 @@ Schema buildSchema() {
       .powerOfTwo();
   b.integer("dram.controller_latency_cycles", FIELD(dram.controller_latency_cycles), 0, 100000,
             "controller pipeline, in DRAM cycles, each way");
+  b.choice("dram.impl", FIELD(dram.impl), {"model", "rtl", "cosim"},
+           "the command scheduler of every channel: model: C++; rtl: rtl/dram_cmd_sched.sv through Verilator; "
+           "cosim: both, commands compared every DRAM cycle (a divergence stops the run with exit status 4)");
   b.section("dram.timing", "DRAM timing parameters, in DRAM command-clock cycles (tCK = 1 / clocks.dram_clock_mhz)");
   const std::vector<std::pair<std::string, std::string>> timings{
       {"tRCD", "ACT to RD/WR"}, {"tRP", "PRE to ACT"}, {"tRAS", "ACT to PRE; at least tRCD"},
@@ -876,6 +880,13 @@ class Checker {
         memsys::makeCrossbarArbiter(p_.crossbar.impl, {p_.l2.slices, sm.count, rr}, "gpu.xbar.response_arbiter");
       } catch (const std::invalid_argument& e) {
         fail({"crossbar.impl", "sm.count", "l2.slices"}, e.what());
+      }
+    }
+    if (p_.dram.impl != "model") {
+      try {  // every channel has the same parameters
+        memsys::makeDramScheduler(p_.dram.impl, memsys::DramSchedParams::from(p_.dram), "gpu.dram.scheduler");
+      } catch (const std::invalid_argument& e) {
+        fail({"dram.impl"}, e.what());
       }
     }
     if (sm.instruction_bytes > sm.icache.line_bytes)

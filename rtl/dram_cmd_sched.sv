@@ -1,0 +1,395 @@
+// DRAM channel command scheduler: which command (ACT, PRE, RD, WR, REF or none) the controller
+// issues in a DRAM command-clock cycle. The C++ model of the same boundary is
+// memsys/dram_scheduler.cpp; docs/rtl-cosim.md has the pin protocol and the parameter mapping.
+//
+// Two request queues (read, write) of bursts, each a collapsing queue: entry 0 is the oldest, so
+// age is position and "oldest" is a priority encoder; a served entry is squeezed out. An entry
+// holds its bank, row, the channel's tag, and a countdown until it may be scheduled (the
+// controller's arrival pipeline). Per bank: open flag, open row, and down-counters until an ACT,
+// a PRE and a column command are allowed; per bank group (indexed by bank >> cfg_bpg_log2) and for
+// the channel: counters for tRRD_S/L, tCCD_S/L, tWTR, tRTW, the data bus and a four-entry tFAW
+// window; a refresh interval counter. Every counter holds "cycles until allowed" (0 = allowed);
+// a command loads max(counter, constraint), so a later, looser constraint never shortens an
+// earlier one.
+//
+// The decision is combinational from the state (cmd_*), taken by the rising edge when cmd_en is
+// high: a cmd_en edge is one DRAM command cycle (every counter moves one cycle, the command's
+// effects are committed). enq_valid writes a burst at any edge; the transactor uses edges with
+// cmd_en low for it, so that a burst arriving during a cycle takes part in that cycle's decision
+// (the controller's front end runs on a faster clock than the command clock).
+//
+// Policy (the model's, to the cycle):
+//  - mode: read mode -> write mode when the write queue holds >= cfg_wd_high bursts, or some and
+//    no read is queued; back when the write queue is empty, or below cfg_wd_low while reads wait.
+//  - refresh: due every cfg_tREFI cycles; while due, no access starts: open banks are precharged
+//    (the lowest whose PRE is allowed, one a cycle), then REF when every bank allows an ACT.
+//  - else, over the active queue: fr_fcfs: the oldest ready burst hitting its bank's open row
+//    whose column command is allowed (RD/WR); else the oldest ready burst that is the oldest of
+//    its bank, whose bank has no ready hit, and whose PRE (other row open) or ACT (bank closed) is
+//    allowed. fcfs: the oldest ready burst that is the oldest of its bank and whose next command
+//    (RD/WR, PRE or ACT) is allowed.
+//  - closed page: every RD/WR auto-precharges (the bank closes; its next ACT waits for the
+//    precharge, which starts when tRAS and tRTP / write recovery allow, plus tRP).
+module dram_cmd_sched #(
+    parameter int NUM_BANKS   = 16,  // banks per channel (bank_groups * banks_per_group at most this)
+    parameter int QUEUE_DEPTH = 64,  // entries per queue (read and write)
+    parameter int ROW_BITS    = 16,  // rows per bank at most 2^ROW_BITS
+    parameter int TAG_BITS    = 8,   // the channel's burst tags
+    parameter int TIME_BITS   = 16,  // timing constraints (and their sums) below 2^TIME_BITS cycles
+    parameter int WAIT_BITS   = 8    // controller latency below 2^WAIT_BITS cycles
+) (
+    input  logic                           clk,
+    input  logic                           rst_n,
+    // Configuration: static while out of reset (the channel's DRAM parameters).
+    input  logic [2:0]                     cfg_bpg_log2,   // banks per bank group = 1 << cfg_bpg_log2
+    input  logic                           cfg_fr_fcfs,    // else fcfs
+    input  logic                           cfg_closed_page,
+    input  logic                           cfg_refresh,
+    input  logic [$clog2(QUEUE_DEPTH):0]   cfg_wd_high,    // write-drain watermarks, in bursts
+    input  logic [$clog2(QUEUE_DEPTH):0]   cfg_wd_low,
+    input  logic [TIME_BITS-1:0]           cfg_tRCD, cfg_tRP, cfg_tRAS, cfg_tRC, cfg_tCL, cfg_tCWL,
+    input  logic [TIME_BITS-1:0]           cfg_tCCD_S, cfg_tCCD_L, cfg_tRRD_S, cfg_tRRD_L, cfg_tFAW,
+    input  logic [TIME_BITS-1:0]           cfg_tWTR, cfg_tRTW, cfg_tWR, cfg_tRTP, cfg_tREFI, cfg_tRFC,
+    input  logic [TIME_BITS-1:0]           cfg_burst,      // data-bus cycles per burst
+    // A burst joins a queue.
+    input  logic                           enq_valid,
+    output logic                           enq_ready,      // the queue enq_write names has room
+    input  logic                           enq_write,
+    input  logic [$clog2(NUM_BANKS)-1:0]   enq_bank,
+    input  logic [ROW_BITS-1:0]            enq_row,
+    input  logic [TAG_BITS-1:0]            enq_tag,
+    input  logic [WAIT_BITS-1:0]           enq_wait,       // command cycles until it may be scheduled
+    // The command of this cycle, committed by an edge with cmd_en.
+    input  logic                           cmd_en,
+    output logic                           cmd_valid,
+    output logic [2:0]                     cmd_kind,       // 1 ACT, 2 PRE, 3 RD, 4 WR, 5 REF
+    output logic [$clog2(NUM_BANKS)-1:0]   cmd_bank,
+    output logic [ROW_BITS-1:0]            cmd_row,        // ACT, RD, WR
+    output logic                           cmd_tag_valid,  // ACT, PRE (not refresh's), RD, WR
+    output logic [TAG_BITS-1:0]            cmd_tag,        // the burst the command serves
+    // Status.
+    output logic                           write_mode,     // this cycle's mode
+    output logic                           refresh_due,    // this cycle refresh blocks accesses
+    output logic [$clog2(QUEUE_DEPTH):0]   rd_count,
+    output logic [$clog2(QUEUE_DEPTH):0]   wr_count
+);
+  localparam int NB = NUM_BANKS;
+  localparam int D = QUEUE_DEPTH;
+  localparam int BB = $clog2(NB);
+  localparam int QB = $clog2(D);
+  localparam int CB = QB + 1;
+  localparam int TB = TIME_BITS;
+  localparam logic [2:0] KAct = 3'd1, KPre = 3'd2, KRd = 3'd3, KWr = 3'd4, KRef = 3'd5;
+
+  // ---- state ------------------------------------------------------------------------------------
+  // Queues: read entries at [0, D), write entries at [D, 2D) (entry i of queue q at q*D + i);
+  // entries [0, count) of a queue are valid, oldest first.
+  logic [(2*D)*(BB)-1:0]        q_bank;
+  logic [(2*D)*(ROW_BITS)-1:0]  q_row;
+  logic [(2*D)*(TAG_BITS)-1:0]  q_tag;
+  logic [(2*D)*(WAIT_BITS)-1:0] q_wait;
+  logic [2*CB-1:0]               q_count;
+  // Banks.
+  logic [NB-1:0]                    open_q;
+  logic [(NB)*(ROW_BITS)-1:0]      row_q;
+  logic [(NB)*(TB)-1:0]            c_act, c_pre, c_col;
+  // Bank groups (at most NB of them) and the channel.
+  logic [(NB)*(TB)-1:0]            g_act, g_rd, g_wr;     // tRRD_L; tCCD_L of reads; tCCD_L of writes
+  logic [TB-1:0]                    a_act, a_rd, a_wr;     // tRRD_S; tCCD_S, tWTR; tCCD_S, tRTW
+  logic [TB-1:0]                    bus_q;                 // cycles until the data bus is free
+  logic [4*TB-1:0]                  faw_q;                 // tFAW left of the last four ACTs
+  logic [1:0]                       faw_ptr;               // the oldest of them
+  logic                             mode_q;                // write mode
+  logic [TB-1:0]                    ref_elapsed;           // cycle mod tREFI
+  logic                             ref_started;           // past cycle 0
+  logic [2:0]                       ref_owed;              // refreshes due and not yet issued
+
+  function automatic logic [TB-1:0] tmax(input logic [TB-1:0] a, input logic [TB-1:0] b);
+    tmax = a > b ? a : b;
+  endfunction
+  // One cycle passes: a counter moves towards 0 and stays there.
+  function automatic logic [TB-1:0] dec(input logic [TB-1:0] a);
+    dec = a == '0 ? '0 : a - 1'b1;
+  endfunction
+  // Where entry i of queue q is kept (QUEUE_DEPTH is a power of two).
+  function automatic logic [QB:0] at(input logic q, input logic [QB-1:0] i);
+    at = {q, i};
+  endfunction
+  function automatic logic [BB-1:0] group_of(input logic [BB-1:0] b);
+    group_of = b >> cfg_bpg_log2;
+  endfunction
+
+  // ---- this cycle's mode and refresh ------------------------------------------------------------
+  logic ref_tick;
+  always_comb begin
+    rd_count = q_count[0*CB +: CB];
+    wr_count = q_count[1*CB +: CB];
+    if (!mode_q)
+      write_mode = wr_count != '0 && (wr_count >= cfg_wd_high || rd_count == '0);
+    else
+      write_mode = !(wr_count == '0 || (wr_count < cfg_wd_low && rd_count != '0));
+    ref_tick = cfg_refresh && ref_started && ref_elapsed == '0;
+    refresh_due = ref_owed != '0 || ref_tick;
+  end
+
+  // ---- what each bank allows ------------------------------------------------------------------
+  logic [NB-1:0] act_ok, pre_ok, col_ok;
+  always_comb begin
+    for (int b = 0; b < NB; b++) begin
+      act_ok[b] = c_act[b*TB +: TB] == '0 && a_act == '0 && g_act[group_of(b[BB-1:0])*TB +: TB] == '0 && faw_q[faw_ptr*TB +: TB] == '0;
+      pre_ok[b] = c_pre[b*TB +: TB] == '0;
+      if (write_mode)
+        col_ok[b] = c_col[b*TB +: TB] == '0 && a_wr == '0 && g_wr[group_of(b[BB-1:0])*TB +: TB] == '0 && bus_q <= cfg_tCWL;
+      else
+        col_ok[b] = c_col[b*TB +: TB] == '0 && a_rd == '0 && g_rd[group_of(b[BB-1:0])*TB +: TB] == '0 && bus_q <= cfg_tCL;
+    end
+  end
+
+  // ---- the active queue's candidates --------------------------------------------------------------
+  logic [D-1:0]      e_valid, e_ready, e_hit, e_front, col_cand, row_cand;
+  logic [D*BB-1:0]   e_bank;  // entry i's bank at [i*BB +: BB]
+  logic [NB-1:0]     seen, ready_hit;
+  logic              aq;      // the active queue
+  logic [BB-1:0]     eb;
+  always_comb begin
+    aq = write_mode;
+    seen = '0;
+    ready_hit = '0;
+    for (int i = 0; i < D; i++) begin
+      eb = q_bank[at(aq, QB'(i))*BB +: BB];
+      e_bank[i*BB +: BB] = eb;
+      e_valid[i] = CB'(i) < q_count[aq*CB +: CB];
+      e_ready[i] = q_wait[at(aq, QB'(i))*WAIT_BITS +: WAIT_BITS] == '0;
+      e_hit[i] = open_q[eb] && row_q[eb*ROW_BITS +: ROW_BITS] == q_row[at(aq, QB'(i))*ROW_BITS +: ROW_BITS];
+      e_front[i] = e_valid[i] && !seen[eb];  // no older entry of its bank
+      if (e_valid[i]) seen[eb] = 1'b1;
+      if (e_valid[i] && e_ready[i] && e_hit[i]) ready_hit[eb] = 1'b1;
+    end
+    // fr_fcfs needs no e_front for column commands: a bank's older hits are ready too (entries
+    // become ready in age order), so the oldest candidate overall is its bank's oldest hit.
+    for (int i = 0; i < D; i++) begin
+      eb = e_bank[i*BB +: BB];
+      col_cand[i] = e_valid[i] && e_ready[i] && e_hit[i] && col_ok[eb] && (cfg_fr_fcfs || e_front[i]);
+      row_cand[i] = e_front[i] && e_ready[i] && !e_hit[i] && !(cfg_fr_fcfs && ready_hit[eb]) &&
+                    (open_q[eb] ? pre_ok[eb] : act_ok[eb]);
+    end
+  end
+
+  // The oldest candidate: fr_fcfs prefers column commands, fcfs takes the oldest of either kind.
+  logic [D-1:0]  pick_set;
+  logic          pick_found;
+  logic [QB-1:0] pick_idx;
+  always_comb begin
+    pick_set = cfg_fr_fcfs ? (col_cand != '0 ? col_cand : row_cand) : (col_cand | row_cand);
+    pick_found = pick_set != '0;
+    pick_idx = '0;
+    for (int i = D - 1; i >= 0; i--)
+      if (pick_set[i]) pick_idx = QB'(i);
+  end
+
+  // Refresh: the lowest open bank whose PRE is allowed; REF once all are closed and allow an ACT.
+  logic          any_open, all_act_ok, rpre_found;
+  logic [BB-1:0] rpre_bank;
+  always_comb begin
+    any_open = open_q != '0;
+    all_act_ok = 1'b1;
+    rpre_found = 1'b0;
+    rpre_bank = '0;
+    for (int b = NB - 1; b >= 0; b--) begin
+      if (c_act[b*TB +: TB] != '0) all_act_ok = 1'b0;
+      if (open_q[b] && pre_ok[b]) begin
+        rpre_found = 1'b1;
+        rpre_bank = b[BB-1:0];
+      end
+    end
+  end
+
+  // ---- the command ------------------------------------------------------------------------------
+  logic col_pick;  // the pick is a column command (the burst leaves its queue)
+  always_comb begin
+    cmd_valid = 1'b0;
+    cmd_kind = '0;
+    cmd_bank = '0;
+    cmd_row = '0;
+    cmd_tag_valid = 1'b0;
+    cmd_tag = '0;
+    col_pick = 1'b0;
+    if (refresh_due) begin
+      if (any_open) begin
+        cmd_valid = rpre_found;
+        cmd_kind = rpre_found ? KPre : 3'd0;
+        cmd_bank = rpre_bank;
+      end else if (all_act_ok) begin
+        cmd_valid = 1'b1;
+        cmd_kind = KRef;
+      end
+    end else if (pick_found) begin
+      cmd_valid = 1'b1;
+      cmd_bank = q_bank[at(aq, pick_idx)*BB +: BB];
+      cmd_tag_valid = 1'b1;
+      cmd_tag = q_tag[at(aq, pick_idx)*TAG_BITS +: TAG_BITS];
+      col_pick = col_cand[pick_idx];
+      if (col_pick) begin
+        cmd_kind = aq ? KWr : KRd;
+        cmd_row = q_row[at(aq, pick_idx)*ROW_BITS +: ROW_BITS];
+      end else if (open_q[cmd_bank]) begin
+        cmd_kind = KPre;
+      end else begin
+        cmd_kind = KAct;
+        cmd_row = q_row[at(aq, pick_idx)*ROW_BITS +: ROW_BITS];
+      end
+    end
+  end
+
+  // ---- next state -------------------------------------------------------------------------------
+  logic [(2*D)*(BB)-1:0]        n_bank;
+  logic [(2*D)*(ROW_BITS)-1:0]  n_row;
+  logic [(2*D)*(TAG_BITS)-1:0]  n_tag;
+  logic [(2*D)*(WAIT_BITS)-1:0] n_wait;
+  logic [2*CB-1:0]               n_count;
+  logic                             enq_take;
+  logic [CB-1:0]                    tail;
+  assign enq_ready = q_count[enq_write*CB +: CB] != CB'(D);
+  always_comb begin
+    n_bank = q_bank;
+    n_row = q_row;
+    n_tag = q_tag;
+    n_wait = q_wait;
+    n_count = q_count;
+    if (cmd_en) begin
+      // A served burst leaves (the younger ones move up); every countdown moves one cycle.
+      if (cmd_valid && col_pick) begin
+        for (int i = 0; i < D - 1; i++)
+          if (QB'(i) >= pick_idx) begin
+            n_bank[at(aq, QB'(i))*BB +: BB] = q_bank[at(aq, QB'(i + 1))*BB +: BB];
+            n_row[at(aq, QB'(i))*ROW_BITS +: ROW_BITS] = q_row[at(aq, QB'(i + 1))*ROW_BITS +: ROW_BITS];
+            n_tag[at(aq, QB'(i))*TAG_BITS +: TAG_BITS] = q_tag[at(aq, QB'(i + 1))*TAG_BITS +: TAG_BITS];
+            n_wait[at(aq, QB'(i))*WAIT_BITS +: WAIT_BITS] = q_wait[at(aq, QB'(i + 1))*WAIT_BITS +: WAIT_BITS];
+          end
+        n_count[aq*CB +: CB] = q_count[aq*CB +: CB] - 1'b1;
+      end
+      for (int i = 0; i < 2 * D; i++)
+        if (n_wait[i*WAIT_BITS +: WAIT_BITS] != '0) n_wait[i*WAIT_BITS +: WAIT_BITS] = n_wait[i*WAIT_BITS +: WAIT_BITS] - 1'b1;
+    end
+    enq_take = enq_valid && enq_ready;
+    tail = n_count[enq_write*CB +: CB];
+    if (enq_take) begin
+      n_bank[at(enq_write, tail[QB-1:0])*BB +: BB] = enq_bank;
+      n_row[at(enq_write, tail[QB-1:0])*ROW_BITS +: ROW_BITS] = enq_row;
+      n_tag[at(enq_write, tail[QB-1:0])*TAG_BITS +: TAG_BITS] = enq_tag;
+      n_wait[at(enq_write, tail[QB-1:0])*WAIT_BITS +: WAIT_BITS] = enq_wait;
+      n_count[enq_write*CB +: CB] = tail + 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      q_bank <= '0;
+      q_row <= '0;
+      q_tag <= '0;
+      q_wait <= '0;
+      q_count <= '0;
+    end else begin
+      q_bank <= n_bank;
+      q_row <= n_row;
+      q_tag <= n_tag;
+      q_wait <= n_wait;
+      q_count <= n_count;
+    end
+  end
+
+  // Timing state: moves only on command edges.
+  logic [BB-1:0] cb, cg;
+  logic [TB-1:0] pre_after;  // the bank's PRE counter after a column command
+  always_comb begin
+    cb = cmd_bank;
+    cg = group_of(cmd_bank);
+    pre_after = tmax(c_pre[cb*TB +: TB], cmd_kind == KRd ? cfg_tRTP : cfg_tCWL + cfg_burst + cfg_tWR);
+  end
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      open_q <= '0;
+      row_q <= '0;
+      c_act <= '0;
+      c_pre <= '0;
+      c_col <= '0;
+      g_act <= '0;
+      g_rd <= '0;
+      g_wr <= '0;
+      a_act <= '0;
+      a_rd <= '0;
+      a_wr <= '0;
+      bus_q <= '0;
+      faw_q <= '0;
+      faw_ptr <= '0;
+      mode_q <= 1'b0;
+      ref_elapsed <= '0;
+      ref_started <= 1'b0;
+      ref_owed <= '0;
+    end else if (cmd_en) begin
+      mode_q <= write_mode;
+      ref_started <= 1'b1;
+      ref_elapsed <= (ref_elapsed == cfg_tREFI - 1'b1) ? '0 : ref_elapsed + 1'b1;
+      ref_owed <= ref_owed + {2'b0, ref_tick} - {2'b0, cmd_valid && cmd_kind == KRef};
+      // Every counter moves one cycle; the command's own constraints are folded in first.
+      for (int b = 0; b < NB; b++) begin
+        c_act[b*TB +: TB] <= dec(c_act[b*TB +: TB]);
+        c_pre[b*TB +: TB] <= dec(c_pre[b*TB +: TB]);
+        c_col[b*TB +: TB] <= dec(c_col[b*TB +: TB]);
+        g_act[b*TB +: TB] <= dec(g_act[b*TB +: TB]);
+        g_rd[b*TB +: TB] <= dec(g_rd[b*TB +: TB]);
+        g_wr[b*TB +: TB] <= dec(g_wr[b*TB +: TB]);
+      end
+      a_act <= dec(a_act);
+      a_rd <= dec(a_rd);
+      a_wr <= dec(a_wr);
+      bus_q <= dec(bus_q);
+      for (int k = 0; k < 4; k++) faw_q[k*TB +: TB] <= dec(faw_q[k*TB +: TB]);
+      if (cmd_valid) begin
+        case (cmd_kind)
+          KAct: begin
+            open_q[cb] <= 1'b1;
+            row_q[cb*ROW_BITS +: ROW_BITS] <= cmd_row;
+            c_col[cb*TB +: TB] <= dec(cfg_tRCD);
+            c_pre[cb*TB +: TB] <= dec(tmax(c_pre[cb*TB +: TB], cfg_tRAS));
+            c_act[cb*TB +: TB] <= dec(tmax(c_act[cb*TB +: TB], cfg_tRC));
+            a_act <= dec(tmax(a_act, cfg_tRRD_S));
+            g_act[cg*TB +: TB] <= dec(tmax(g_act[cg*TB +: TB], cfg_tRRD_L));
+            faw_q[faw_ptr*TB +: TB] <= dec(cfg_tFAW);
+            faw_ptr <= faw_ptr + 1'b1;
+          end
+          KPre: begin
+            open_q[cb] <= 1'b0;
+            c_act[cb*TB +: TB] <= dec(tmax(c_act[cb*TB +: TB], cfg_tRP));
+          end
+          KRd, KWr: begin
+            if (cmd_kind == KRd) begin
+              a_rd <= dec(tmax(a_rd, cfg_tCCD_S));
+              g_rd[cg*TB +: TB] <= dec(tmax(g_rd[cg*TB +: TB], cfg_tCCD_L));
+              a_wr <= dec(tmax(a_wr, cfg_tRTW));
+              bus_q <= dec(cfg_tCL + cfg_burst);
+            end else begin
+              a_wr <= dec(tmax(a_wr, cfg_tCCD_S));
+              g_wr[cg*TB +: TB] <= dec(tmax(g_wr[cg*TB +: TB], cfg_tCCD_L));
+              a_rd <= dec(tmax(a_rd, cfg_tCWL + cfg_burst + cfg_tWTR));
+              bus_q <= dec(cfg_tCWL + cfg_burst);
+            end
+            c_pre[cb*TB +: TB] <= dec(pre_after);
+            if (cfg_closed_page) begin  // auto-precharge
+              open_q[cb] <= 1'b0;
+              c_act[cb*TB +: TB] <= dec(tmax(c_act[cb*TB +: TB], pre_after + cfg_tRP));
+            end
+          end
+          KRef:
+            for (int b = 0; b < NB; b++) c_act[b*TB +: TB] <= dec(tmax(c_act[b*TB +: TB], cfg_tRFC));
+          default: ;
+        endcase
+      end
+    end
+  end
+
+`ifdef SCGPU_PLANTED_BUG
+  // (no planted bug in this block: the co-simulation tests plant theirs in the coalescer)
+`endif
+endmodule

@@ -1,0 +1,139 @@
+// The transactor of the DRAM command scheduler: memsys::DramScheduler's calls as pin activity on
+// rtl/dram_cmd_sched.sv. The channel's DRAM parameters go to the cfg_* pins before reset and stay.
+// An enqueue is one clock edge with enq_valid and cmd_en low (no DRAM cycle passes, so the burst
+// takes part in the next decision, as in the model); step(t) reads the combinational command of
+// cycle t and commits it with one edge with cmd_en high. The RTL counts cycles itself, so it must
+// be stepped every cycle: wake() is the next one. Registered as the "rtl" implementation by
+// registrations.cpp.
+#include "rtl/dram_sched_rtl.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "Vdram_cmd_sched.h"
+#include "rtl/rtl_params.h"
+#include "rtl/verilated_block.h"
+
+namespace scgpu::rtl {
+namespace {
+
+using memsys::DramSchedCommand;
+
+class DramSchedTransactor : public memsys::DramScheduler {
+ public:
+  DramSchedTransactor(const memsys::DramSchedParams& p, std::string instance)
+      : top_("dram_cmd_sched"), instance_(std::move(instance)) {
+    std::uint32_t log2 = 0;
+    while ((1u << log2) < p.banks_per_group) ++log2;
+    top_->cfg_bpg_log2 = log2;
+    top_->cfg_fr_fcfs = p.fr_fcfs;
+    top_->cfg_closed_page = p.closed_page;
+    top_->cfg_refresh = p.refresh;
+    top_->cfg_wd_high = p.write_drain_high_watermark;
+    top_->cfg_wd_low = p.write_drain_low_watermark;
+    const DramTimingParams& t = p.timing;
+    top_->cfg_tRCD = t.tRCD, top_->cfg_tRP = t.tRP, top_->cfg_tRAS = t.tRAS, top_->cfg_tRC = t.tRC;
+    top_->cfg_tCL = t.tCL, top_->cfg_tCWL = t.tCWL, top_->cfg_tCCD_S = t.tCCD_S, top_->cfg_tCCD_L = t.tCCD_L;
+    top_->cfg_tRRD_S = t.tRRD_S, top_->cfg_tRRD_L = t.tRRD_L, top_->cfg_tFAW = t.tFAW, top_->cfg_tWTR = t.tWTR;
+    top_->cfg_tRTW = t.tRTW, top_->cfg_tWR = t.tWR, top_->cfg_tRTP = t.tRTP, top_->cfg_tREFI = t.tREFI;
+    top_->cfg_tRFC = t.tRFC, top_->cfg_burst = p.burst_cycles;
+    top_->clk = 0;
+    top_->rst_n = 0;
+    top_->enq_valid = top_->cmd_en = 0;
+    top_->eval();
+    top_.tick();
+    top_->rst_n = 1;
+    top_->eval();
+  }
+
+  void enqueue(const memsys::DramSchedRequest& r) override {
+    top_->enq_write = r.write;
+    top_->eval();
+    if (!top_->enq_ready)  // only a request larger than the whole queue, taken alone, can do this
+      throw std::logic_error(fmt::format("{}: a burst for the {} queue, which is full (the RTL scheduler "
+                                         "rtl/dram_cmd_sched.sv was built with QUEUE_DEPTH = {})",
+                                         instance_, r.write ? "write" : "read", kDramQueueDepth));
+    if (r.tag >= (1u << kDramTagBits))
+      throw std::logic_error(fmt::format("{}: burst tag {} does not fit TAG_BITS = {} of rtl/dram_cmd_sched.sv",
+                                         instance_, r.tag, kDramTagBits));
+    top_->enq_valid = 1;
+    top_->enq_bank = r.bank;
+    top_->enq_row = r.row;
+    top_->enq_tag = r.tag;
+    top_->enq_wait = r.ready > now_ ? r.ready - now_ : 0;  // the arrival pipeline still ahead of it
+    top_.tick();
+    top_->enq_valid = 0;
+    top_->eval();
+  }
+
+  DramSchedCommand step(std::uint64_t t) override {
+    if (t != now_)
+      throw std::logic_error(fmt::format("{}: the RTL scheduler stepped at cycle {} after cycle {}", instance_, t,
+                                         now_ - 1));
+    DramSchedCommand c;
+    if (top_->cmd_valid) {
+      c.kind = DramSchedCommand::Kind(top_->cmd_kind);
+      c.bank = c.kind == DramSchedCommand::Ref ? DramSchedCommand::kAllBanks : std::uint32_t(top_->cmd_bank);
+      c.row = top_->cmd_row;
+      c.tag = top_->cmd_tag_valid ? std::uint32_t(top_->cmd_tag) : DramSchedCommand::kNoTag;
+    }
+    top_->cmd_en = 1;
+    top_.tick();
+    top_->cmd_en = 0;
+    top_->eval();
+    ++now_;
+    return c;
+  }
+  std::uint64_t wake() const override { return now_; }
+
+ private:
+  VerilatedBlock<Vdram_cmd_sched> top_;
+  std::string instance_;
+  std::uint64_t now_ = 0;  // the cycle whose command the RTL shows
+};
+
+}  // namespace
+
+std::unique_ptr<memsys::DramScheduler> makeRtlDramScheduler(const memsys::DramSchedParams& p,
+                                                            const std::string& instance) {
+  auto refuse = [&](const std::string& what) {
+    throw std::invalid_argument(fmt::format("{}: {}", instance, what));
+  };
+  const std::uint32_t banks = p.bank_groups * p.banks_per_group;
+  if (banks > kDramBanks)
+    refuse(fmt::format("dram.bank_groups x dram.banks_per_group = {} banks, but the RTL scheduler "
+                       "(rtl/dram_cmd_sched.sv) was built with NUM_BANKS = {}",
+                       banks, kDramBanks));
+  for (const auto& [key, entries] : {std::pair<const char*, std::uint32_t>{"read_queue_entries", p.read_queue_entries},
+                                      {"write_queue_entries", p.write_queue_entries}})
+    if (entries > kDramQueueDepth)
+      refuse(fmt::format("dram.{} = {}, but the RTL scheduler (rtl/dram_cmd_sched.sv) was built with QUEUE_DEPTH = {}",
+                         key, entries, kDramQueueDepth));
+  if (p.rows > (1u << kDramRowBits))
+    refuse(fmt::format("dram.rows = {}, but the RTL scheduler (rtl/dram_cmd_sched.sv) was built with ROW_BITS = {} "
+                       "(at most {} rows)",
+                       p.rows, kDramRowBits, 1u << kDramRowBits));
+  if (p.controller_latency_cycles >= (1u << kDramWaitBits))
+    refuse(fmt::format("dram.controller_latency_cycles = {}, but the RTL scheduler (rtl/dram_cmd_sched.sv) was "
+                       "built with WAIT_BITS = {} (at most {})",
+                       p.controller_latency_cycles, kDramWaitBits, (1u << kDramWaitBits) - 1));
+  // The largest value a timing counter is loaded with, and each parameter, must fit TIME_BITS.
+  const DramTimingParams& t = p.timing;
+  const std::uint64_t limit = (1ull << kDramTimeBits) - 1;
+  const std::pair<const char*, std::uint64_t> loads[] = {
+      {"tRCD", t.tRCD}, {"tRC", t.tRC}, {"tCCD_S", t.tCCD_S}, {"tCCD_L", t.tCCD_L}, {"tRRD_S", t.tRRD_S},
+      {"tRRD_L", t.tRRD_L}, {"tFAW", t.tFAW}, {"tRTW", t.tRTW}, {"tREFI", t.tREFI}, {"tRFC", t.tRFC},
+      {"tRAS + tRP", std::uint64_t(t.tRAS) + t.tRP}, {"tRTP + tRP", std::uint64_t(t.tRTP) + t.tRP},
+      {"tCL + burst", std::uint64_t(t.tCL) + p.burst_cycles},
+      {"tCWL + burst + tWTR", std::uint64_t(t.tCWL) + p.burst_cycles + t.tWTR},
+      {"tCWL + burst + tWR + tRP", std::uint64_t(t.tCWL) + p.burst_cycles + t.tWR + t.tRP}};
+  for (const auto& [name, v] : loads)
+    if (v > limit)
+      refuse(fmt::format("dram.timing: {} = {} cycles, but the RTL scheduler (rtl/dram_cmd_sched.sv) was built "
+                         "with TIME_BITS = {} (at most {})",
+                         name, v, kDramTimeBits, limit));
+  return std::make_unique<DramSchedTransactor>(p, instance);
+}
+
+}  // namespace scgpu::rtl
