@@ -138,7 +138,7 @@ class Builder {
     k.type = t;
     k.field = std::move(f);
     k.description = desc;
-    k.preset = path.rfind("dram.", 0) == 0 && path != "dram.standard";
+    k.preset = path.rfind("dram.", 0) == 0 && path != "dram.standard" && path != "dram.impl";  // impl: no preset sets it
     s_.keys.push_back(std::move(k));
     return s_.keys.back();
   }
