@@ -111,10 +111,6 @@ module dram_cmd_sched #(
   function automatic logic [TB-1:0] dec(input logic [TB-1:0] a);
     dec = a == '0 ? '0 : a - 1'b1;
   endfunction
-  // Where entry i of queue q is kept (QUEUE_DEPTH is a power of two).
-  function automatic logic [QB:0] at(input logic q, input logic [QB-1:0] i);
-    at = {q, i};
-  endfunction
   function automatic logic [BB-1:0] group_of(input logic [BB-1:0] b);
     group_of = b >> cfg_bpg_log2;
   endfunction
@@ -146,29 +142,36 @@ module dram_cmd_sched #(
   end
 
   // ---- the active queue's candidates --------------------------------------------------------------
+  // The active queue's entries (a 2:1 choice per entry: every index below is a constant, so the
+  // per-entry logic is built once, not once per queue).
+  logic              aq;  // the active queue
+  logic [D*BB-1:0]   a_bank;
+  logic [D*ROW_BITS-1:0] a_row;
   logic [D-1:0]      e_valid, e_ready, e_hit, e_front, col_cand, row_cand;
-  logic [D*BB-1:0]   e_bank;  // entry i's bank at [i*BB +: BB]
   logic [NB-1:0]     seen, ready_hit;
-  logic              aq;      // the active queue
   logic [BB-1:0]     eb;
   always_comb begin
     aq = write_mode;
+    a_bank = aq ? q_bank[D*BB +: D*BB] : q_bank[0 +: D*BB];
+    a_row = aq ? q_row[D*ROW_BITS +: D*ROW_BITS] : q_row[0 +: D*ROW_BITS];
     seen = '0;
     ready_hit = '0;
     for (int i = 0; i < D; i++) begin
-      eb = q_bank[at(aq, QB'(i))*BB +: BB];
-      e_bank[i*BB +: BB] = eb;
-      e_valid[i] = CB'(i) < q_count[aq*CB +: CB];
-      e_ready[i] = q_wait[at(aq, QB'(i))*WAIT_BITS +: WAIT_BITS] == '0;
-      e_hit[i] = open_q[eb] && row_q[eb*ROW_BITS +: ROW_BITS] == q_row[at(aq, QB'(i))*ROW_BITS +: ROW_BITS];
+      eb = a_bank[i*BB +: BB];
+      e_valid[i] = CB'(i) < (aq ? wr_count : rd_count);
+      e_ready[i] = (aq ? q_wait[(D+i)*WAIT_BITS +: WAIT_BITS] : q_wait[i*WAIT_BITS +: WAIT_BITS]) == '0;
+      e_hit[i] = open_q[eb] && row_q[eb*ROW_BITS +: ROW_BITS] == a_row[i*ROW_BITS +: ROW_BITS];
       e_front[i] = e_valid[i] && !seen[eb];  // no older entry of its bank
-      if (e_valid[i]) seen[eb] = 1'b1;
-      if (e_valid[i] && e_ready[i] && e_hit[i]) ready_hit[eb] = 1'b1;
+      for (int b = 0; b < NB; b++)
+        if (eb == BB'(b)) begin
+          if (e_valid[i]) seen[b] = 1'b1;
+          if (e_valid[i] && e_ready[i] && e_hit[i]) ready_hit[b] = 1'b1;
+        end
     end
     // fr_fcfs needs no e_front for column commands: a bank's older hits are ready too (entries
     // become ready in age order), so the oldest candidate overall is its bank's oldest hit.
     for (int i = 0; i < D; i++) begin
-      eb = e_bank[i*BB +: BB];
+      eb = a_bank[i*BB +: BB];
       col_cand[i] = e_valid[i] && e_ready[i] && e_hit[i] && col_ok[eb] && (cfg_fr_fcfs || e_front[i]);
       row_cand[i] = e_front[i] && e_ready[i] && !e_hit[i] && !(cfg_fr_fcfs && ready_hit[eb]) &&
                     (open_q[eb] ? pre_ok[eb] : act_ok[eb]);
@@ -179,12 +182,26 @@ module dram_cmd_sched #(
   logic [D-1:0]  pick_set;
   logic          pick_found;
   logic [QB-1:0] pick_idx;
+  logic [BB-1:0]       pick_bank;
+  logic [ROW_BITS-1:0] pick_row;
+  logic [TAG_BITS-1:0] pick_tag;
+  logic                pick_col;
   always_comb begin
     pick_set = cfg_fr_fcfs ? (col_cand != '0 ? col_cand : row_cand) : (col_cand | row_cand);
     pick_found = pick_set != '0;
     pick_idx = '0;
+    pick_bank = '0;
+    pick_row = '0;
+    pick_tag = '0;
+    pick_col = 1'b0;
     for (int i = D - 1; i >= 0; i--)
-      if (pick_set[i]) pick_idx = QB'(i);
+      if (pick_set[i]) begin
+        pick_idx = QB'(i);
+        pick_bank = a_bank[i*BB +: BB];
+        pick_row = a_row[i*ROW_BITS +: ROW_BITS];
+        pick_tag = aq ? q_tag[(D+i)*TAG_BITS +: TAG_BITS] : q_tag[i*TAG_BITS +: TAG_BITS];
+        pick_col = col_cand[i];
+      end
   end
 
   // Refresh: the lowest open bank whose PRE is allowed; REF once all are closed and allow an ACT.
@@ -225,18 +242,18 @@ module dram_cmd_sched #(
       end
     end else if (pick_found) begin
       cmd_valid = 1'b1;
-      cmd_bank = q_bank[at(aq, pick_idx)*BB +: BB];
+      cmd_bank = pick_bank;
       cmd_tag_valid = 1'b1;
-      cmd_tag = q_tag[at(aq, pick_idx)*TAG_BITS +: TAG_BITS];
-      col_pick = col_cand[pick_idx];
+      cmd_tag = pick_tag;
+      col_pick = pick_col;
       if (col_pick) begin
         cmd_kind = aq ? KWr : KRd;
-        cmd_row = q_row[at(aq, pick_idx)*ROW_BITS +: ROW_BITS];
+        cmd_row = pick_row;
       end else if (open_q[cmd_bank]) begin
         cmd_kind = KPre;
       end else begin
         cmd_kind = KAct;
-        cmd_row = q_row[at(aq, pick_idx)*ROW_BITS +: ROW_BITS];
+        cmd_row = pick_row;
       end
     end
   end
@@ -256,29 +273,36 @@ module dram_cmd_sched #(
     n_tag = q_tag;
     n_wait = q_wait;
     n_count = q_count;
-    if (cmd_en) begin
+    enq_take = enq_valid && enq_ready;
+    tail = '0;
+    for (int q = 0; q < 2; q++) begin
       // A served burst leaves (the younger ones move up); every countdown moves one cycle.
-      if (cmd_valid && col_pick) begin
+      if (cmd_en && cmd_valid && col_pick && aq == q[0]) begin
         for (int i = 0; i < D - 1; i++)
           if (QB'(i) >= pick_idx) begin
-            n_bank[at(aq, QB'(i))*BB +: BB] = q_bank[at(aq, QB'(i + 1))*BB +: BB];
-            n_row[at(aq, QB'(i))*ROW_BITS +: ROW_BITS] = q_row[at(aq, QB'(i + 1))*ROW_BITS +: ROW_BITS];
-            n_tag[at(aq, QB'(i))*TAG_BITS +: TAG_BITS] = q_tag[at(aq, QB'(i + 1))*TAG_BITS +: TAG_BITS];
-            n_wait[at(aq, QB'(i))*WAIT_BITS +: WAIT_BITS] = q_wait[at(aq, QB'(i + 1))*WAIT_BITS +: WAIT_BITS];
+            n_bank[(q*D+i)*BB +: BB] = q_bank[(q*D+i+1)*BB +: BB];
+            n_row[(q*D+i)*ROW_BITS +: ROW_BITS] = q_row[(q*D+i+1)*ROW_BITS +: ROW_BITS];
+            n_tag[(q*D+i)*TAG_BITS +: TAG_BITS] = q_tag[(q*D+i+1)*TAG_BITS +: TAG_BITS];
+            n_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] = q_wait[(q*D+i+1)*WAIT_BITS +: WAIT_BITS];
           end
-        n_count[aq*CB +: CB] = q_count[aq*CB +: CB] - 1'b1;
+        n_count[q*CB +: CB] = q_count[q*CB +: CB] - 1'b1;
       end
-      for (int i = 0; i < 2 * D; i++)
-        if (n_wait[i*WAIT_BITS +: WAIT_BITS] != '0) n_wait[i*WAIT_BITS +: WAIT_BITS] = n_wait[i*WAIT_BITS +: WAIT_BITS] - 1'b1;
-    end
-    enq_take = enq_valid && enq_ready;
-    tail = n_count[enq_write*CB +: CB];
-    if (enq_take) begin
-      n_bank[at(enq_write, tail[QB-1:0])*BB +: BB] = enq_bank;
-      n_row[at(enq_write, tail[QB-1:0])*ROW_BITS +: ROW_BITS] = enq_row;
-      n_tag[at(enq_write, tail[QB-1:0])*TAG_BITS +: TAG_BITS] = enq_tag;
-      n_wait[at(enq_write, tail[QB-1:0])*WAIT_BITS +: WAIT_BITS] = enq_wait;
-      n_count[enq_write*CB +: CB] = tail + 1'b1;
+      if (cmd_en)
+        for (int i = 0; i < D; i++)
+          if (n_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] != '0)
+            n_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] = n_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] - 1'b1;
+      // The new burst goes behind the last one.
+      if (enq_take && enq_write == q[0]) begin
+        tail = n_count[q*CB +: CB];
+        for (int i = 0; i < D; i++)
+          if (tail == CB'(i)) begin
+            n_bank[(q*D+i)*BB +: BB] = enq_bank;
+            n_row[(q*D+i)*ROW_BITS +: ROW_BITS] = enq_row;
+            n_tag[(q*D+i)*TAG_BITS +: TAG_BITS] = enq_tag;
+            n_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] = enq_wait;
+          end
+        n_count[q*CB +: CB] = tail + 1'b1;
+      end
     end
   end
 
@@ -298,13 +322,38 @@ module dram_cmd_sched #(
     end
   end
 
-  // Timing state: moves only on command edges.
-  logic [BB-1:0] cb, cg;
-  logic [TB-1:0] pre_after;  // the bank's PRE counter after a column command
+  // Timing state: moves only on command edges. A command loads each counter it constrains with
+  // max(counter, constraint) (0: it constrains nothing there), then every counter moves one cycle.
+  logic [BB-1:0]     cb, cg;
+  logic              is_act, is_pre, is_col, is_rd, is_ref;
+  logic [TB-1:0]     pre_after;  // the bank's PRE counter after a column command
+  logic [NB*TB-1:0]  ld_act, ld_pre, ld_gact, ld_grd, ld_gwr;
+  logic [NB-1:0]     hit_b, hit_g;
   always_comb begin
     cb = cmd_bank;
     cg = group_of(cmd_bank);
-    pre_after = tmax(c_pre[cb*TB +: TB], cmd_kind == KRd ? cfg_tRTP : cfg_tCWL + cfg_burst + cfg_tWR);
+    is_act = cmd_valid && cmd_kind == KAct;
+    is_pre = cmd_valid && cmd_kind == KPre;
+    is_rd = cmd_valid && cmd_kind == KRd;
+    is_col = is_rd || (cmd_valid && cmd_kind == KWr);
+    is_ref = cmd_valid && cmd_kind == KRef;
+    pre_after = '0;
+    for (int b = 0; b < NB; b++)
+      if (cb == BB'(b)) pre_after = tmax(c_pre[b*TB +: TB], is_rd ? cfg_tRTP : cfg_tCWL + cfg_burst + cfg_tWR);
+    for (int b = 0; b < NB; b++) begin
+      hit_b[b] = cb == BB'(b);
+      hit_g[b] = cg == BB'(b);
+      ld_act[b*TB +: TB] = is_ref ? cfg_tRFC
+                         : !hit_b[b] ? '0
+                         : is_act ? cfg_tRC
+                         : is_pre ? cfg_tRP
+                         : is_col && cfg_closed_page ? pre_after + cfg_tRP  // auto-precharge, then tRP
+                         : '0;
+      ld_pre[b*TB +: TB] = !hit_b[b] ? '0 : is_act ? cfg_tRAS : is_col ? pre_after : '0;
+      ld_gact[b*TB +: TB] = hit_g[b] && is_act ? cfg_tRRD_L : '0;
+      ld_grd[b*TB +: TB] = hit_g[b] && is_rd ? cfg_tCCD_L : '0;
+      ld_gwr[b*TB +: TB] = hit_g[b] && is_col && !is_rd ? cfg_tCCD_L : '0;
+    end
   end
 
   always_ff @(posedge clk or negedge rst_n) begin
@@ -331,61 +380,29 @@ module dram_cmd_sched #(
       mode_q <= write_mode;
       ref_started <= 1'b1;
       ref_elapsed <= (ref_elapsed == cfg_tREFI - 1'b1) ? '0 : ref_elapsed + 1'b1;
-      ref_owed <= ref_owed + {2'b0, ref_tick} - {2'b0, cmd_valid && cmd_kind == KRef};
-      // Every counter moves one cycle; the command's own constraints are folded in first.
+      ref_owed <= ref_owed + {2'b0, ref_tick} - {2'b0, is_ref};
       for (int b = 0; b < NB; b++) begin
-        c_act[b*TB +: TB] <= dec(c_act[b*TB +: TB]);
-        c_pre[b*TB +: TB] <= dec(c_pre[b*TB +: TB]);
-        c_col[b*TB +: TB] <= dec(c_col[b*TB +: TB]);
-        g_act[b*TB +: TB] <= dec(g_act[b*TB +: TB]);
-        g_rd[b*TB +: TB] <= dec(g_rd[b*TB +: TB]);
-        g_wr[b*TB +: TB] <= dec(g_wr[b*TB +: TB]);
+        if (hit_b[b] && is_act) begin
+          open_q[b] <= 1'b1;
+          row_q[b*ROW_BITS +: ROW_BITS] <= cmd_row;
+        end else if (hit_b[b] && (is_pre || (is_col && cfg_closed_page))) begin
+          open_q[b] <= 1'b0;  // PRE, or a column command's auto-precharge
+        end
+        c_act[b*TB +: TB] <= dec(tmax(c_act[b*TB +: TB], ld_act[b*TB +: TB]));
+        c_pre[b*TB +: TB] <= dec(tmax(c_pre[b*TB +: TB], ld_pre[b*TB +: TB]));
+        c_col[b*TB +: TB] <= hit_b[b] && is_act ? dec(cfg_tRCD) : dec(c_col[b*TB +: TB]);
+        g_act[b*TB +: TB] <= dec(tmax(g_act[b*TB +: TB], ld_gact[b*TB +: TB]));
+        g_rd[b*TB +: TB] <= dec(tmax(g_rd[b*TB +: TB], ld_grd[b*TB +: TB]));
+        g_wr[b*TB +: TB] <= dec(tmax(g_wr[b*TB +: TB], ld_gwr[b*TB +: TB]));
       end
-      a_act <= dec(a_act);
-      a_rd <= dec(a_rd);
-      a_wr <= dec(a_wr);
-      bus_q <= dec(bus_q);
-      for (int k = 0; k < 4; k++) faw_q[k*TB +: TB] <= dec(faw_q[k*TB +: TB]);
-      if (cmd_valid) begin
-        case (cmd_kind)
-          KAct: begin
-            open_q[cb] <= 1'b1;
-            row_q[cb*ROW_BITS +: ROW_BITS] <= cmd_row;
-            c_col[cb*TB +: TB] <= dec(cfg_tRCD);
-            c_pre[cb*TB +: TB] <= dec(tmax(c_pre[cb*TB +: TB], cfg_tRAS));
-            c_act[cb*TB +: TB] <= dec(tmax(c_act[cb*TB +: TB], cfg_tRC));
-            a_act <= dec(tmax(a_act, cfg_tRRD_S));
-            g_act[cg*TB +: TB] <= dec(tmax(g_act[cg*TB +: TB], cfg_tRRD_L));
-            faw_q[faw_ptr*TB +: TB] <= dec(cfg_tFAW);
-            faw_ptr <= faw_ptr + 1'b1;
-          end
-          KPre: begin
-            open_q[cb] <= 1'b0;
-            c_act[cb*TB +: TB] <= dec(tmax(c_act[cb*TB +: TB], cfg_tRP));
-          end
-          KRd, KWr: begin
-            if (cmd_kind == KRd) begin
-              a_rd <= dec(tmax(a_rd, cfg_tCCD_S));
-              g_rd[cg*TB +: TB] <= dec(tmax(g_rd[cg*TB +: TB], cfg_tCCD_L));
-              a_wr <= dec(tmax(a_wr, cfg_tRTW));
-              bus_q <= dec(cfg_tCL + cfg_burst);
-            end else begin
-              a_wr <= dec(tmax(a_wr, cfg_tCCD_S));
-              g_wr[cg*TB +: TB] <= dec(tmax(g_wr[cg*TB +: TB], cfg_tCCD_L));
-              a_rd <= dec(tmax(a_rd, cfg_tCWL + cfg_burst + cfg_tWTR));
-              bus_q <= dec(cfg_tCWL + cfg_burst);
-            end
-            c_pre[cb*TB +: TB] <= dec(pre_after);
-            if (cfg_closed_page) begin  // auto-precharge
-              open_q[cb] <= 1'b0;
-              c_act[cb*TB +: TB] <= dec(tmax(c_act[cb*TB +: TB], pre_after + cfg_tRP));
-            end
-          end
-          KRef:
-            for (int b = 0; b < NB; b++) c_act[b*TB +: TB] <= dec(tmax(c_act[b*TB +: TB], cfg_tRFC));
-          default: ;
-        endcase
-      end
+      a_act <= dec(tmax(a_act, is_act ? cfg_tRRD_S : '0));
+      a_rd <= dec(tmax(a_rd, is_rd ? cfg_tCCD_S : is_col ? cfg_tCWL + cfg_burst + cfg_tWTR : '0));
+      a_wr <= dec(tmax(a_wr, is_rd ? cfg_tRTW : is_col ? cfg_tCCD_S : '0));
+      // The data bus is busy until the end of the burst just started.
+      bus_q <= is_col ? dec(is_rd ? cfg_tCL + cfg_burst : cfg_tCWL + cfg_burst) : dec(bus_q);
+      for (int k = 0; k < 4; k++)
+        faw_q[k*TB +: TB] <= is_act && faw_ptr == 2'(k) ? dec(cfg_tFAW) : dec(faw_q[k*TB +: TB]);
+      if (is_act) faw_ptr <= faw_ptr + 1'b1;
     end
   end
 

@@ -2,7 +2,8 @@
 // rtl/dram_cmd_sched.sv. The channel's DRAM parameters go to the cfg_* pins before reset and stay.
 // An enqueue is one clock edge with enq_valid and cmd_en low (no DRAM cycle passes, so the burst
 // takes part in the next decision, as in the model); step(t) reads the combinational command of
-// cycle t and commits it with one edge with cmd_en high. The RTL counts cycles itself, so it must
+// cycle t and commits it with one edge with cmd_en high (the outputs depend on the state only, so
+// they are settled after every edge and need no evaluation of their own). The RTL counts cycles itself, so it must
 // be stepped every cycle: wake() is the next one. Registered as the "rtl" implementation by
 // registrations.cpp.
 #include "rtl/dram_sched_rtl.h"
@@ -44,6 +45,7 @@ class DramSchedTransactor : public memsys::DramScheduler {
     top_->eval();
     top_.tick();
     top_->rst_n = 1;
+    top_->cmd_en = 1;  // high except for enqueue edges
     top_->eval();
   }
 
@@ -62,9 +64,10 @@ class DramSchedTransactor : public memsys::DramScheduler {
     top_->enq_row = r.row;
     top_->enq_tag = r.tag;
     top_->enq_wait = r.ready > now_ ? r.ready - now_ : 0;  // the arrival pipeline still ahead of it
+    top_->cmd_en = 0;  // an edge of the front end's clock: no DRAM cycle passes
     top_.tick();
     top_->enq_valid = 0;
-    top_->eval();
+    top_->cmd_en = 1;
   }
 
   DramSchedCommand step(std::uint64_t t) override {
@@ -78,10 +81,7 @@ class DramSchedTransactor : public memsys::DramScheduler {
       c.row = top_->cmd_row;
       c.tag = top_->cmd_tag_valid ? std::uint32_t(top_->cmd_tag) : DramSchedCommand::kNoTag;
     }
-    top_->cmd_en = 1;
-    top_.tick();
-    top_->cmd_en = 0;
-    top_->eval();
+    top_.tick();  // cmd_en is high: commits the command, one DRAM cycle passes
     ++now_;
     return c;
   }
