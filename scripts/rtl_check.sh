@@ -10,6 +10,7 @@ cd "$root/rtl"
 declare -A param_sets=(
   [warp_sched_arbiter]="POLICY=0,NUM_WARPS=16 POLICY=1,NUM_WARPS=16 POLICY=2,NUM_WARPS=16"
   [xbar_arbiter]="ROUND_ROBIN=1,N_IN=64,N_OUT=64 ROUND_ROBIN=0,N_IN=64,N_OUT=64"
+  [dram_cmd_sched]="QUEUE_DEPTH=16"
 )
 blocks=("$@")
 if [ ${#blocks[@]} -eq 0 ]; then
