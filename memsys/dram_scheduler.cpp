@@ -414,17 +414,19 @@ class CosimDramScheduler : public DramScheduler {
   void enqueue(const DramSchedRequest& r) override {
     model_->enqueue(r);
     rtl_->enqueue(r);
-    history_.remember(fmt::format("enqueue tag {}: {} bank {} row {}, ready at cycle {}", r.tag,
-                                  r.write ? "write" : "read", r.bank, r.row, r.ready));
+    enqueued_.remember(fmt::format("tag {}: {} bank {} row {}, ready at cycle {}", r.tag, r.write ? "write" : "read",
+                                   r.bank, r.row, r.ready));
   }
   DramSchedCommand step(std::uint64_t t) override {
     const DramSchedCommand want = model_->step(t);
     const DramSchedCommand got = rtl_->step(t);
     if (want != got && divergence_.empty())
       divergence_ = fmt::format("RTL and model differ at cycle {} in {} (rtl/dram_cmd_sched.sv), port cmd: expected "
-                                "(model) {}, got (RTL) {}\n  the instance's last {} operations:\n{}",
-                                t, instance_, commandText(want), commandText(got), history_.size(), history_.text());
-    if (want.kind != DramSchedCommand::None) history_.remember(fmt::format("cycle {}: {}", t, commandText(want)));
+                                "(model) {}, got (RTL) {}\n  the instance's last {} commands:\n{}  and its last {} "
+                                "bursts enqueued:\n{}",
+                                t, instance_, commandText(want), commandText(got), issued_.size(), issued_.text(),
+                                enqueued_.size(), enqueued_.text());
+    if (want.kind != DramSchedCommand::None) issued_.remember(fmt::format("cycle {}: {}", t, commandText(want)));
     return want;
   }
   std::uint64_t wake() const override { return std::min(model_->wake(), rtl_->wake()); }
@@ -433,7 +435,7 @@ class CosimDramScheduler : public DramScheduler {
  private:
   std::unique_ptr<DramScheduler> model_, rtl_;
   std::string instance_, divergence_;
-  CosimHistory history_{16};  // operations kept for the report
+  CosimHistory issued_{12}, enqueued_{12};  // kept for the report
 };
 
 }  // namespace

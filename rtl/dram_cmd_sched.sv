@@ -138,6 +138,12 @@ module dram_cmd_sched #(
         col_ok[b] = c_col[b*TB +: TB] == '0 && a_wr == '0 && g_wr[group_of(b[BB-1:0])*TB +: TB] == '0 && bus_q <= cfg_tCWL;
       else
         col_ok[b] = c_col[b*TB +: TB] == '0 && a_rd == '0 && g_rd[group_of(b[BB-1:0])*TB +: TB] == '0 && bus_q <= cfg_tCL;
+`ifdef SCGPU_PLANTED_BUG
+      // A deliberate bug for the co-simulation tests (built only into a test copy of the block):
+      // a read ignores tRCD, so it can follow its bank's ACT too early.
+      if (!write_mode)
+        col_ok[b] = a_rd == '0 && g_rd[group_of(b[BB-1:0])*TB +: TB] == '0 && bus_q <= cfg_tCL;
+`endif
     end
   end
 
@@ -406,7 +412,4 @@ module dram_cmd_sched #(
     end
   end
 
-`ifdef SCGPU_PLANTED_BUG
-  // (no planted bug in this block: the co-simulation tests plant theirs in the coalescer)
-`endif
 endmodule

@@ -16,9 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "Vdram_cmd_sched_planted_bug.h"
+#include "app/cli.h"
+#include "kernels/workload.h"
 #include "memsys/dram_presets.h"
 #include "memsys/dram_scheduler.h"
 #include "rtl/dram_sched_rtl.h"
+#include "rtl/dram_sched_transactor.h"
+#include "tlm/gpu_config.h"
 
 namespace {
 
@@ -303,6 +308,75 @@ TEST_P(RtlDramSched, IssuesTheModelsCommandsCycleForCycle) {
 
 INSTANTIATE_TEST_SUITE_P(Channels, RtlDramSched, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+// A copy of the RTL with a planted bug (reads ignore tRCD) behind the cosim boundary: the report
+// names the first cycle on which that copy, run alone beside the model, issues another command.
+TEST(RtlDramSchedCosim, ReportsThePlantedBugAtTheRightCycleAndPort) {
+  using Buggy = rtl::DramSchedTransactor<Vdram_cmd_sched_planted_bug>;
+  registerRtlDramScheduler([](const DramSchedParams& p, const std::string& instance) {
+    return std::make_unique<Buggy>(p, instance);
+  });
+  const DramSchedParams p = tight();
+  auto cosim = makeDramScheduler("cosim", p, "gpu.dram[2].scheduler");
+  auto model = makeModelDramScheduler(p);
+  Buggy buggy(p, "reference");
+  std::mt19937_64 rng(11);
+  std::uint32_t tag = 0;
+  for (std::uint64_t t = 0; t < 100'000; ++t) {
+    if (rng() % 8 == 0) {  // reads only, a few rows per bank: ACTs followed by their reads
+      DramSchedRequest r;
+      r.tag = tag++ % 100;  // at most a handful are queued at once
+      r.bank = std::uint32_t(rng() % 16);
+      r.row = std::uint32_t(rng() % 4);
+      r.ready = t + p.controller_latency_cycles;
+      cosim->enqueue(r);
+      model->enqueue(r);
+      buggy.enqueue(r);
+    }
+    const Cmd want = model->step(t), got = buggy.step(t);
+    const Cmd used = cosim->step(t);
+    EXPECT_EQ(used, want) << "cosim drives the channel with the model's command";
+    if (want == got) {
+      ASSERT_EQ(cosim->divergence(), nullptr) << "cycle " << t << ": " << *cosim->divergence();
+      continue;
+    }
+    ASSERT_NE(cosim->divergence(), nullptr) << "cycle " << t;
+    const std::string& m = *cosim->divergence();
+    EXPECT_NE(m.find("RTL and model differ at cycle " + std::to_string(t) +
+                     " in gpu.dram[2].scheduler (rtl/dram_cmd_sched.sv), port cmd"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find(std::string("got (RTL) ") + dramCommandName(got.kind) + " bank " + std::to_string(got.bank)),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("expected (model) "), std::string::npos) << m;
+    EXPECT_NE(m.find("last 1 commands:\n    cycle"), std::string::npos) << m;  // the instance's history
+    EXPECT_NE(m.find("bursts enqueued:\n    tag 0: read bank"), std::string::npos) << m;
+    EXPECT_EQ(got.kind, Cmd::Rd) << "the planted bug issues a read early";
+    std::printf("%s\n", m.c_str());
+    return;
+  }
+  FAIL() << "the planted bug never showed";
+}
+
+// End to end: a workload with the buggy copy in cosim stops with the divergence as its fault, and
+// the command line's exit status for it is 4.
+TEST(RtlDramSchedCosim, DivergenceStopsTheRunWithExitStatus4) {
+  registerRtlDramScheduler([](const DramSchedParams& p, const std::string& instance) {
+    return std::make_unique<rtl::DramSchedTransactor<Vdram_cmd_sched_planted_bug>>(p, instance);
+  });
+  driver::Runtime rt(GpuConfig::loadDefault({"dram.impl=cosim"}), driver::Mode::Timing);
+  const kernels::Workload* w = kernels::findWorkload("saxpy");
+  ASSERT_NE(w, nullptr);
+  const auto result = w->run(rt, {});
+  ASSERT_TRUE(rt.lastFault().has_value());
+  const auto& f = *rt.lastFault();
+  EXPECT_EQ(f.kind, "cosim divergence");
+  EXPECT_NE(f.message.find(".scheduler (rtl/dram_cmd_sched.sv), port cmd: expected (model)"), std::string::npos)
+      << f.message;
+  EXPECT_EQ(cli::faultExitCode(rt), cli::kExitCosimDivergence);
+  std::printf("%s\n", f.toString().c_str());
+}
 
 TEST(RtlDramSchedParams, WhatTheRtlCannotHonourIsRefused) {
   auto refused = [](DramSchedParams p, const std::string& text) {
