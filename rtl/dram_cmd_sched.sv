@@ -12,7 +12,8 @@
 // a command loads max(counter, constraint), so a later, looser constraint never shortens an
 // earlier one.
 //
-// The decision is combinational from the state (cmd_*), taken by the rising edge when cmd_en is
+// The decision is combinational from the state alone (cmd_*; the configuration pins are captured
+// into registers, and the inputs only feed the edge), taken by the rising edge when cmd_en is
 // high: a cmd_en edge is one DRAM command cycle (every counter moves one cycle, the command's
 // effects are committed). enq_valid writes a burst at any edge; the transactor uses edges with
 // cmd_en low for it, so that a burst arriving during a cycle takes part in that cycle's decision
@@ -40,7 +41,9 @@ module dram_cmd_sched #(
 ) (
     input  logic                           clk,
     input  logic                           rst_n,
-    // Configuration: static while out of reset (the channel's DRAM parameters).
+    // Configuration (the channel's DRAM parameters): captured into registers by an edge with
+    // cfg_load (the transactor loads them during reset), so no logic depends on these pins.
+    input  logic                           cfg_load,
     input  logic [2:0]                     cfg_bpg_log2,   // banks per bank group = 1 << cfg_bpg_log2
     input  logic                           cfg_fr_fcfs,    // else fcfs
     input  logic                           cfg_closed_page,
@@ -81,6 +84,41 @@ module dram_cmd_sched #(
   localparam int TB = TIME_BITS;
   localparam logic [2:0] KAct = 3'd1, KPre = 3'd2, KRd = 3'd3, KWr = 3'd4, KRef = 3'd5;
 
+  // ---- configuration registers ------------------------------------------------------------------
+  logic [2:0]    k_bpg_log2;
+  logic          k_fr_fcfs, k_closed_page, k_refresh;
+  logic [CB-1:0] k_wd_high, k_wd_low;
+  logic [TB-1:0] k_tRCD, k_tRP, k_tRAS, k_tRC, k_tCL, k_tCWL, k_tCCD_S, k_tCCD_L, k_tRRD_S, k_tRRD_L, k_tFAW,
+                 k_tWTR, k_tRTW, k_tWR, k_tRTP, k_tREFI, k_tRFC, k_burst;
+  always_ff @(posedge clk) begin
+    if (cfg_load) begin
+      k_bpg_log2 <= cfg_bpg_log2;
+      k_fr_fcfs <= cfg_fr_fcfs;
+      k_closed_page <= cfg_closed_page;
+      k_refresh <= cfg_refresh;
+      k_wd_high <= cfg_wd_high;
+      k_wd_low <= cfg_wd_low;
+      k_tRCD <= cfg_tRCD;
+      k_tRP <= cfg_tRP;
+      k_tRAS <= cfg_tRAS;
+      k_tRC <= cfg_tRC;
+      k_tCL <= cfg_tCL;
+      k_tCWL <= cfg_tCWL;
+      k_tCCD_S <= cfg_tCCD_S;
+      k_tCCD_L <= cfg_tCCD_L;
+      k_tRRD_S <= cfg_tRRD_S;
+      k_tRRD_L <= cfg_tRRD_L;
+      k_tFAW <= cfg_tFAW;
+      k_tWTR <= cfg_tWTR;
+      k_tRTW <= cfg_tRTW;
+      k_tWR <= cfg_tWR;
+      k_tRTP <= cfg_tRTP;
+      k_tREFI <= cfg_tREFI;
+      k_tRFC <= cfg_tRFC;
+      k_burst <= cfg_burst;
+    end
+  end
+
   // ---- state ------------------------------------------------------------------------------------
   // Queues: read entries at [0, D), write entries at [D, 2D) (entry i of queue q at q*D + i);
   // entries [0, count) of a queue are valid, oldest first.
@@ -112,7 +150,7 @@ module dram_cmd_sched #(
     dec = a == '0 ? '0 : a - 1'b1;
   endfunction
   function automatic logic [BB-1:0] group_of(input logic [BB-1:0] b);
-    group_of = b >> cfg_bpg_log2;
+    group_of = b >> k_bpg_log2;
   endfunction
 
   // ---- this cycle's mode and refresh ------------------------------------------------------------
@@ -121,10 +159,10 @@ module dram_cmd_sched #(
     rd_count = q_count[0*CB +: CB];
     wr_count = q_count[1*CB +: CB];
     if (!mode_q)
-      write_mode = wr_count != '0 && (wr_count >= cfg_wd_high || rd_count == '0);
+      write_mode = wr_count != '0 && (wr_count >= k_wd_high || rd_count == '0);
     else
-      write_mode = !(wr_count == '0 || (wr_count < cfg_wd_low && rd_count != '0));
-    ref_tick = cfg_refresh && ref_started && ref_elapsed == '0;
+      write_mode = !(wr_count == '0 || (wr_count < k_wd_low && rd_count != '0));
+    ref_tick = k_refresh && ref_started && ref_elapsed == '0;
     refresh_due = ref_owed != '0 || ref_tick;
   end
 
@@ -135,14 +173,14 @@ module dram_cmd_sched #(
       act_ok[b] = c_act[b*TB +: TB] == '0 && a_act == '0 && g_act[group_of(b[BB-1:0])*TB +: TB] == '0 && faw_q[faw_ptr*TB +: TB] == '0;
       pre_ok[b] = c_pre[b*TB +: TB] == '0;
       if (write_mode)
-        col_ok[b] = c_col[b*TB +: TB] == '0 && a_wr == '0 && g_wr[group_of(b[BB-1:0])*TB +: TB] == '0 && bus_q <= cfg_tCWL;
+        col_ok[b] = c_col[b*TB +: TB] == '0 && a_wr == '0 && g_wr[group_of(b[BB-1:0])*TB +: TB] == '0 && bus_q <= k_tCWL;
       else
-        col_ok[b] = c_col[b*TB +: TB] == '0 && a_rd == '0 && g_rd[group_of(b[BB-1:0])*TB +: TB] == '0 && bus_q <= cfg_tCL;
+        col_ok[b] = c_col[b*TB +: TB] == '0 && a_rd == '0 && g_rd[group_of(b[BB-1:0])*TB +: TB] == '0 && bus_q <= k_tCL;
 `ifdef SCGPU_PLANTED_BUG
       // A deliberate bug for the co-simulation tests (built only into a test copy of the block):
       // a read ignores tRCD, so it can follow its bank's ACT too early.
       if (!write_mode)
-        col_ok[b] = a_rd == '0 && g_rd[group_of(b[BB-1:0])*TB +: TB] == '0 && bus_q <= cfg_tCL;
+        col_ok[b] = a_rd == '0 && g_rd[group_of(b[BB-1:0])*TB +: TB] == '0 && bus_q <= k_tCL;
 `endif
     end
   end
@@ -178,8 +216,8 @@ module dram_cmd_sched #(
     // become ready in age order), so the oldest candidate overall is its bank's oldest hit.
     for (int i = 0; i < D; i++) begin
       eb = a_bank[i*BB +: BB];
-      col_cand[i] = e_valid[i] && e_ready[i] && e_hit[i] && col_ok[eb] && (cfg_fr_fcfs || e_front[i]);
-      row_cand[i] = e_front[i] && e_ready[i] && !e_hit[i] && !(cfg_fr_fcfs && ready_hit[eb]) &&
+      col_cand[i] = e_valid[i] && e_ready[i] && e_hit[i] && col_ok[eb] && (k_fr_fcfs || e_front[i]);
+      row_cand[i] = e_front[i] && e_ready[i] && !e_hit[i] && !(k_fr_fcfs && ready_hit[eb]) &&
                     (open_q[eb] ? pre_ok[eb] : act_ok[eb]);
     end
   end
@@ -193,7 +231,7 @@ module dram_cmd_sched #(
   logic [TAG_BITS-1:0] pick_tag;
   logic                pick_col;
   always_comb begin
-    pick_set = cfg_fr_fcfs ? (col_cand != '0 ? col_cand : row_cand) : (col_cand | row_cand);
+    pick_set = k_fr_fcfs ? (col_cand != '0 ? col_cand : row_cand) : (col_cand | row_cand);
     pick_found = pick_set != '0;
     pick_idx = '0;
     pick_bank = '0;
@@ -265,13 +303,13 @@ module dram_cmd_sched #(
   end
 
   // ---- next state -------------------------------------------------------------------------------
+  // The queues after a command edge (state only: the served burst squeezed out, every countdown
+  // one cycle on); the edge then takes these (cmd_en) and writes an enqueued burst behind the last.
   logic [(2*D)*(BB)-1:0]        n_bank;
   logic [(2*D)*(ROW_BITS)-1:0]  n_row;
   logic [(2*D)*(TAG_BITS)-1:0]  n_tag;
   logic [(2*D)*(WAIT_BITS)-1:0] n_wait;
-  logic [2*CB-1:0]               n_count;
-  logic                             enq_take;
-  logic [CB-1:0]                    tail;
+  logic [2*CB-1:0]              n_count;
   assign enq_ready = q_count[enq_write*CB +: CB] != CB'(D);
   always_comb begin
     n_bank = q_bank;
@@ -279,11 +317,8 @@ module dram_cmd_sched #(
     n_tag = q_tag;
     n_wait = q_wait;
     n_count = q_count;
-    enq_take = enq_valid && enq_ready;
-    tail = '0;
     for (int q = 0; q < 2; q++) begin
-      // A served burst leaves (the younger ones move up); every countdown moves one cycle.
-      if (cmd_en && cmd_valid && col_pick && aq == q[0]) begin
+      if (cmd_valid && col_pick && aq == q[0]) begin
         for (int i = 0; i < D - 1; i++)
           if (QB'(i) >= pick_idx) begin
             n_bank[(q*D+i)*BB +: BB] = q_bank[(q*D+i+1)*BB +: BB];
@@ -293,25 +328,14 @@ module dram_cmd_sched #(
           end
         n_count[q*CB +: CB] = q_count[q*CB +: CB] - 1'b1;
       end
-      if (cmd_en)
-        for (int i = 0; i < D; i++)
-          if (n_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] != '0)
-            n_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] = n_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] - 1'b1;
-      // The new burst goes behind the last one.
-      if (enq_take && enq_write == q[0]) begin
-        tail = n_count[q*CB +: CB];
-        for (int i = 0; i < D; i++)
-          if (tail == CB'(i)) begin
-            n_bank[(q*D+i)*BB +: BB] = enq_bank;
-            n_row[(q*D+i)*ROW_BITS +: ROW_BITS] = enq_row;
-            n_tag[(q*D+i)*TAG_BITS +: TAG_BITS] = enq_tag;
-            n_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] = enq_wait;
-          end
-        n_count[q*CB +: CB] = tail + 1'b1;
-      end
+      for (int i = 0; i < D; i++)
+        if (n_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] != '0)
+          n_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] = n_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] - 1'b1;
     end
   end
 
+  logic [CB-1:0] tail;  // where an enqueued burst goes: behind the last one after this edge
+  assign tail = cmd_en ? n_count[enq_write*CB +: CB] : q_count[enq_write*CB +: CB];
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       q_bank <= '0;
@@ -320,11 +344,25 @@ module dram_cmd_sched #(
       q_wait <= '0;
       q_count <= '0;
     end else begin
-      q_bank <= n_bank;
-      q_row <= n_row;
-      q_tag <= n_tag;
-      q_wait <= n_wait;
-      q_count <= n_count;
+      if (cmd_en) begin
+        q_bank <= n_bank;
+        q_row <= n_row;
+        q_tag <= n_tag;
+        q_wait <= n_wait;
+        q_count <= n_count;
+      end
+      if (enq_valid && enq_ready)
+        for (int q = 0; q < 2; q++)
+          if (enq_write == q[0]) begin
+            for (int i = 0; i < D; i++)
+              if (tail == CB'(i)) begin
+                q_bank[(q*D+i)*BB +: BB] <= enq_bank;
+                q_row[(q*D+i)*ROW_BITS +: ROW_BITS] <= enq_row;
+                q_tag[(q*D+i)*TAG_BITS +: TAG_BITS] <= enq_tag;
+                q_wait[(q*D+i)*WAIT_BITS +: WAIT_BITS] <= enq_wait;
+              end
+            q_count[q*CB +: CB] <= tail + 1'b1;
+          end
     end
   end
 
@@ -345,20 +383,20 @@ module dram_cmd_sched #(
     is_ref = cmd_valid && cmd_kind == KRef;
     pre_after = '0;
     for (int b = 0; b < NB; b++)
-      if (cb == BB'(b)) pre_after = tmax(c_pre[b*TB +: TB], is_rd ? cfg_tRTP : cfg_tCWL + cfg_burst + cfg_tWR);
+      if (cb == BB'(b)) pre_after = tmax(c_pre[b*TB +: TB], is_rd ? k_tRTP : k_tCWL + k_burst + k_tWR);
     for (int b = 0; b < NB; b++) begin
       hit_b[b] = cb == BB'(b);
       hit_g[b] = cg == BB'(b);
-      ld_act[b*TB +: TB] = is_ref ? cfg_tRFC
+      ld_act[b*TB +: TB] = is_ref ? k_tRFC
                          : !hit_b[b] ? '0
-                         : is_act ? cfg_tRC
-                         : is_pre ? cfg_tRP
-                         : is_col && cfg_closed_page ? pre_after + cfg_tRP  // auto-precharge, then tRP
+                         : is_act ? k_tRC
+                         : is_pre ? k_tRP
+                         : is_col && k_closed_page ? pre_after + k_tRP  // auto-precharge, then tRP
                          : '0;
-      ld_pre[b*TB +: TB] = !hit_b[b] ? '0 : is_act ? cfg_tRAS : is_col ? pre_after : '0;
-      ld_gact[b*TB +: TB] = hit_g[b] && is_act ? cfg_tRRD_L : '0;
-      ld_grd[b*TB +: TB] = hit_g[b] && is_rd ? cfg_tCCD_L : '0;
-      ld_gwr[b*TB +: TB] = hit_g[b] && is_col && !is_rd ? cfg_tCCD_L : '0;
+      ld_pre[b*TB +: TB] = !hit_b[b] ? '0 : is_act ? k_tRAS : is_col ? pre_after : '0;
+      ld_gact[b*TB +: TB] = hit_g[b] && is_act ? k_tRRD_L : '0;
+      ld_grd[b*TB +: TB] = hit_g[b] && is_rd ? k_tCCD_L : '0;
+      ld_gwr[b*TB +: TB] = hit_g[b] && is_col && !is_rd ? k_tCCD_L : '0;
     end
   end
 
@@ -385,29 +423,29 @@ module dram_cmd_sched #(
     end else if (cmd_en) begin
       mode_q <= write_mode;
       ref_started <= 1'b1;
-      ref_elapsed <= (ref_elapsed == cfg_tREFI - 1'b1) ? '0 : ref_elapsed + 1'b1;
+      ref_elapsed <= (ref_elapsed == k_tREFI - 1'b1) ? '0 : ref_elapsed + 1'b1;
       ref_owed <= ref_owed + {2'b0, ref_tick} - {2'b0, is_ref};
       for (int b = 0; b < NB; b++) begin
         if (hit_b[b] && is_act) begin
           open_q[b] <= 1'b1;
           row_q[b*ROW_BITS +: ROW_BITS] <= cmd_row;
-        end else if (hit_b[b] && (is_pre || (is_col && cfg_closed_page))) begin
+        end else if (hit_b[b] && (is_pre || (is_col && k_closed_page))) begin
           open_q[b] <= 1'b0;  // PRE, or a column command's auto-precharge
         end
         c_act[b*TB +: TB] <= dec(tmax(c_act[b*TB +: TB], ld_act[b*TB +: TB]));
         c_pre[b*TB +: TB] <= dec(tmax(c_pre[b*TB +: TB], ld_pre[b*TB +: TB]));
-        c_col[b*TB +: TB] <= hit_b[b] && is_act ? dec(cfg_tRCD) : dec(c_col[b*TB +: TB]);
+        c_col[b*TB +: TB] <= hit_b[b] && is_act ? dec(k_tRCD) : dec(c_col[b*TB +: TB]);
         g_act[b*TB +: TB] <= dec(tmax(g_act[b*TB +: TB], ld_gact[b*TB +: TB]));
         g_rd[b*TB +: TB] <= dec(tmax(g_rd[b*TB +: TB], ld_grd[b*TB +: TB]));
         g_wr[b*TB +: TB] <= dec(tmax(g_wr[b*TB +: TB], ld_gwr[b*TB +: TB]));
       end
-      a_act <= dec(tmax(a_act, is_act ? cfg_tRRD_S : '0));
-      a_rd <= dec(tmax(a_rd, is_rd ? cfg_tCCD_S : is_col ? cfg_tCWL + cfg_burst + cfg_tWTR : '0));
-      a_wr <= dec(tmax(a_wr, is_rd ? cfg_tRTW : is_col ? cfg_tCCD_S : '0));
+      a_act <= dec(tmax(a_act, is_act ? k_tRRD_S : '0));
+      a_rd <= dec(tmax(a_rd, is_rd ? k_tCCD_S : is_col ? k_tCWL + k_burst + k_tWTR : '0));
+      a_wr <= dec(tmax(a_wr, is_rd ? k_tRTW : is_col ? k_tCCD_S : '0));
       // The data bus is busy until the end of the burst just started.
-      bus_q <= is_col ? dec(is_rd ? cfg_tCL + cfg_burst : cfg_tCWL + cfg_burst) : dec(bus_q);
+      bus_q <= is_col ? dec(is_rd ? k_tCL + k_burst : k_tCWL + k_burst) : dec(bus_q);
       for (int k = 0; k < 4; k++)
-        faw_q[k*TB +: TB] <= is_act && faw_ptr == 2'(k) ? dec(cfg_tFAW) : dec(faw_q[k*TB +: TB]);
+        faw_q[k*TB +: TB] <= is_act && faw_ptr == 2'(k) ? dec(k_tFAW) : dec(faw_q[k*TB +: TB]);
       if (is_act) faw_ptr <= faw_ptr + 1'b1;
     end
   end

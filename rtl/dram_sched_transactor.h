@@ -1,6 +1,7 @@
 // The transactor of the DRAM command scheduler: memsys::DramScheduler's calls as pin activity on
 // rtl/dram_cmd_sched.sv, for any Verilated build of the block (the product's, or a test's copy
-// with a planted bug). The channel's DRAM parameters go to the cfg_* pins before reset and stay.
+// with a planted bug). The channel's DRAM parameters go to the cfg_* pins, captured by the reset
+// edge (cfg_load).
 // An enqueue is one clock edge with enq_valid and cmd_en low (no DRAM cycle passes, so the burst
 // takes part in the next decision, as in the model); step(t) reads the combinational command of
 // cycle t and commits it with one edge with cmd_en high (the outputs depend on the state only, so
@@ -42,9 +43,11 @@ class DramSchedTransactor : public memsys::DramScheduler {
     top_->clk = 0;
     top_->rst_n = 0;
     top_->enq_valid = top_->cmd_en = 0;
+    top_->cfg_load = 1;  // the reset edge captures the configuration
     top_->eval();
     top_.tick();
     top_->rst_n = 1;
+    top_->cfg_load = 0;
     top_->cmd_en = 1;  // high except for enqueue edges
     top_->eval();
   }
