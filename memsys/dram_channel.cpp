@@ -48,7 +48,6 @@ DramChannel::DramChannel(const DramParams& p, std::uint32_t index, StatsRegistry
     bad("with refresh on, timing.tREFI (" + num(p.timing.tREFI) + ") must be positive and larger than timing.tRFC (" +
         num(p.timing.tRFC) + ")");
 
-  nbanks_ = p.bank_groups * p.banks_per_group;
   cols_per_row_ = p.row_bytes / p.access_bytes;
   burst_cycles_ = p.timing.burst_length / p.transfers_per_clock;
   closed_page_ = p.page_policy == "closed";

@@ -124,7 +124,7 @@ class DramChannel {
 
   DramParams p_;
   std::uint32_t index_;
-  std::uint32_t nbanks_, cols_per_row_, burst_cycles_;
+  std::uint32_t cols_per_row_, burst_cycles_;
   bool closed_page_, row_bank_column_;
   bool pow2_;  // every field size a power of two: locate() shifts instead of dividing
   std::uint32_t sh_access_, sh_cols_, sh_bpg_, sh_bg_;
