@@ -2,25 +2,30 @@
 # Cost of the RTL blocks: each workload in timing mode with every block in `model`, `rtl` and
 # `cosim` mode, one `scgpu` process each; prints the host seconds of the launches (the stats'
 # wall_seconds, so setup and reference checks are excluded) and the slowdown against `model`.
-# Arguments: --config NAME (default tiny), --scale N (default 4), then workload names (default:
-# saxpy transpose sgemm_tiled). SCGPU_BUILD_DIR picks the build directory.
+# Arguments: --config NAME (default tiny), --scale N (default 4), --key KEY (repeatable: switch only
+# these blocks' impl keys, default every block), then workload names (default: saxpy transpose
+# sgemm_tiled). SCGPU_BUILD_DIR picks the build directory.
 #   bench/rtl_cost.sh --config hopper --scale 2 transpose
+#   bench/rtl_cost.sh --key dram.impl saxpy
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${SCGPU_BUILD_DIR:-$root/build}"
 config=tiny
 scale=4
 workloads=()
-keys=(sm.coalescer.impl sm.scheduler.impl crossbar.impl)  # every block with an RTL version
+keys=(sm.coalescer.impl sm.scheduler.impl crossbar.impl dram.impl)  # every block with an RTL version
 keys+=(l2.impl)  # L2 tag/MSHR stage
+only=()
 while (($#)); do
   case "$1" in
     --config) config="$2"; shift 2 ;;
     --scale) scale="$2"; shift 2 ;;
+    --key) only+=("$2"); shift 2 ;;
     *) workloads+=("$1"); shift ;;
   esac
 done
 ((${#workloads[@]})) || workloads=(saxpy transpose sgemm_tiled)
+((${#only[@]} == 0)) || keys=("${only[@]}")
 cmake --build "$build" --target scgpu > /dev/null
 scgpu="$build/scgpu"
 tmp="$(mktemp -d)"

@@ -48,13 +48,10 @@ DramChannel::DramChannel(const DramParams& p, std::uint32_t index, StatsRegistry
     bad("with refresh on, timing.tREFI (" + num(p.timing.tREFI) + ") must be positive and larger than timing.tRFC (" +
         num(p.timing.tRFC) + ")");
 
-  nbanks_ = p.bank_groups * p.banks_per_group;
   cols_per_row_ = p.row_bytes / p.access_bytes;
   burst_cycles_ = p.timing.burst_length / p.transfers_per_clock;
-  frfcfs_ = p.scheduler == "fr_fcfs";
   closed_page_ = p.page_policy == "closed";
   row_bank_column_ = p.address_mapping == "row_bank_column";
-  refresh_on_ = p.refresh;
   auto isPow2 = [](std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; };
   auto log2 = [](std::uint64_t v) {
     std::uint32_t n = 0;
@@ -66,22 +63,11 @@ DramChannel::DramChannel(const DramParams& p, std::uint32_t index, StatsRegistry
   sh_access_ = log2(p.access_bytes), sh_cols_ = log2(cols_per_row_), sh_bpg_ = log2(p.banks_per_group);
   sh_bg_ = log2(p.bank_groups);
 
-  const DramTimingParams& t = p.timing;
-  tRCD_ = t.tRCD, tRP_ = t.tRP, tRAS_ = t.tRAS, tRC_ = t.tRC, tCL_ = t.tCL, tCWL_ = t.tCWL;
-  tCCD_S_ = t.tCCD_S, tCCD_L_ = t.tCCD_L, tRRD_S_ = t.tRRD_S, tRRD_L_ = t.tRRD_L, tFAW_ = t.tFAW;
-  tWTR_ = t.tWTR, tRTW_ = t.tRTW, tWR_ = t.tWR, tRTP_ = t.tRTP, tREFI_ = t.tREFI, tRFC_ = t.tRFC;
+  tCL_ = p.timing.tCL, tCWL_ = p.timing.tCWL;
   ctrl_ = p.controller_latency_cycles;
-
-  banks_.resize(nbanks_);
-  for (std::uint32_t b = 0; b < nbanks_; ++b) banks_[b].group = b / p.banks_per_group;
-  act_bg_.assign(p.bank_groups, 0);
-  rd_bg_.assign(p.bank_groups, 0);
-  wr_bg_.assign(p.bank_groups, 0);
-  act_floor_.assign(p.bank_groups, 0);
-  col_floor_.assign(p.bank_groups, 0);
   capacity_[0] = p.read_queue_entries;
   capacity_[1] = p.write_queue_entries;
-  next_refresh_ = refresh_on_ ? tREFI_ : kNever;
+  sched_ = makeDramScheduler(p.impl, DramSchedParams::from(p), name + ".scheduler");
 
   auto c = [&](const char* n, const char* d) { return stats.counter(name + "." + n, d); };
   reads_ = c("reads", "RD commands (column reads of access_bytes each)");
@@ -222,19 +208,25 @@ void DramChannel::accept(const MemRequest& r, std::uint64_t cycle) {
   s.read_like = q == 0;
 
   for (std::uint64_t block : scratch_blocks_) {
-    Location l = locate(block * p_.access_bytes);
-    Bank& b = banks_[l.bank];
-    BankQueue& bq = b.q[q];
-    Burst x;
-    x.seq = burst_seq_++;
-    x.ready = cycle + ctrl_;
-    x.slot = slot;
+    const Location l = locate(block * p_.access_bytes);
+    std::uint32_t tag;
+    if (!free_tags_.empty()) {
+      tag = free_tags_.back();
+      free_tags_.pop_back();
+    } else {
+      tag = std::uint32_t(bursts_.size());
+      bursts_.emplace_back();
+    }
+    bursts_[tag] = BurstInfo{slot, false, false};
+    DramSchedRequest x;
+    x.tag = tag;
+    x.bank = l.bank;
     x.row = l.row;
-    bq.fifo.push_back(x);
-    if (bq.hit_valid && bq.hit_pos == kNone && b.open && b.row == x.row) bq.hit_pos = bq.fifo.size() - 1;
+    x.write = q == 1;
+    x.ready = cycle + ctrl_;  // the controller's arrival pipeline
+    sched_->enqueue(x);
     ++queued_[q];
   }
-  wake_ = 0;  // queue contents changed: re-evaluate at the next processed cycle
 }
 
 bool DramChannel::hasResponse() const { return !responses_.empty() && responses_.top().ready < next_cycle_; }
@@ -263,14 +255,14 @@ DramChannel::Command DramChannel::lastCommand() const {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Time. advance() visits only the cycles in which a command may issue (wake_ is a lower bound on
-// the next such cycle: nothing changes the controller's state between two of them except accept(),
-// which resets wake_), so its result does not depend on which cycles were ticked.
+// Time. advance() visits only the cycles in which a command may issue, as the scheduler's wake()
+// says (the model's is a lower bound on its next such cycle, the RTL's is every cycle), so its
+// result does not depend on which cycles were ticked.
 
 void DramChannel::advance(std::uint64_t target) {
   std::uint64_t t = next_cycle_;
   while (t <= target) {
-    std::uint64_t ev = std::max(t, wake_);
+    std::uint64_t ev = std::max(t, sched_->wake());
     if (ev > target) {
       quietCycles(target - t + 1);
       break;
@@ -288,253 +280,46 @@ void DramChannel::quietCycles(std::uint64_t n) {
 
 void DramChannel::step(std::uint64_t t) {
   quietCycles(1);
-  updateMode();
-  if (refresh_on_ && !refresh_pending_ && t >= next_refresh_) refresh_pending_ = true;
-  if (refresh_pending_)
-    refreshStep(t);
-  else
-    schedule(t);
-}
-
-// Read mode -> write mode when the write queue reaches the high watermark, or when no read is
-// queued; write mode -> read mode when the write queue is empty, or below the low watermark while
-// reads are queued.
-void DramChannel::updateMode() {
-  const std::uint32_t w = queued_[1], r = queued_[0];
-  if (!write_mode_) {
-    if (w > 0 && (w >= p_.write_drain_high_watermark || r == 0)) write_mode_ = true;
-  } else if (w == 0 || (w < p_.write_drain_low_watermark && r > 0)) {
-    write_mode_ = false;
-  }
-}
-
-// All-bank refresh: once due, no new accesses start; open banks are precharged (lowest index first,
-// one per cycle, each when its tRAS/tRTP/tWR allow), then REF issues when every bank allows an ACT
-// (tRP after its PRE, tRC after its ACT). REF blocks every bank for tRFC.
-void DramChannel::refreshStep(std::uint64_t t) {
-  std::uint64_t wake = kNever;
-  bool any_open = false;
-  for (std::uint32_t b = 0; b < nbanks_; ++b) {
-    Bank& bk = banks_[b];
-    if (!bk.open) continue;
-    any_open = true;
-    if (bk.next_pre <= t) {
-      issuePre(b, nullptr, t);
-      wake_ = t + 1;
-      return;
-    }
-    wake = std::min(wake, bk.next_pre);
-  }
-  if (any_open) {
-    wake_ = wake;
-    return;
-  }
-  std::uint64_t ref_at = 0;
-  for (const Bank& bk : banks_) ref_at = std::max(ref_at, bk.next_act);
-  if (ref_at <= t) {
-    issueRef(t);
-    wake_ = t + 1;
-  } else {
-    wake_ = ref_at;
-  }
-}
-
-void DramChannel::ensureHit(Bank& b, BankQueue& bq) {
-  if (bq.hit_valid) return;
-  bq.hit_pos = kNone;
-  if (b.open)
-    for (std::size_t i = bq.scan_from; i < bq.fifo.size(); ++i)
-      if (bq.fifo[i].row == b.row) {
-        bq.hit_pos = i;
-        break;
-      }
-  bq.hit_valid = true;
-}
-
-void DramChannel::invalidateHits(Bank& b) {
-  for (BankQueue& bq : b.q) {
-    bq.hit_valid = false;
-    bq.scan_from = 0;
-  }
-}
-
-// Earliest ACT / column command of queue q per bank group, from the channel- and group-level
-// constraints (tRRD_S/L, tFAW; tCCD_S/L, tWTR, tRTW, data bus). Computed once per scheduling pass.
-void DramChannel::groupFloors(int q) {
-  const std::uint64_t faw = faw_count_ >= 4 ? faw_[faw_next_] + tFAW_ : 0;  // oldest of the last four ACTs
-  const std::uint64_t act = std::max(act_any_, faw);
-  std::uint64_t col;
-  const std::vector<std::uint64_t>* col_bg;
-  if (q == 0) {
-    col = std::max(rd_any_, bus_free_ > tCL_ ? bus_free_ - tCL_ : 0);
-    col_bg = &rd_bg_;
-  } else {
-    col = std::max(wr_any_, bus_free_ > tCWL_ ? bus_free_ - tCWL_ : 0);
-    col_bg = &wr_bg_;
-  }
-  for (std::uint32_t g = 0; g < p_.bank_groups; ++g) {
-    act_floor_[g] = std::max(act, act_bg_[g]);
-    col_floor_[g] = std::max(col, (*col_bg)[g]);
-  }
-}
-
-// One scheduling decision over the active queue. Per bank, the candidate is
-//   fr_fcfs: the oldest ready request hitting the open row (its RD/WR); else the oldest ready
-//            request (PRE if another row is open, ACT if the bank is closed);
-//   fcfs:    the bank's oldest request, whatever it needs next.
-// Among banks, fr_fcfs issues the oldest issuable column command, else the oldest issuable row
-// command; fcfs issues the oldest issuable command.
-void DramChannel::schedule(std::uint64_t t) {
-  const int q = write_mode_ ? 1 : 0;
-  std::uint64_t wake = next_refresh_;
-  if (queued_[q] == 0) {
-    wake_ = wake;
-    return;
-  }
-  struct Pick {
-    bool valid = false;
-    Command::Kind kind = Command::None;
-    std::uint32_t bank = 0;
-    std::size_t pos = 0;
-    std::uint64_t seq = 0;
-  } col, row;
-  auto consider = [](Pick& p, Command::Kind k, std::uint32_t b, std::size_t pos, std::uint64_t seq) {
-    if (!p.valid || seq < p.seq) p = Pick{true, k, b, pos, seq};
-  };
-  const Command::Kind col_kind = q == 0 ? Command::Rd : Command::Wr;
-  groupFloors(q);
-
-  for (std::uint32_t b = 0; b < nbanks_; ++b) {
-    Bank& bk = banks_[b];
-    BankQueue& bq = bk.q[q];
-    if (bq.fifo.empty()) continue;
-    const Burst& front = bq.fifo.front();
-    if (frfcfs_ && bk.open) {
-      ensureHit(bk, bq);
-      if (bq.hit_pos != kNone) {
-        const Burst& h = bq.fifo[bq.hit_pos];
-        if (h.ready <= t) {
-          std::uint64_t e = std::max(bk.next_col, col_floor_[bk.group]);
-          if (e <= t)
-            consider(col, col_kind, b, bq.hit_pos, h.seq);
-          else
-            wake = std::min(wake, e);
-          continue;  // never close a row that a ready request still hits
-        }
-        wake = std::min(wake, h.ready);
-      }
-    }
-    if (front.ready > t) {
-      wake = std::min(wake, front.ready);
-      continue;
-    }
-    if (bk.open && front.row == bk.row) {  // fcfs: the oldest request is a hit
-      std::uint64_t e = std::max(bk.next_col, col_floor_[bk.group]);
-      if (e <= t)
-        consider(col, col_kind, b, 0, front.seq);
-      else
-        wake = std::min(wake, e);
-    } else if (bk.open) {
-      if (bk.next_pre <= t)
-        consider(row, Command::Pre, b, 0, front.seq);
-      else
-        wake = std::min(wake, bk.next_pre);
-    } else {
-      std::uint64_t e = std::max(bk.next_act, act_floor_[bk.group]);
-      if (e <= t)
-        consider(row, Command::Act, b, 0, front.seq);
-      else
-        wake = std::min(wake, e);
-    }
-  }
-
-  Pick pick = frfcfs_ ? (col.valid ? col : row) : (!col.valid ? row : !row.valid ? col : col.seq < row.seq ? col : row);
-  if (!pick.valid) {
-    wake_ = wake;
-    return;
-  }
-  Bank& bk = banks_[pick.bank];
-  if (pick.kind == Command::Act)
-    issueAct(pick.bank, bk.q[q].fifo[pick.pos], t);
-  else if (pick.kind == Command::Pre)
-    issuePre(pick.bank, &bk.q[q].fifo[pick.pos], t);
-  else
-    issueCol(pick.bank, q, pick.pos, t);
-  wake_ = t + 1;
+  const DramSchedCommand c = sched_->step(t);
+  if (c.kind != DramSchedCommand::None) served(c, t);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Commands
+// Commands: the channel's side of what the scheduler issued (statistics, data, completion).
 
-void DramChannel::record(Command::Kind k, std::uint32_t bank, std::uint32_t row, std::uint64_t t) {
-  last_cmd_.kind = k;
-  last_cmd_.bank = bank;
-  last_cmd_.row = row;
+void DramChannel::served(const DramSchedCommand& c, std::uint64_t t) {
   last_cmd_cycle_ = t;
-}
-
-void DramChannel::issueAct(std::uint32_t bank, Burst& burst, std::uint64_t t) {
-  Bank& b = banks_[bank];
-  b.open = true;
-  b.row = burst.row;
-  invalidateHits(b);
-  b.next_col = t + tRCD_;
-  b.next_pre = std::max(b.next_pre, t + tRAS_);
-  b.next_act = std::max(b.next_act, t + tRC_);
-  act_any_ = std::max(act_any_, t + tRRD_S_);
-  act_bg_[b.group] = std::max(act_bg_[b.group], t + tRRD_L_);
-  faw_[faw_next_] = t;
-  faw_next_ = (faw_next_ + 1) % 4;
-  ++faw_count_;
-  burst.had_act = true;
-  ++*activates_;
-  record(Command::Act, bank, burst.row, t);
-}
-
-void DramChannel::issuePre(std::uint32_t bank, Burst* burst, std::uint64_t t) {
-  Bank& b = banks_[bank];
-  b.open = false;
-  invalidateHits(b);
-  b.next_act = std::max(b.next_act, t + tRP_);
-  if (burst) burst->had_pre = true;
-  ++*precharges_;
-  record(Command::Pre, bank, 0, t);
-}
-
-void DramChannel::issueCol(std::uint32_t bank, int q, std::size_t pos, std::uint64_t t) {
-  Bank& b = banks_[bank];
-  BankQueue& bq = b.q[q];
-  const Burst x = bq.fifo[pos];
-  bq.fifo.erase(bq.fifo.begin() + std::ptrdiff_t(pos));
-  if (!bq.hit_valid) {
-    if (pos < bq.scan_from) --bq.scan_from;
-  } else if (bq.hit_pos != kNone) {
-    if (pos == bq.hit_pos) {
-      bq.hit_valid = false;  // no hit before pos: rescan from there
-      bq.scan_from = pos;
-    } else if (pos < bq.hit_pos) {
-      --bq.hit_pos;
-    }
+  last_cmd_.bank = c.bank;
+  last_cmd_.row = c.row;
+  switch (c.kind) {
+    case DramSchedCommand::Act:
+      last_cmd_.kind = Command::Act;
+      bursts_[c.tag].had_act = true;
+      ++*activates_;
+      return;
+    case DramSchedCommand::Pre:
+      last_cmd_.kind = Command::Pre;
+      if (c.tag != DramSchedCommand::kNoTag) bursts_[c.tag].had_pre = true;
+      ++*precharges_;
+      return;
+    case DramSchedCommand::Ref:
+      last_cmd_.kind = Command::Ref;
+      last_cmd_.bank = kAllBanks;
+      ++*refreshes_;
+      return;
+    default:
+      break;
   }
-  --queued_[q];
-
-  std::uint64_t data_end;
-  if (q == 0) {
-    rd_any_ = std::max(rd_any_, t + tCCD_S_);
-    rd_bg_[b.group] = std::max(rd_bg_[b.group], t + tCCD_L_);
-    wr_any_ = std::max(wr_any_, t + tRTW_);
-    b.next_pre = std::max(b.next_pre, t + tRTP_);
-    data_end = t + tCL_ + burst_cycles_;
+  const bool read = c.kind == DramSchedCommand::Rd;
+  last_cmd_.kind = read ? Command::Rd : Command::Wr;
+  const BurstInfo x = bursts_[c.tag];
+  free_tags_.push_back(c.tag);
+  --queued_[read ? 0 : 1];
+  const std::uint64_t data_end = t + (read ? tCL_ : tCWL_) + burst_cycles_;
+  if (read)
     ++*reads_;
-  } else {
-    wr_any_ = std::max(wr_any_, t + tCCD_S_);
-    wr_bg_[b.group] = std::max(wr_bg_[b.group], t + tCCD_L_);
-    rd_any_ = std::max(rd_any_, t + tCWL_ + burst_cycles_ + tWTR_);
-    b.next_pre = std::max(b.next_pre, t + tCWL_ + burst_cycles_ + tWR_);
-    data_end = t + tCWL_ + burst_cycles_;
+  else
     ++*writes_;
-  }
-  bus_free_ = data_end;
   *busy_cycles_ += burst_cycles_;
   if (x.had_pre)
     ++*row_conflicts_;
@@ -542,27 +327,10 @@ void DramChannel::issueCol(std::uint32_t bank, int q, std::size_t pos, std::uint
     ++*row_misses_;
   else
     ++*row_hits_;
-  record(q == 0 ? Command::Rd : Command::Wr, bank, x.row, t);
-
-  if (closed_page_) {  // auto-precharge: starts when tRAS and tRTP / write recovery allow
-    std::uint64_t pre_at = b.next_pre;
-    b.open = false;
-    invalidateHits(b);
-    b.next_act = std::max(b.next_act, pre_at + tRP_);
-    ++*precharges_;
-  }
-
+  if (closed_page_) ++*precharges_;  // the auto-precharge
   Slot& s = slots_[x.slot];
   s.data_end = std::max(s.data_end, data_end);
   if (--s.remaining == 0) complete(x.slot);
-}
-
-void DramChannel::issueRef(std::uint64_t t) {
-  for (Bank& b : banks_) b.next_act = std::max(b.next_act, t + tRFC_);
-  ++*refreshes_;
-  next_refresh_ += tREFI_;
-  refresh_pending_ = false;
-  record(Command::Ref, kAllBanks, 0, t);
 }
 
 void DramChannel::complete(std::uint32_t slot) {

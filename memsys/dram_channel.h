@@ -1,6 +1,8 @@
 // One DRAM channel controller (GDDR5/6, HBM2/3 pseudo-channel), cycle-level, in plain C++: no
 // SystemC here. A SystemC wrapper ticks it once per DRAM command-clock cycle and moves requests in
-// and out; this class is the boundary an RTL controller will implement later, so it stays small.
+// and out. The per-cycle command decision (bank states, timing, FR-FCFS, write drain, refresh) is
+// a block of its own behind memsys/dram_scheduler.h, which an RTL scheduler can replace
+// (dram.impl); this class keeps the requests, the address mapping, the responses and the stats.
 //
 // Model (docs/dram.md has the full description):
 //  - A request is split into bursts of `access_bytes` (one RD/WR column command each): the 32-byte
@@ -18,11 +20,12 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <queue>
 #include <string>
 #include <vector>
 
+#include "memsys/dram_scheduler.h"
 #include "memsys/mem_request.h"
 #include "memsys/memsys_params.h"
 #include "base/stats.h"
@@ -64,6 +67,9 @@ class DramChannel {
   // The command issued in the last ticked cycle (None if none). Under the closed-page policy Rd/Wr
   // carry an auto-precharge.
   Command lastCommand() const;
+  // Co-simulation (dram.impl = cosim): the first cycle on which the RTL scheduler's command
+  // differed from the model's (null otherwise).
+  const std::string* divergence() const { return sched_->divergence(); }
   std::uint32_t readQueueDepth() const { return queued_[0]; }   // bursts
   std::uint32_t writeQueueDepth() const { return queued_[1]; }  // bursts
 
@@ -81,30 +87,12 @@ class DramChannel {
 
  private:
   static constexpr std::uint64_t kNever = ~0ull;
-  static constexpr std::size_t kNone = ~std::size_t(0);
 
-  struct Burst {
-    std::uint64_t seq = 0;    // arrival order = age
-    std::uint64_t ready = 0;  // first cycle it may be scheduled (arrival + controller latency)
-    std::uint32_t slot = 0;   // owning request
-    std::uint32_t row = 0;
-    bool had_pre = false;  // a PRE was issued for it (row conflict)
-    bool had_act = false;  // an ACT was issued for it (row miss)
-  };
-  // One bank's share of the read (0) or write (1) queue, oldest first, with a cache of the oldest
-  // entry that hits the open row (so a scheduling pass is O(banks), not O(queue)).
-  struct BankQueue {
-    std::deque<Burst> fifo;
-    bool hit_valid = false;
-    std::size_t hit_pos = kNone;
-    std::size_t scan_from = 0;  // when !hit_valid: no hit before this position
-  };
-  struct Bank {
-    std::uint32_t group = 0;
-    bool open = false;
-    std::uint32_t row = 0;
-    std::uint64_t next_act = 0, next_pre = 0, next_col = 0;
-    BankQueue q[2];
+  // A burst in the scheduler's queue, by its tag: what the channel needs back when it is served.
+  struct BurstInfo {
+    std::uint32_t slot = 0;  // owning request
+    bool had_pre = false;    // a PRE was issued for it (row conflict)
+    bool had_act = false;    // an ACT was issued for it (row miss)
   };
   struct Slot {
     MemRequest req;
@@ -131,46 +119,24 @@ class DramChannel {
   void advance(std::uint64_t target);  // processes cycles [next_cycle_, target]
   void quietCycles(std::uint64_t n);   // n cycles in which nothing can happen
   void step(std::uint64_t t);          // one cycle in which something may happen
-  void updateMode();
-  void refreshStep(std::uint64_t t);
-  void schedule(std::uint64_t t);
-
-  void ensureHit(Bank& b, BankQueue& bq);
-  static void invalidateHits(Bank& b);
-  void groupFloors(int q);
-  void issueAct(std::uint32_t bank, Burst& burst, std::uint64_t t);
-  void issuePre(std::uint32_t bank, Burst* burst, std::uint64_t t);
-  void issueCol(std::uint32_t bank, int q, std::size_t pos, std::uint64_t t);
-  void issueRef(std::uint64_t t);
-  void record(Command::Kind k, std::uint32_t bank, std::uint32_t row, std::uint64_t t);
+  void served(const DramSchedCommand& c, std::uint64_t t);  // the scheduler issued c in cycle t
   void complete(std::uint32_t slot);
 
   DramParams p_;
   std::uint32_t index_;
-  std::uint32_t nbanks_, cols_per_row_, burst_cycles_;
-  bool frfcfs_, closed_page_, row_bank_column_, refresh_on_;
+  std::uint32_t cols_per_row_, burst_cycles_;
+  bool closed_page_, row_bank_column_;
   bool pow2_;  // every field size a power of two: locate() shifts instead of dividing
   std::uint32_t sh_access_, sh_cols_, sh_bpg_, sh_bg_;
-  // Timing, in cycles.
-  std::uint64_t tRCD_, tRP_, tRAS_, tRC_, tCL_, tCWL_, tCCD_S_, tCCD_L_, tRRD_S_, tRRD_L_, tFAW_, tWTR_, tRTW_, tWR_,
-      tRTP_, tREFI_, tRFC_, ctrl_;
-
-  std::vector<Bank> banks_;
-  std::vector<std::uint64_t> act_bg_, rd_bg_, wr_bg_;    // per bank group: tRRD_L, tCCD_L
-  std::vector<std::uint64_t> act_floor_, col_floor_;     // scratch of groupFloors()
-  std::uint64_t act_any_ = 0, rd_any_ = 0, wr_any_ = 0;  // channel: tRRD_S, tCCD_S, tWTR, tRTW
-  std::uint64_t bus_free_ = 0;                           // end of the last data burst
-  std::uint64_t faw_[4] = {0, 0, 0, 0};                  // last four ACTs (ring)
-  std::uint32_t faw_next_ = 0, faw_count_ = 0;
+  std::uint64_t tCL_, tCWL_, ctrl_;
+  std::unique_ptr<DramScheduler> sched_;  // the command scheduler: model, RTL or both
 
   std::uint32_t queued_[2] = {0, 0};
   std::uint32_t capacity_[2];
-  bool write_mode_ = false;
-  bool refresh_pending_ = false;
-  std::uint64_t next_refresh_;
   std::uint64_t next_cycle_ = 0;  // first cycle not yet processed
-  std::uint64_t wake_ = 0;        // no command can issue before this cycle
-  std::uint64_t burst_seq_ = 0, req_seq_ = 0;
+  std::uint64_t req_seq_ = 0;
+  std::vector<BurstInfo> bursts_;        // by tag
+  std::vector<std::uint32_t> free_tags_;
 
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;

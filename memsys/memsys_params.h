@@ -70,6 +70,7 @@ struct DramParams {
   bool bank_xor_row = false;                     // permute bank and bank group with the row's low bits
   std::uint32_t channel_interleave_bytes = 256;
   std::uint32_t controller_latency_cycles = 4;   // queueing pipeline, in DRAM cycles, each way
+  std::string impl = "model";                    // command scheduler: model | rtl | cosim (docs/rtl-cosim.md)
   DramTimingParams timing;
 };
 

@@ -13,6 +13,7 @@ declare -A param_sets=(
   # L2 tag/MSHR stage: a few sets and entries (the memories become flip-flops in a generic synth;
   # the product's build is 1024 sets x 32 ways, 512 MSHRs).
   [l2_tag_mshr]="SETS=16,WAYS=4,SECTORS=4,ENTRIES=8,MERGE=4,LINE_W=32"
+  [dram_cmd_sched]="QUEUE_DEPTH=16"
 )
 blocks=("$@")
 if [ ${#blocks[@]} -eq 0 ]; then

@@ -20,6 +20,7 @@
 #include "memsys/crossbar_arbiter.h"
 #include "memsys/dram_presets.h"
 #include "memsys/l2_tag_mshr.h"
+#include "memsys/dram_scheduler.h"
 #include "sm/timing/coalescer.h"
 #include "sm/timing/warp_scheduler.h"
 #include "tlm/gpu_config.h"
@@ -138,7 +139,7 @@ class Builder {
     k.type = t;
     k.field = std::move(f);
     k.description = desc;
-    k.preset = path.rfind("dram.", 0) == 0 && path != "dram.standard";
+    k.preset = path.rfind("dram.", 0) == 0 && path != "dram.standard" && path != "dram.impl";  // impl: no preset sets it
     s_.keys.push_back(std::move(k));
     return s_.keys.back();
   }
@@ -354,6 +355,9 @@ Schema buildSchema() {
       .powerOfTwo();
   b.integer("dram.controller_latency_cycles", FIELD(dram.controller_latency_cycles), 0, 100000,
             "controller pipeline, in DRAM cycles, each way");
+  b.choice("dram.impl", FIELD(dram.impl), {"model", "rtl", "cosim"},
+           "the command scheduler of every channel: model: C++; rtl: rtl/dram_cmd_sched.sv through Verilator; "
+           "cosim: both, commands compared every DRAM cycle (a divergence stops the run with exit status 4)");
   b.section("dram.timing", "DRAM timing parameters, in DRAM command-clock cycles (tCK = 1 / clocks.dram_clock_mhz)");
   const std::vector<std::pair<std::string, std::string>> timings{
       {"tRCD", "ACT to RD/WR"}, {"tRP", "PRE to ACT"}, {"tRAS", "ACT to PRE; at least tRCD"},
@@ -901,6 +905,13 @@ class Checker {
         fail({"l2.impl", "l2.cache.size_bytes", "l2.cache.associativity", "l2.cache.mshr_entries",
               "l2.cache.mshr_max_merge"},
              e.what());
+      }
+    }
+    if (p_.dram.impl != "model") {
+      try {  // every channel has the same parameters
+        memsys::makeDramScheduler(p_.dram.impl, memsys::DramSchedParams::from(p_.dram), "gpu.dram.scheduler");
+      } catch (const std::invalid_argument& e) {
+        fail({"dram.impl"}, e.what());
       }
     }
     if (sm.instruction_bytes > sm.icache.line_bytes)

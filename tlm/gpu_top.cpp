@@ -66,6 +66,7 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
                                             map_, stats, icnt_clk_));
   // DRAM domain: one port per slice that feeds the channel.
   const std::uint32_t ports = nslice >= nch ? nslice / nch : 1;
+  dram_cosim_ = params.dram.impl == "cosim";
   for (std::uint32_t c = 0; c < nch; ++c)
     dram_.push_back(std::make_unique<DramBlock>(fmt::format("dram_{}", c).c_str(), params.dram, c, ports, map_,
                                                 stats, dram_clk_));
@@ -135,6 +136,16 @@ void GpuTop::coreTick(std::uint64_t cycle) {
       r.message = *d;
       fault_ = r;
     }
+  if (!fault_ && dram_cosim_)  // only then can a channel's scheduler differ: model mode pays nothing
+    for (const auto& d : dram_)
+      if (const std::string* m = d->channel.divergence()) {
+        sm::FaultReport r;
+        r.kind = "cosim divergence";
+        r.kernel = launch_->program->kernel_name;
+        r.message = *m;
+        fault_ = r;
+        break;
+      }
   std::uint64_t issued = 0;
   for (const auto& s : sms_) issued += s->core.instructionsIssued();
   if (issued != last_issued_) {

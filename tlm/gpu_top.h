@@ -82,6 +82,7 @@ class GpuTop : public sc_core::sc_module {
   std::unique_ptr<XbarBlock> xbar_;
   std::vector<std::unique_ptr<L2Block>> l2_;
   std::vector<std::unique_ptr<DramBlock>> dram_;
+  bool dram_cosim_ = false;  // dram.impl = cosim: the channels' schedulers are compared
   std::unique_ptr<ChipProbes> probes_;
 
   // Kernel in progress.
