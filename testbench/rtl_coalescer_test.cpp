@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <bitset>
 #include <map>
@@ -18,6 +19,7 @@
 #include "Vlsu_coalescer.h"
 #include "Vlsu_coalescer_planted_bug.h"
 #include "rtl/coalescer_rtl.h"
+#include "rtl/verilated_block.h"
 #include "rtl/coalescer_transactor.h"
 #include "sm/fault.h"
 #include "sm/timing/coalescer.h"
@@ -73,7 +75,8 @@ TEST(RtlCoalescer, MatchesTheModelOnConstrainedRandomAccesses) {
   std::map<std::string, std::uint64_t> cover;
   std::vector<LineAccess> want, got;
   int i = 0;
-  for (; rtl.cycles() < 1'000'000; ++i) {  // at least a million RTL cycles side by side
+  const std::uint64_t cycles = scgpu::rtl::testbenchCycles();
+  for (; rtl.cycles() < cycles; ++i) {  // at least a million RTL cycles side by side (by default)
     const Access a = randomAccess(rng);
     const LaneAccesses in{a.mask, a.bytes, a.addr.data(), std::uint64_t(i)};
     want.clear();
@@ -90,10 +93,68 @@ TEST(RtlCoalescer, MatchesTheModelOnConstrainedRandomAccesses) {
     for (const auto& l : want) cover[std::bitset<4>(l.sectors).count() == 4 ? "full line" : "partial line"]++;
     cover["width " + std::to_string(a.bytes)]++;
   }
-  EXPECT_GT(i, 10000);
+  EXPECT_GT(std::uint64_t(i), cycles / 100);
   for (const char* bin : {"no lane", "one line", "2-31 lines", "32 lines", "full line", "partial line", "width 1",
                           "width 2", "width 4", "width 8", "width 16"})
     EXPECT_GT(cover[bin], 0u) << "coverage bin '" << bin << "' never hit";
+}
+
+// At the pins, as a block-level testbench drives it (the transactor never idles the block and
+// always takes its lines at once): idle cycles between accesses, and out_ready low at random, so
+// every line waits a while; the lines must still be the model's, in order, with out_last on the
+// last one.
+TEST(RtlCoalescer, PinLevelIdleCyclesAndBackPressure) {
+  scgpu::rtl::VerilatedBlock<Vlsu_coalescer> top("lsu_coalescer");
+  top->clk = 0;
+  top->rst_n = 0;
+  top->in_valid = 0;
+  top->out_ready = 0;
+  top->eval();
+  top.tick();
+  top->rst_n = 1;
+  top->eval();
+  ModelCoalescer model(kParams);
+  std::mt19937_64 rng(424242);  // seeded: a failure reproduces
+  std::vector<LineAccess> want;
+  std::uint64_t stalls = 0, idles = 0;
+  const std::uint64_t accesses = std::max<std::uint64_t>(scgpu::rtl::testbenchCycles() / 100, 1000);
+  for (std::uint64_t n = 0; n < accesses; ++n) {
+    const Access a = randomAccess(rng);
+    for (int k = int(rng() % 3); k > 0; --k, ++idles) top.tick();  // idle cycles, in_valid low
+    ASSERT_TRUE(top->in_ready) << "access " << n;
+    top->in_valid = 1;
+    top->in_mask = a.mask;
+    top->in_bytes = a.bytes & 0x1F;
+    for (int lane = 0; lane < 32; ++lane) {
+      const std::uint64_t x = (a.mask >> lane) & 1 ? a.addr[std::size_t(lane)] : 0;
+      top->in_addr[2 * lane] = std::uint32_t(x);
+      top->in_addr[2 * lane + 1] = std::uint32_t(x >> 32);
+    }
+    top->eval();
+    top.tick();
+    top->in_valid = 0;
+    want.clear();
+    model.coalesce(LaneAccesses{a.mask, a.bytes, a.addr.data(), n}, want);
+    std::size_t got = 0;
+    for (int guard = 0; guard < 1000 && !(got == want.size() && top->in_ready); ++guard) {
+      top->out_ready = rng() % 3 != 0;
+      top->eval();
+      if (top->out_valid && top->out_ready) {
+        ASSERT_LT(got, want.size()) << "access " << n;
+        EXPECT_EQ(top->out_line, want[got].line) << "access " << n << " line " << got;
+        EXPECT_EQ(top->out_sectors, want[got].sectors) << "access " << n << " line " << got;
+        EXPECT_EQ(bool(top->out_last), got + 1 == want.size()) << "access " << n << " line " << got;
+        ++got;
+      } else if (top->out_valid) {
+        ++stalls;
+      }
+      top.tick();
+    }
+    ASSERT_EQ(got, want.size()) << "access " << n;
+    top->out_ready = 0;
+  }
+  EXPECT_GT(stalls, 0u);
+  EXPECT_GT(idles, 0u);
 }
 
 // A copy of the RTL with a planted bug (a line touched in sectors 0 and 3 loses sector 3) behind
@@ -159,6 +220,24 @@ TEST(RtlCoalescer, DivergenceStopsTheRunWithExitStatus4) {
   EXPECT_GT(f.cycle, 0u);
   EXPECT_EQ(scgpu::cli::faultExitCode(rt), scgpu::cli::kExitCosimDivergence);
   std::printf("%s\n", f.toString().c_str());
+}
+
+// Per instance: with only SM 1's coalescer in cosim (`sm[1].coalescer.impl=cosim`), the buggy copy
+// runs there alone, and the divergence names that instance (SM 0, which gets the first block, is
+// not co-simulated).
+TEST(RtlCoalescer, PerInstanceCosimChecksOnlyThatSm) {
+  registerRtlCoalescer([](const CoalescerParams&, const std::string& instance) {
+    return std::make_unique<scgpu::rtl::CoalescerTransactor<Vlsu_coalescer_planted_bug>>(instance);
+  });
+  scgpu::driver::Runtime rt(scgpu::GpuConfig::loadDefault({"sm[1].coalescer.impl=cosim"}),
+                            scgpu::driver::Mode::Timing);
+  const scgpu::kernels::Workload* w = scgpu::kernels::findWorkload("saxpy");
+  ASSERT_NE(w, nullptr);
+  w->run(rt, {});
+  ASSERT_TRUE(rt.lastFault().has_value());
+  const auto& f = *rt.lastFault();
+  EXPECT_EQ(f.kind, "cosim divergence");
+  EXPECT_NE(f.message.find("in gpu.sm[1].coalescer (rtl/lsu_coalescer.sv)"), std::string::npos) << f.message;
 }
 
 TEST(RtlCoalescer, ParametersTheRtlCannotHonourAreRefused) {

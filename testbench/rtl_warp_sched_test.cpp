@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rtl/warp_sched_rtl.h"
+#include "rtl/verilated_block.h"
 #include "sm/sm_params.h"
 #include "sm/timing/warp_scheduler.h"
 
@@ -55,7 +56,8 @@ TEST_P(RtlWarpScheduler, PicksWhatTheModelPicks) {
                             Reason::ShortScoreboard, Reason::NoInstruction, Reason::Wait, Reason::MathPipeThrottle};
   std::map<std::string, std::uint64_t> cover;
   std::uint64_t rtl_clocks = 0;  // one per add, remove and pick
-  for (std::uint64_t cycles = 0; rtl_clocks < 1'000'000; ++cycles) {
+  const std::uint64_t clocks = scgpu::rtl::testbenchCycles();  // a million by default
+  for (std::uint64_t cycles = 0; rtl_clocks < clocks; ++cycles) {
     // Warps join (a block arrives: several at once) and leave (they exit).
     if (!free_locals.empty() && rng() % 8 == 0) {
       const std::size_t n = 1 + rng() % std::min<std::size_t>(free_locals.size(), 4);
