@@ -9,7 +9,6 @@
 #include <verilated_cov.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <string>
 #endif
 
@@ -29,8 +28,11 @@ inline std::uint64_t testbenchCycles() {
 template <typename Model>
 class VerilatedBlock {
  public:
-  explicit VerilatedBlock(const char* name) : ctx_(std::make_unique<VerilatedContext>()), name_(name) {
+  // trace: the model was built with --trace and will be traced (rtl/wave_window.h).
+  explicit VerilatedBlock(const char* name, bool trace = false)
+      : ctx_(std::make_unique<VerilatedContext>()), name_(name) {
     ctx_->randReset(0);  // deterministic: X's come up as zeros
+    if (trace) ctx_->traceEverOn(true);
     top_ = std::make_unique<Model>(ctx_.get(), name);
   }
   ~VerilatedBlock() {
@@ -46,6 +48,7 @@ class VerilatedBlock {
 #endif
   }
   Model* operator->() { return top_.get(); }
+  Model* get() { return top_.get(); }
   // One full clock cycle: rising edge, then falling edge.
   void tick() {
     ++cycles_;

@@ -9,7 +9,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstapi.h>
+#include <unistd.h>
+
 #include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <bitset>
 #include <map>
 #include <random>
@@ -18,6 +26,7 @@
 
 #include "Vlsu_coalescer.h"
 #include "Vlsu_coalescer_planted_bug.h"
+#include "Vlsu_coalescer_planted_bug_wave.h"
 #include "rtl/coalescer_rtl.h"
 #include "rtl/verilated_block.h"
 #include "rtl/coalescer_transactor.h"
@@ -157,11 +166,58 @@ TEST(RtlCoalescer, PinLevelIdleCyclesAndBackPressure) {
   EXPECT_GT(idles, 0u);
 }
 
+// The signals of an FST file, as "scope.scope.name" (without their range).
+std::set<std::string> fstSignals(const std::string& path) {
+  std::set<std::string> names;
+  void* r = fstReaderOpen(path.c_str());
+  if (!r) return names;
+  std::vector<std::string> scopes;
+  while (fstHier* h = fstReaderIterateHier(r)) {
+    if (h->htyp == FST_HT_SCOPE) scopes.push_back(h->u.scope.name);
+    else if (h->htyp == FST_HT_UPSCOPE && !scopes.empty()) scopes.pop_back();
+    else if (h->htyp == FST_HT_VAR) {
+      std::string full;
+      for (const auto& s : scopes) full += s + ".";
+      std::string name = h->u.var.name;
+      names.insert(full + name.substr(0, name.find(' ')));
+    }
+  }
+  fstReaderClose(r);
+  return names;
+}
+
+// Divergence waveforms go to a scratch directory for the test's duration, unless the caller set
+// SCGPU_COSIM_WAVE_DIR (then they stay there).
+class ScratchWaveDir {
+ public:
+  ScratchWaveDir()
+      : own_(!std::getenv("SCGPU_COSIM_WAVE_DIR")),
+        dir_(std::filesystem::temp_directory_path() / ("scgpu_cosim_wave_" + std::to_string(::getpid()))) {
+    if (!own_) return;
+    std::filesystem::create_directories(dir_);
+    ::setenv("SCGPU_COSIM_WAVE_DIR", dir_.c_str(), 1);
+  }
+  ~ScratchWaveDir() {
+    if (!own_) return;
+    std::filesystem::remove_all(dir_);
+    ::unsetenv("SCGPU_COSIM_WAVE_DIR");
+  }
+
+ private:
+  bool own_;
+  std::filesystem::path dir_;
+};
+
 // A copy of the RTL with a planted bug (a line touched in sectors 0 and 3 loses sector 3) behind
 // the cosim boundary: the first access that triggers it is reported with its cycle and port.
 TEST(RtlCoalescer, CosimReportsThePlantedBugAtTheRightAccessAndPort) {
+  namespace fs = std::filesystem;
+  const fs::path wave_dir = fs::temp_directory_path() / ("scgpu_cosim_wave_" + std::to_string(::getpid()));
+  fs::remove_all(wave_dir);
+  fs::create_directories(wave_dir);
+  ::setenv("SCGPU_COSIM_WAVE_DIR", wave_dir.c_str(), 1);
   registerRtlCoalescer([](const CoalescerParams&, const std::string& instance) {
-    return std::make_unique<scgpu::rtl::CoalescerTransactor<Vlsu_coalescer_planted_bug>>(instance);
+    return std::make_unique<scgpu::rtl::CoalescerTransactor<Vlsu_coalescer_planted_bug, Vlsu_coalescer_planted_bug_wave>>(instance);
   });
   auto cosim = makeCoalescer("cosim", kParams, "gpu.sm[0].coalescer");
   ModelCoalescer reference(kParams);
@@ -197,6 +253,34 @@ TEST(RtlCoalescer, CosimReportsThePlantedBugAtTheRightAccessAndPort) {
           << s.message;
       EXPECT_NE(s.message.find("got (RTL) line"), std::string::npos) << s.message;
       EXPECT_NE(s.message.find("last "), std::string::npos) << s.message;  // the instance's history
+      // The waveform of the window before it (rtl-verif): FST with the RTL's internal signals and
+      // the model's, and a .gtkw that opens it (its dump file is the FST beside it, and every
+      // signal it shows is in the FST).
+      const std::string stem = (wave_dir / ("cosim_gpu_sm_0_coalescer_cycle" + std::to_string(cycle))).string();
+      EXPECT_NE(s.message.find("waveform: " + stem + ".fst (RTL cycles "), std::string::npos) << s.message;
+      EXPECT_NE(s.message.find("view: gtkwave " + stem + ".gtkw"), std::string::npos) << s.message;
+      ASSERT_TRUE(fs::exists(stem + ".fst"));
+      ASSERT_TRUE(fs::exists(stem + ".gtkw"));
+      const std::set<std::string> sigs = fstSignals(stem + ".fst");
+      for (const char* want : {"TOP.lsu_coalescer_wave.dut.pending_q", "TOP.lsu_coalescer_wave.dut.state_q",
+                               "TOP.lsu_coalescer_wave.dut.line_mask", "TOP.lsu_coalescer_wave.model_line",
+                               "TOP.lsu_coalescer_wave.model_sectors", "TOP.lsu_coalescer_wave.out_sectors",
+                               "TOP.lsu_coalescer_wave.mismatch"})
+        EXPECT_TRUE(sigs.count(want)) << want << " is not in " << stem << ".fst";
+      std::ifstream g(stem + ".gtkw");
+      std::stringstream text;
+      text << g.rdbuf();
+      const std::string fst_name = fs::path(stem + ".fst").filename().string();
+      EXPECT_NE(text.str().find("[dumpfile] \"" + fst_name + "\""), std::string::npos) << text.str();
+      int shown = 0;
+      for (std::string line; std::getline(text, line);) {
+        if (line.rfind("TOP.", 0) != 0) continue;
+        ++shown;
+        EXPECT_TRUE(sigs.count(line.substr(0, line.find('[')))) << line << " (in the .gtkw) is not in the FST";
+      }
+      EXPECT_GT(shown, 10);
+      fs::remove_all(wave_dir);
+      ::unsetenv("SCGPU_COSIM_WAVE_DIR");
       return;
     }
   }
@@ -206,8 +290,9 @@ TEST(RtlCoalescer, CosimReportsThePlantedBugAtTheRightAccessAndPort) {
 // End to end: a workload in timing mode with the buggy copy in cosim stops with the divergence as
 // its fault, and the command line's exit status for it is 4.
 TEST(RtlCoalescer, DivergenceStopsTheRunWithExitStatus4) {
+  const ScratchWaveDir scratch;  // scripts/cosim_screenshot.sh chooses its own
   registerRtlCoalescer([](const CoalescerParams&, const std::string& instance) {
-    return std::make_unique<scgpu::rtl::CoalescerTransactor<Vlsu_coalescer_planted_bug>>(instance);
+    return std::make_unique<scgpu::rtl::CoalescerTransactor<Vlsu_coalescer_planted_bug, Vlsu_coalescer_planted_bug_wave>>(instance);
   });
   scgpu::driver::Runtime rt(scgpu::GpuConfig::loadDefault({"sm.coalescer.impl=cosim"}), scgpu::driver::Mode::Timing);
   const scgpu::kernels::Workload* w = scgpu::kernels::findWorkload("saxpy");
@@ -219,6 +304,7 @@ TEST(RtlCoalescer, DivergenceStopsTheRunWithExitStatus4) {
   EXPECT_NE(f.message.find("coalescer (rtl/lsu_coalescer.sv), port out"), std::string::npos) << f.message;
   EXPECT_GT(f.cycle, 0u);
   EXPECT_EQ(scgpu::cli::faultExitCode(rt), scgpu::cli::kExitCosimDivergence);
+  EXPECT_NE(f.message.find("waveform: "), std::string::npos) << f.message;
   std::printf("%s\n", f.toString().c_str());
 }
 
@@ -226,8 +312,9 @@ TEST(RtlCoalescer, DivergenceStopsTheRunWithExitStatus4) {
 // runs there alone, and the divergence names that instance (SM 0, which gets the first block, is
 // not co-simulated).
 TEST(RtlCoalescer, PerInstanceCosimChecksOnlyThatSm) {
+  const ScratchWaveDir scratch;
   registerRtlCoalescer([](const CoalescerParams&, const std::string& instance) {
-    return std::make_unique<scgpu::rtl::CoalescerTransactor<Vlsu_coalescer_planted_bug>>(instance);
+    return std::make_unique<scgpu::rtl::CoalescerTransactor<Vlsu_coalescer_planted_bug, Vlsu_coalescer_planted_bug_wave>>(instance);
   });
   scgpu::driver::Runtime rt(scgpu::GpuConfig::loadDefault({"sm[1].coalescer.impl=cosim"}),
                             scgpu::driver::Mode::Timing);
