@@ -103,7 +103,7 @@ class CoalescerTransactor : public sm::timing::Coalescer {
       window_->write(stem, sigs, mismatch_cycle_ ? *mismatch_cycle_ : first + n, mismatch_cycle_.has_value());
       return fmt::format("  waveform: {}.fst (RTL cycles {}..{} of this instance, 1 ns each; the model's side as "
                          "model_*, the RTL's internals under dut), view: gtkwave {}.gtkw\n",
-                         stem, first, first + n, stem);
+                         stem, first, first + n - 1, stem);
     }
   }
 
