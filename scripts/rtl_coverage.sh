@@ -76,7 +76,7 @@ done
 
 # The table: per block, line points (statement blocks and branches, Verilator's --coverage-line)
 # and toggle points (every bit of every signal rising and falling, --coverage-toggle) that were hit
-# at least once, over the points of rtl/<block>.sv in every build of the block. Not counted: the
+# at least once, over the points of rtl/<block>.sv in every build and instance of the block. Not counted: the
 # test-only lines of the planted bug (below), and code between `// verilator coverage_off` and
 # `coverage_on` (Verilator makes no points there; kept for what is unreachable by construction).
 printf '%-20s %14s %8s %16s %8s %6s\n' block "line points" "line %" "toggle points" "toggle %" "s"
@@ -96,8 +96,9 @@ for n, text in enumerate(open(source), 1):
         inside = False
     elif inside:
         test_only.add(n)
-hit = {"line": 0, "toggle": 0}
-total = {"line": 0, "toggle": 0}
+# A point of the module, whatever instance it was counted in (the block alone, or inside the
+# waveform wrapper of rtl/wave/): the same file, line, column, kind and comment make one point.
+points = {}
 for raw in open(path, encoding="latin-1"):
     if not raw.startswith("C '"):
         continue
@@ -111,8 +112,14 @@ for raw in open(path, encoding="latin-1"):
     kind = "toggle" if page.startswith("v_toggle") else "line" if page.startswith(("v_line", "v_branch")) else None
     if kind is None:
         continue
-    total[kind] += 1
-    hit[kind] += int(count) > 0
+    # ("page" names the module as elaborated, e.g. lsu_coalescer__LB80_S20 for its parameters.)
+    key = (kind,) + tuple(sorted((k, v) for k, v in fields.items() if k not in ("h", "page")))
+    points[key] = points.get(key, 0) + int(count)
+hit = {"line": 0, "toggle": 0}
+total = {"line": 0, "toggle": 0}
+for key, count in points.items():
+    total[key[0]] += 1
+    hit[key[0]] += count > 0
 pct = {k: (100.0 * hit[k] / total[k] if total[k] else 0.0) for k in hit}
 print(f"{hit['line']}/{total['line']} {pct['line']:.1f} {hit['toggle']}/{total['toggle']} {pct['toggle']:.1f}")
 EOF
