@@ -14,14 +14,14 @@ void checkBlockImpl(const std::string& key, const std::string& impl, bool rtl_av
                                 "with Verilator installed)");
 }
 
-std::string cosimWaveformStem(const std::string& instance, std::uint64_t cycle) {
+std::string cosimWaveformStem(const std::string& instance, const std::string& when) {
   const char* dir = std::getenv("SCGPU_COSIM_WAVE_DIR");
   std::string name;
   for (char c : instance) {
     if (c == ']') continue;
     name += (c == '[' || c == '.') ? '_' : c;
   }
-  return std::string(dir && *dir ? dir : ".") + "/cosim_" + name + "_cycle" + std::to_string(cycle);
+  return std::string(dir && *dir ? dir : ".") + "/cosim_" + name + "_" + when;
 }
 
 void CosimHistory::remember(std::string transaction) {

@@ -14,10 +14,14 @@ namespace scgpu {
 // RTL implementation is linked in. `key` names the config key in the message ("crossbar.impl").
 void checkBlockImpl(const std::string& key, const std::string& impl, bool rtl_available);
 
-// rtl-verif: where a co-simulation divergence's waveform goes: "<dir>/cosim_<instance>_cycle<N>"
+// rtl-verif: where a co-simulation divergence's waveform goes: "<dir>/cosim_<instance>_<when>"
 // (to which .fst and .gtkw are added), <dir> being $SCGPU_COSIM_WAVE_DIR or the working directory;
-// the instance's brackets and dots become underscores ("gpu_sm_1_coalescer").
-std::string cosimWaveformStem(const std::string& instance, std::uint64_t cycle);
+// the instance's brackets and dots become underscores ("gpu_sm_1_coalescer"); <when> is
+// "cycle<N>" for a core cycle, or what the caller gives ("pick<N>").
+std::string cosimWaveformStem(const std::string& instance, const std::string& when);
+inline std::string cosimWaveformStem(const std::string& instance, std::uint64_t cycle) {
+  return cosimWaveformStem(instance, "cycle" + std::to_string(cycle));
+}
 
 // The last `capacity` transactions of one block instance, oldest first.
 class CosimHistory {

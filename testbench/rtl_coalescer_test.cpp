@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstapi.h>
 #include <unistd.h>
 
 #include <array>
@@ -30,6 +29,7 @@
 #include "rtl/coalescer_rtl.h"
 #include "rtl/verilated_block.h"
 #include "rtl/coalescer_transactor.h"
+#include "rtl_wave_check.h"
 #include "sm/fault.h"
 #include "sm/timing/coalescer.h"
 #include "app/cli.h"
@@ -166,26 +166,6 @@ TEST(RtlCoalescer, PinLevelIdleCyclesAndBackPressure) {
   EXPECT_GT(idles, 0u);
 }
 
-// The signals of an FST file, as "scope.scope.name" (without their range).
-std::set<std::string> fstSignals(const std::string& path) {
-  std::set<std::string> names;
-  void* r = fstReaderOpen(path.c_str());
-  if (!r) return names;
-  std::vector<std::string> scopes;
-  while (fstHier* h = fstReaderIterateHier(r)) {
-    if (h->htyp == FST_HT_SCOPE) scopes.push_back(h->u.scope.name);
-    else if (h->htyp == FST_HT_UPSCOPE && !scopes.empty()) scopes.pop_back();
-    else if (h->htyp == FST_HT_VAR) {
-      std::string full;
-      for (const auto& s : scopes) full += s + ".";
-      std::string name = h->u.var.name;
-      names.insert(full + name.substr(0, name.find(' ')));
-    }
-  }
-  fstReaderClose(r);
-  return names;
-}
-
 // Divergence waveforms go to a scratch directory for the test's duration, unless the caller set
 // SCGPU_COSIM_WAVE_DIR (then they stay there).
 class ScratchWaveDir {
@@ -261,7 +241,7 @@ TEST(RtlCoalescer, CosimReportsThePlantedBugAtTheRightAccessAndPort) {
       EXPECT_NE(s.message.find("view: gtkwave " + stem + ".gtkw"), std::string::npos) << s.message;
       ASSERT_TRUE(fs::exists(stem + ".fst"));
       ASSERT_TRUE(fs::exists(stem + ".gtkw"));
-      const std::set<std::string> sigs = fstSignals(stem + ".fst");
+      const std::set<std::string> sigs = scgpu::testing::fstSignals(stem + ".fst");
       for (const char* want : {"TOP.lsu_coalescer_wave.dut.pending_q", "TOP.lsu_coalescer_wave.dut.state_q",
                                "TOP.lsu_coalescer_wave.dut.line_mask", "TOP.lsu_coalescer_wave.model_line",
                                "TOP.lsu_coalescer_wave.model_sectors", "TOP.lsu_coalescer_wave.out_sectors",
