@@ -1,5 +1,6 @@
 #include "base/block_impl.h"
 
+#include <cstdlib>
 #include <stdexcept>
 
 namespace scgpu {
@@ -11,6 +12,16 @@ void checkBlockImpl(const std::string& key, const std::string& impl, bool rtl_av
     throw std::invalid_argument(key + " = " + impl +
                                 " needs the RTL blocks: this scgpu was built without them (cmake -DSCGPU_RTL=ON, "
                                 "with Verilator installed)");
+}
+
+std::string cosimWaveformStem(const std::string& instance, const std::string& when) {
+  const char* dir = std::getenv("SCGPU_COSIM_WAVE_DIR");
+  std::string name;
+  for (char c : instance) {
+    if (c == ']') continue;
+    name += (c == '[' || c == '.') ? '_' : c;
+  }
+  return std::string(dir && *dir ? dir : ".") + "/cosim_" + name + "_" + when;
 }
 
 void CosimHistory::remember(std::string transaction) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <string>
 
@@ -12,6 +13,15 @@ namespace scgpu {
 // Throws std::invalid_argument unless `impl` is model, rtl or cosim, and, for rtl and cosim, the
 // RTL implementation is linked in. `key` names the config key in the message ("crossbar.impl").
 void checkBlockImpl(const std::string& key, const std::string& impl, bool rtl_available);
+
+// rtl-verif: where a co-simulation divergence's waveform goes: "<dir>/cosim_<instance>_<when>"
+// (to which .fst and .gtkw are added), <dir> being $SCGPU_COSIM_WAVE_DIR or the working directory;
+// the instance's brackets and dots become underscores ("gpu_sm_1_coalescer"); <when> is
+// "cycle<N>" for a core cycle, or what the caller gives ("pick<N>").
+std::string cosimWaveformStem(const std::string& instance, const std::string& when);
+inline std::string cosimWaveformStem(const std::string& instance, std::uint64_t cycle) {
+  return cosimWaveformStem(instance, "cycle" + std::to_string(cycle));
+}
 
 // The last `capacity` transactions of one block instance, oldest first.
 class CosimHistory {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "Vlsu_coalescer.h"
+#include "Vlsu_coalescer_wave.h"
 #include "rtl/coalescer_transactor.h"
 #include "rtl/rtl_params.h"
 
@@ -23,7 +24,7 @@ std::unique_ptr<sm::timing::Coalescer> makeRtlCoalescer(const sm::timing::Coales
     throw std::invalid_argument(fmt::format("sm.l1.sector_bytes = {}, but the RTL coalescer (rtl/lsu_coalescer.sv) "
                                             "was built with SECTOR_BYTES = {}",
                                             p.sector_bytes, kCoalescerSectorBytes));
-  return std::make_unique<CoalescerTransactor<Vlsu_coalescer>>(instance);
+  return std::make_unique<CoalescerTransactor<Vlsu_coalescer, Vlsu_coalescer_wave>>(instance);
 }
 
 }  // namespace scgpu::rtl

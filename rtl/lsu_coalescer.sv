@@ -121,7 +121,9 @@ module lsu_coalescer #(
           pending_q <= pending_after;
           if (pending_after == '0) state_q <= Idle;
         end
-        default: state_q <= Idle;
+        // verilator coverage_off
+        default: state_q <= Idle;  // unreachable (state_q takes only the three values above)
+        // verilator coverage_on
       endcase
     end
   end
@@ -130,4 +132,68 @@ module lsu_coalescer #(
   // its address alone); it is kept on the pins so that a design that splits wider accesses fits.
   logic unused_ok;
   assign unused_ok = ^in_bytes;
+
+`ifdef FORMAL
+  // ---- rtl-verif: properties, checked by scripts/rtl_formal.sh (BMC and k-induction) through
+  // rtl/formal/lsu_coalescer_formal.sv (reset once; every input free, out_ready too, so the
+  // output is back-pressured at random). The reference is recomputed here from the registered
+  // access, lane by lane, without the block's comparator network. For each access:
+  //   C1 a line is sent only for a line some active lane touches, and never twice;
+  //   C2 its sector mask is exactly the sectors the active lanes touch in it;
+  //   C3 lines leave in the order the lanes first touch them (the lowest lane not yet served);
+  //   C4 out_last is set on exactly the line after which every active lane has been served, so
+  //      it is seen once per access with an active lane, and never for an empty access;
+  //   C5 the block is back in Idle (in_ready) when, and only when, every active lane is served.
+  logic [LANES-1:0] f_served;  // lanes whose line has been sent in this access
+  logic [LANES-1:0] f_same;    // lanes whose line is the line on out_line
+  logic [Sectors-1:0] f_sectors;
+  logic [LaneIdx-1:0] f_first;
+  logic f_any;
+  always_comb begin
+    f_same = '0;
+    f_sectors = '0;
+    f_first = '0;
+    f_any = 1'b0;
+    for (int j = LANES - 1; j >= 0; j--) begin
+      if (mask_q[j] && addr_q[j*ADDR_BITS+LineBits +: ADDR_BITS-LineBits] == out_line[ADDR_BITS-1:LineBits]) begin
+        f_same[j] = 1'b1;
+        f_sectors[addr_q[j*ADDR_BITS+SectorBits +: SIdxBits]] = 1'b1;
+      end
+      if (mask_q[j] && !f_served[j]) begin
+        f_first = j[LaneIdx-1:0];
+        f_any = 1'b1;
+      end
+    end
+  end
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) f_served <= '0;
+    else if (state_q == Idle && in_valid) f_served <= '0;
+    else if (out_valid && out_ready) f_served <= f_served | f_same;
+  end
+  always_comb begin
+    if (rst_n) begin
+      if (out_valid) begin
+        assert (f_same != '0 && (f_same & f_served) == '0);                          // C1
+        assert (out_line[LineBits-1:0] == '0);
+        assert (out_sectors == f_sectors);                                            // C2
+        assert (f_any && f_same[f_first]);                                            // C3
+        assert (out_last == ((f_served | f_same) == mask_q));                         // C4
+      end
+      if (state_q == Emit) assert (out_valid && f_served != mask_q);                  // C5
+      if (state_q == Idle) assert (f_served == mask_q);
+      // The induction's invariants: nothing is served before the access is coalesced; the lanes
+      // still pending are the first lanes of the lines not yet sent; a line is served for all its
+      // lanes at once; the state is one of the three.
+      if (state_q == Load) assert (f_served == '0);
+      if (state_q == Emit) assert (pending_q == (first & ~f_served));
+      assert ((f_served & ~mask_q) == '0 && state_q != 2'd3);
+      for (int i = 0; i < LANES; i++)
+        for (int j = 0; j < LANES; j++)
+          if (mask_q[i] && mask_q[j] &&
+              addr_q[i*ADDR_BITS+LineBits +: ADDR_BITS-LineBits] == addr_q[j*ADDR_BITS+LineBits +: ADDR_BITS-LineBits])
+            assert (f_served[i] == f_served[j]);
+    end
+  end
+  // ---- end rtl-verif
+`endif
 endmodule

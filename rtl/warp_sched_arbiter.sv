@@ -209,4 +209,45 @@ module warp_sched_arbiter #(
       end
     end
   end
+
+`ifdef FORMAL
+  // ---- rtl-verif: properties, checked by scripts/rtl_formal.sh (BMC) through
+  // rtl/formal/warp_sched_arbiter_formal.sv, which resets the block once and assumes the SM's
+  // protocol (one operation per cycle, a warp joins only into a free slot and leaves only a live
+  // one, cfg_active constant and at least 1).
+  //   S1 a grant goes to a live warp that is ready (for two_level: one of the active set);
+  //   S2 work conserving: there is a grant whenever such a warp exists;
+  //   S3 lrr, no starvation: a warp that is ready at every pick issues within N - 1 picks of other
+  //      warps while no warp joins or leaves (a joining warp is placed behind every live warp, and
+  //      the departure of the warp that issued last restarts the order at the oldest warp, so a
+  //      stream of joins and departures could be scheduled ahead of it: the model does the same);
+  //   S4 gto, greedy: the warp that issued last issues again while it is live and ready;
+  //   S5 two_level: the active set holds at most cfg_active warps, all live, none pending.
+  (* anyconst *) logic [IdxBits-1:0] f_w0;
+  logic [CntBits:0] f_waits;  // picks that passed w0 over while it was ready
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) f_waits <= '0;
+    else if (add_valid || remove_valid) f_waits <= '0;
+    else if (pick_valid) begin
+      if (!(ready[f_w0] && live_q[f_w0]) || (grant_valid && grant_idx == f_w0)) f_waits <= '0;
+      else if (grant_valid) f_waits <= f_waits + 1'b1;
+    end
+  end
+  logic [N-1:0] f_eligible;
+  assign f_eligible = ready & live_q & (POLICY == 2 ? active_next : {N{1'b1}});
+  always_comb begin
+    if (rst_n) begin
+      if (grant_valid) assert (f_eligible[grant_idx]);                                  // S1
+      assert (grant_valid == (f_eligible != '0));                                       // S2
+      if (POLICY == 0) assert (f_waits < N);                                            // S3
+      if (POLICY == 1 && last_valid_q && live_q[last_q] && ready[last_q])
+        assert (grant_valid && grant_idx == last_q);                                    // S4
+      if (POLICY == 2) begin
+        assert (count(active_q) <= cfg_active);                                         // S5
+        assert ((active_q & ~live_q) == '0 && (active_q & pending_q) == '0);
+      end
+    end
+  end
+  // ---- end rtl-verif
+`endif
 endmodule

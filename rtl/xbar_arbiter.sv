@@ -61,4 +61,49 @@ module xbar_arbiter #(
     if (!rst_n) ptr_q <= '0;
     else if (done_valid && ROUND_ROBIN != 0) ptr_q[done_out*InBits +: InBits] <= done_in + 1'b1;
   end
+
+`ifdef FORMAL
+  // ---- rtl-verif: properties, proved by scripts/rtl_formal.sh (BMC and k-induction) through
+  // rtl/formal/xbar_arbiter_formal.sv, which resets the block once and assumes the crossbar's
+  // protocol (a grant is followed by its done). N_IN must be a power of two here (indices wrap).
+  //   P1 a grant goes to a requesting input (one input: the grant is an index);
+  //   P2 an asking output with a requesting input gets a grant;
+  //   P3 the grant is the first requesting input at or after the pointer (round robin; input 0
+  //      for fixed priority), cyclically;
+  //   P4 round robin, no starvation: while input i0 requests at output o0, at most N_IN - 1 other
+  //      inputs are granted o0 before it (o0, i0: any, chosen once by the solver).
+  function automatic logic [InBits-1:0] f_first_from(input logic [N_IN-1:0] r, input logic [InBits-1:0] p);
+    logic [InBits-1:0] j;
+    f_first_from = p;
+    for (int k = N_IN - 1; k >= 0; k--) begin
+      j = p + k[InBits-1:0];
+      if (r[j]) f_first_from = j;
+    end
+  endfunction
+  (* anyconst *) logic [$clog2(N_OUT)-1:0] f_o0;
+  (* anyconst *) logic [InBits-1:0] f_i0;
+  logic [InBits-1:0] f_ptr0, f_dist;
+  logic [InBits:0] f_passed;  // grants of o0 to other inputs while i0 requests there
+  assign f_ptr0 = ptr_q[f_o0*InBits +: InBits];
+  assign f_dist = f_i0 - f_ptr0;  // inputs from the pointer up to i0
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) f_passed <= '0;
+    else if (grant_valid && grant_out == f_o0) begin
+      if (!req[f_i0] || (gnt_valid && gnt_idx == f_i0)) f_passed <= '0;
+      else if (gnt_valid) f_passed <= f_passed + 1'b1;
+    end
+  end
+  always_comb begin
+    if (rst_n) begin
+      if (gnt_valid) assert (req[gnt_idx]);                                              // P1
+      assert (gnt_valid == (grant_valid && req != '0));                                  // P2
+      if (gnt_valid) assert (gnt_idx == f_first_from(req, ptr));                         // P3
+      if (ROUND_ROBIN != 0) begin
+        assert (f_passed < N_IN);                                                        // P4
+        assert ({1'b0, f_passed} + {2'b0, f_dist} <= N_IN - 1 || f_passed == '0);        // P4's invariant
+      end
+    end
+  end
+  // ---- end rtl-verif
+`endif
 endmodule

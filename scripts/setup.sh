@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libsystemc-dev verilator yosys libyaml-cpp-dev gtkwave zlib1g-dev xvfb
+  z3  # the SMT solver of scripts/rtl_formal.sh (yosys-smtbmc comes with yosys)
   libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
   python3 python3-numpy python3-yaml time

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "memsys/memsys_params.h"
@@ -42,6 +43,17 @@ struct SmParams {
   // SystemVerilog in rtl/) or "cosim" (both, compared on every transaction).
   std::string coalescer_impl = "model";
   std::string scheduler_impl = "model";
+  // Per-instance choices (`sm[3].coalescer.impl`, `sm[3].scheduler.impl`: SM 3's coalescer, all of
+  // SM 3's schedulers), by SM index; an SM not in a map takes the block kind's impl above.
+  std::map<std::uint32_t, std::string> coalescer_impl_of, scheduler_impl_of;
+  const std::string& coalescerImpl(std::uint32_t sm) const {
+    auto it = coalescer_impl_of.find(sm);
+    return it == coalescer_impl_of.end() ? coalescer_impl : it->second;
+  }
+  const std::string& schedulerImpl(std::uint32_t sm) const {
+    auto it = scheduler_impl_of.find(sm);
+    return it == scheduler_impl_of.end() ? scheduler_impl : it->second;
+  }
 
   // Instruction supply.
   CacheParams icache;                            // hit_latency_cycles, miss latency below

@@ -6,7 +6,12 @@
 
 #ifdef SCGPU_HAVE_RTL
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <ostream>
 #include <random>
@@ -14,6 +19,8 @@
 #include <vector>
 
 #include "rtl/warp_sched_rtl.h"
+#include "rtl_wave_check.h"
+#include "rtl/verilated_block.h"
 #include "sm/sm_params.h"
 #include "sm/timing/warp_scheduler.h"
 
@@ -55,7 +62,8 @@ TEST_P(RtlWarpScheduler, PicksWhatTheModelPicks) {
                             Reason::ShortScoreboard, Reason::NoInstruction, Reason::Wait, Reason::MathPipeThrottle};
   std::map<std::string, std::uint64_t> cover;
   std::uint64_t rtl_clocks = 0;  // one per add, remove and pick
-  for (std::uint64_t cycles = 0; rtl_clocks < 1'000'000; ++cycles) {
+  const std::uint64_t clocks = scgpu::rtl::testbenchCycles();  // a million by default
+  for (std::uint64_t cycles = 0; rtl_clocks < clocks; ++cycles) {
     // Warps join (a block arrives: several at once) and leave (they exit).
     if (!free_locals.empty() && rng() % 8 == 0) {
       const std::size_t n = 1 + rng() % std::min<std::size_t>(free_locals.size(), 4);
@@ -107,6 +115,60 @@ INSTANTIATE_TEST_SUITE_P(Policies, RtlWarpScheduler,
                            return i.param.policy + "_" + std::to_string(i.param.warps) + "w_" +
                                   std::to_string(i.param.active) + "a";
                          });
+
+// rtl-verif: a divergence's waveform. The RTL of another policy (gto) behind an lrr model in cosim
+// must diverge (lrr moves on after an issue, gto stays); the report then names an FST holding the
+// RTL's internal signals and the model's grant, and a .gtkw showing only signals that are in it.
+TEST(RtlWarpSchedulerParams, CosimDivergenceComesWithAWaveform) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("scgpu_sched_wave_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ::setenv("SCGPU_COSIM_WAVE_DIR", dir.c_str(), 1);
+  registerRtlWarpScheduler([](const SchedulerParams& p, const std::string& instance) {
+    SchedulerParams other = p;
+    other.policy = "gto";
+    return scgpu::rtl::makeRtlWarpScheduler(other, instance);
+  });
+  SchedulerParams sp;
+  sp.policy = "lrr";
+  sp.sub_cores = 2;
+  sp.sub_core = 1;
+  sp.warps_per_sub_core = 16;
+  auto cosim = makeWarpScheduler("cosim", sp, "gpu.sm[2].sched[1]");
+  std::vector<std::uint32_t> warps;
+  std::vector<Reason> status(32, Reason::Ready);
+  for (std::uint32_t l = 0; l < 4; ++l) {
+    warps.push_back(l * 2 + 1);
+    cosim->add(warps.back());
+  }
+  for (int i = 0; i < 10 && !cosim->divergence(); ++i) {
+    const int k = cosim->pick(warps, status);
+    if (k >= 0) cosim->issued(warps[std::size_t(k)]);
+  }
+  registerRtlWarpScheduler(scgpu::rtl::makeRtlWarpScheduler);
+  ASSERT_NE(cosim->divergence(), nullptr);
+  const std::string& msg = *cosim->divergence();
+  EXPECT_NE(msg.find("port grant"), std::string::npos) << msg;
+  const std::string stem = (dir / "cosim_gpu_sm_2_sched_1_pick2").string();
+  EXPECT_NE(msg.find("waveform: " + stem + ".fst"), std::string::npos) << msg;
+  ASSERT_TRUE(fs::exists(stem + ".fst")) << msg;
+  ASSERT_TRUE(fs::exists(stem + ".gtkw"));
+  const auto sigs = scgpu::testing::fstSignals(stem + ".fst");
+  for (const char* want : {"TOP.warp_sched_arbiter_wave.dut.live_q", "TOP.warp_sched_arbiter_wave.dut.last_q",
+                           "TOP.warp_sched_arbiter_wave.model_idx", "TOP.warp_sched_arbiter_wave.mismatch"})
+    EXPECT_TRUE(sigs.count(want)) << want;
+  std::ifstream g(stem + ".gtkw");
+  int shown = 0;
+  for (std::string line; std::getline(g, line);) {
+    if (line.rfind("TOP.", 0) != 0) continue;
+    ++shown;
+    EXPECT_TRUE(sigs.count(line.substr(0, line.find('[')))) << line << " (in the .gtkw) is not in the FST";
+  }
+  EXPECT_GT(shown, 10);
+  fs::remove_all(dir);
+  ::unsetenv("SCGPU_COSIM_WAVE_DIR");
+}
 
 TEST(RtlWarpSchedulerParams, MoreWarpsThanTheRtlWasBuiltForAreRefused) {
   SchedulerParams sp;

@@ -12,6 +12,7 @@
 
 #include "memsys/crossbar_arbiter.h"
 #include "rtl/xbar_arbiter_rtl.h"
+#include "rtl/verilated_block.h"
 
 namespace {
 
@@ -35,7 +36,8 @@ TEST_P(RtlXbarArbiter, GrantsWhatTheModelGrants) {
   std::mt19937_64 rng(c.inputs * 1000 + c.outputs + (c.round_robin ? 1 : 0));  // seeded: a failure reproduces
   std::vector<std::uint64_t> req((c.inputs + 63) / 64);
   std::map<std::string, std::uint64_t> cover;
-  for (std::uint64_t op = 0; op < 1'000'000; ++op) {
+  const std::uint64_t ops = scgpu::rtl::testbenchCycles();  // a million by default
+  for (std::uint64_t op = 0; op < ops; ++op) {
     const std::uint32_t o = std::uint32_t(rng() % c.outputs);
     // Requests: none, one, a few, most, every input (a hot slice).
     std::fill(req.begin(), req.end(), 0);

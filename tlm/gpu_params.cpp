@@ -523,6 +523,7 @@ class Checker {
         errors_.push_back(fmt::format("{}: error: missing required key '{}' ({})", c_.sourceName(), k.path,
                                       k.description));
     readValues();
+    applyInstances();
     throwIfErrors();
     consistency();
     throwIfErrors();
@@ -539,6 +540,16 @@ class Checker {
           k.preset ? fmt::format("dram preset '{}' at {} MHz", p_.dram.standard, p_.clocks.dram_clock_mhz) : "default";
       eff.push_back(std::move(e));
     }
+    // Per-instance choices follow the schema's keys, by SM then block.
+    for (const auto& [map, block] : {std::pair{&p_.sm.scheduler_impl_of, "scheduler"},
+                                     std::pair{&p_.sm.coalescer_impl_of, "coalescer"}})
+      for (const auto& [index, impl] : *map) {
+        EffectiveKey e;
+        e.path = fmt::format("sm[{}].{}.impl", index, block);
+        e.value = impl;
+        e.default_origin = "default";
+        eff.push_back(std::move(e));
+      }
     return eff;
   }
 
@@ -579,7 +590,9 @@ class Checker {
   void walk(const std::string& section) {
     for (const auto& key : c_.keys(section)) {
       const std::string path = section.empty() ? key : section + "." + key;
-      if (s_.isSection(path)) {
+      if (section.empty() && isInstanceKey(key)) {
+        walkInstance(key);
+      } else if (s_.isSection(path)) {
         const auto kind = c_.kind(path);
         if (kind == Config::Kind::Map) walk(path);
         else if (kind != Config::Kind::Null)
@@ -605,6 +618,94 @@ class Checker {
     if (siblings.size() <= 12) return fmt::format(" (the keys of {} are: {})", where, joinChoices(siblings));
     return fmt::format(" (docs/config.md lists the keys of {})", where);
   }
+
+  // ---- rtl-verif: per-instance block implementations ------------------------------------------
+  // `sm[N]:` at the top level holds `scheduler.impl` and `coalescer.impl` for SM N alone (all of
+  // its schedulers, its coalescer); the block kind's `sm.scheduler.impl` / `sm.coalescer.impl`
+  // apply to every other SM. Nothing else may be set per instance: the key, the block, the impl
+  // and (once sm.count is read) the index are checked, each error at its file:line:col.
+  struct InstanceImpl {
+    std::string path;  // "sm[3].scheduler.impl"
+    std::int64_t index;
+    std::string block, impl;
+  };
+  std::vector<InstanceImpl> instance_impls_;
+  static const std::vector<std::string>& instanceBlocks() {
+    static const std::vector<std::string> blocks{"scheduler", "coalescer"};
+    return blocks;
+  }
+  static const std::vector<std::string>& implChoices() {
+    static const std::vector<std::string> impls{"model", "rtl", "cosim"};
+    return impls;
+  }
+  static bool isInstanceKey(const std::string& key) {
+    return key.size() >= 4 && key.compare(0, 3, "sm[") == 0 && key.back() == ']';
+  }
+
+  void walkInstance(const std::string& key) {
+    const std::string idx = key.substr(3, key.size() - 4);
+    const auto index = detail::parseConfigInt(idx);
+    if (!index || *index < 0 || idx.find_first_not_of("0123456789") != std::string::npos) {
+      errors_.push_back(fmt::format("{}: error: key '{}': the SM index must be a non-negative integer, got '{}'",
+                                    c_.whereKey(key), key, idx));
+      return;
+    }
+    if (c_.kind(key) != Config::Kind::Map) {
+      errors_.push_back(fmt::format("{}: error: key '{}': expected a mapping of blocks ({}), got {}", c_.where(key),
+                                    key, joinChoices(instanceBlocks()), describe(key)));
+      return;
+    }
+    for (const auto& block : c_.keys(key)) {
+      const std::string bpath = key + "." + block;
+      if (std::find(instanceBlocks().begin(), instanceBlocks().end(), block) == instanceBlocks().end()) {
+        auto n = nearest(block, instanceBlocks());
+        errors_.push_back(fmt::format("{}: error: unknown block '{}' in '{}'{}", c_.whereKey(bpath), block, bpath,
+                                      n ? fmt::format("; did you mean '{}.{}'?", key, *n)
+                                        : fmt::format(" (the blocks that can be chosen per SM are: {})",
+                                                      joinChoices(instanceBlocks()))));
+        continue;
+      }
+      if (c_.kind(bpath) != Config::Kind::Map) {
+        errors_.push_back(fmt::format("{}: error: key '{}': expected a mapping with 'impl', got {}", c_.where(bpath),
+                                      bpath, describe(bpath)));
+        continue;
+      }
+      for (const auto& leaf : c_.keys(bpath)) {
+        const std::string path = bpath + "." + leaf;
+        if (leaf != "impl") {
+          errors_.push_back(fmt::format("{}: error: unknown key '{}' (only 'impl' can be set per instance; the "
+                                        "block's other keys are those of 'sm.{}')",
+                                        c_.whereKey(path), path, block));
+          continue;
+        }
+        const std::string text = c_.kind(path) == Config::Kind::Scalar ? c_.scalar(path) : std::string();
+        if (std::find(implChoices().begin(), implChoices().end(), text) == implChoices().end()) {
+          auto n = nearest(text, implChoices());
+          errors_.push_back(fmt::format("{}: error: key '{}': expected one of {}; got {}{}", c_.where(path), path,
+                                        joinChoices(implChoices()), describe(path),
+                                        n ? fmt::format(" (did you mean '{}'?)", *n) : std::string()));
+          continue;
+        }
+        instance_impls_.push_back({path, *index, block, text});
+      }
+    }
+  }
+
+  // After readValues: the index against sm.count; the choices into the parameters.
+  void applyInstances() {
+    for (const auto& i : instance_impls_) {
+      if (i.index >= std::int64_t(p_.sm.count)) {
+        errors_.push_back(fmt::format("{}: error: key '{}': SM index {} is out of range: sm.count is {} (sm[0] .. "
+                                      "sm[{}])",
+                                      c_.whereKey(i.path.substr(0, i.path.find('.'))), i.path, i.index, p_.sm.count,
+                                      p_.sm.count - 1));
+        continue;
+      }
+      auto& map = i.block == "scheduler" ? p_.sm.scheduler_impl_of : p_.sm.coalescer_impl_of;
+      map[std::uint32_t(i.index)] = i.impl;
+    }
+  }
+  // ---- end rtl-verif -----------------------------------------------------------------------------
 
   void valueError(const KeySpec& k, const std::string& msg) {
     errors_.push_back(fmt::format("{}: error: key '{}': {}", c_.where(k.path), k.path, msg));
@@ -869,24 +970,34 @@ class Checker {
            fmt::format("sm.two_level_active_warps ({}) exceeds the warps of one scheduler "
                        "(sm.max_warps_per_sm / sm.sub_cores = {})",
                        sm.two_level_active_warps, sm.max_warps_per_sm / sm.sub_cores));
-    if (sm.coalescer_impl != "model") {
-      // The RTL must honour the block's parameters (Verilator fixes them when it builds the model).
+    // The RTL must honour the block's parameters (Verilator fixes them when it builds the model):
+    // checked for the block kind's impl and for each per-instance one (rtl-verif), each reported at
+    // its own key.
+    std::vector<std::pair<std::string, std::string>> coalescer_impls{{"sm.coalescer.impl", sm.coalescer_impl}},
+        scheduler_impls{{"sm.scheduler.impl", sm.scheduler_impl}};
+    for (const auto& i : instance_impls_)
+      (i.block == "scheduler" ? scheduler_impls : coalescer_impls).push_back({i.path, i.impl});
+    for (const auto& [key, impl] : coalescer_impls) {
+      if (impl == "model") continue;
       try {
-        sm::timing::makeCoalescer(sm.coalescer_impl, {sm.l1.line_bytes, sm.l1.sector_bytes}, "gpu.sm.coalescer");
+        sm::timing::makeCoalescer(impl, {sm.l1.line_bytes, sm.l1.sector_bytes}, "gpu.sm.coalescer");
       } catch (const std::invalid_argument& e) {
-        fail({"sm.coalescer.impl", "sm.l1.line_bytes", "sm.l1.sector_bytes"}, e.what());
+        if (key == "sm.coalescer.impl") fail({"sm.coalescer.impl", "sm.l1.line_bytes", "sm.l1.sector_bytes"}, e.what());
+        else errors_.push_back(fmt::format("{}: error: key '{}': {}", c_.where(key), key, e.what()));
       }
     }
-    if (sm.scheduler_impl != "model") {
+    for (const auto& [key, impl] : scheduler_impls) {
+      if (impl == "model") continue;
       sm::timing::SchedulerParams sp;
       sp.policy = sm.scheduler_policy;
       sp.sub_cores = sm.sub_cores;
       sp.warps_per_sub_core = (sm.max_warps_per_sm + sm.sub_cores - 1) / sm.sub_cores;
       sp.two_level_active_warps = sm.two_level_active_warps;
       try {
-        sm::timing::makeWarpScheduler(sm.scheduler_impl, sp, "gpu.sm.sched");
+        sm::timing::makeWarpScheduler(impl, sp, "gpu.sm.sched");
       } catch (const std::invalid_argument& e) {
-        fail({"sm.scheduler.impl", "sm.max_warps_per_sm", "sm.sub_cores"}, e.what());
+        if (key == "sm.scheduler.impl") fail({"sm.scheduler.impl", "sm.max_warps_per_sm", "sm.sub_cores"}, e.what());
+        else errors_.push_back(fmt::format("{}: error: key '{}': {}", c_.where(key), key, e.what()));
       }
     }
     if (p_.crossbar.impl != "model") {

@@ -56,13 +56,17 @@ std::string linesText(const std::vector<LineAccess>& v, std::size_t from) {
 class CosimCoalescer : public Coalescer {
  public:
   CosimCoalescer(std::unique_ptr<Coalescer> model, std::unique_ptr<Coalescer> rtl, std::string instance)
-      : model_(std::move(model)), rtl_(std::move(rtl)), instance_(std::move(instance)) {}
+      : model_(std::move(model)), rtl_(std::move(rtl)), instance_(std::move(instance)) {
+    rtl_->keepWaveform();
+  }
   const char* implName() const override { return "cosim"; }
 
   void coalesce(const LaneAccesses& in, std::vector<LineAccess>& out) override {
     const std::size_t first = out.size();
     model_->coalesce(in, out);
     rtl_lines_.clear();
+    model_lines_.assign(out.begin() + long(first), out.end());
+    rtl_->expect(model_lines_);
     rtl_->coalesce(in, rtl_lines_);
     const std::size_t n_model = out.size() - first;
     std::size_t k = 0;
@@ -84,19 +88,28 @@ class CosimCoalescer : public Coalescer {
       const int lane = __builtin_ctz(m);
       lanes += fmt::format("    lane {:2}: 0x{:x}\n", lane, in.addr[lane]);
     }
+    // The waveform of the window before it (rtl-verif): a failure to write it is reported in its
+    // place, not instead of the divergence.
+    std::string wave;
+    try {
+      wave = rtl_->writeWaveform(cosimWaveformStem(instance_, in.cycle));
+    } catch (const std::exception& e) {
+      wave = fmt::format("  waveform: not written: {}\n", e.what());
+    }
     throw FaultSignal{"cosim divergence",
                       fmt::format("RTL and model differ at cycle {} in {} (rtl/lsu_coalescer.sv), port out (line {} of "
                                   "the access): expected (model) {}, got (RTL) {}\n  access: mask {:#010x}, {} bytes "
-                                  "per lane\n{}  model lines: {}\n  RTL lines:   {}\n  the instance's last {} accesses:\n{}",
+                                  "per lane\n{}  model lines: {}\n  RTL lines:   {}\n  the instance's last {} accesses:\n{}{}",
                                   in.cycle, instance_, k, expected, got, in.mask, in.bytes, lanes,
-                                  linesText(out, first), linesText(rtl_lines_, 0), history_.size(), history_.text()),
+                                  linesText(out, first), linesText(rtl_lines_, 0), history_.size(), history_.text(),
+                                  wave),
                       std::uint32_t(in.mask ? __builtin_ctz(in.mask) : 0)};
   }
 
  private:
   std::unique_ptr<Coalescer> model_, rtl_;
   std::string instance_;
-  std::vector<LineAccess> rtl_lines_;
+  std::vector<LineAccess> rtl_lines_, model_lines_;
   CosimHistory history_{8};  // accesses kept for the report
 };
 

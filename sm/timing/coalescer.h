@@ -42,6 +42,15 @@ class Coalescer {
   // Appends the lines of `in` to `out`.
   virtual void coalesce(const LaneAccesses& in, std::vector<LineAccess>& out) = 0;
   virtual const char* implName() const = 0;
+
+  // rtl-verif, used by cosim only (an implementation that keeps no waveform ignores them):
+  // keepWaveform() asks the RTL to keep the window of its last cycles from now on; expect() gives
+  // it the model's lines of the access about to be coalesced, to show beside its own; and
+  // writeWaveform() writes the window (stem.fst, stem.gtkw), returning the report's lines about it
+  // ("" when none is kept).
+  virtual void keepWaveform() {}
+  virtual void expect(const std::vector<LineAccess>& /*model_lines*/) {}
+  virtual std::string writeWaveform(const std::string& /*stem*/) { return ""; }
 };
 
 // The C++ model; also the reference in cosim.

@@ -42,7 +42,7 @@ Lsu::Lsu(const SmParams& p, std::uint32_t sm_index, StatsRegistry& stats, const 
                                             "sector_bytes ({})", line_bytes_, sector_bytes_));
   if (p.shared_memory_banks == 0 || p.shared_memory_bank_width_bytes == 0)
     throw std::invalid_argument("sm.shared_memory_banks and shared_memory_bank_width_bytes must be at least 1");
-  coalescer_ = makeCoalescer(p.coalescer_impl, CoalescerParams{line_bytes_, sector_bytes_}, name + ".coalescer");
+  coalescer_ = makeCoalescer(p.coalescerImpl(sm_index), CoalescerParams{line_bytes_, sector_bytes_}, name + ".coalescer");
   if (p.l1.size_bytes) l1_ = std::make_unique<memsys::SectorCache>(p.l1);
   if (p.constant_cache.size_bytes) const_cache_ = std::make_unique<memsys::SectorCache>(p.constant_cache);
   auto c = [&](const char* n, const char* d) { return stats.counter(name + ".lsu." + n, d); };

@@ -175,7 +175,7 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
     sp.sub_core = i;
     sp.warps_per_sub_core = (p.max_warps_per_sm + p.sub_cores - 1) / p.sub_cores;
     sp.two_level_active_warps = p.two_level_active_warps;
-    sc.sched = makeWarpScheduler(p.scheduler_impl, sp, s);
+    sc.sched = makeWarpScheduler(p.schedulerImpl(index), sp, s);
     sc.collector_free.assign(p.operand_collectors, 0);
     sc.issued = stats.counter(s + ".issued", "warp instructions issued");
     sc.active = stats.counter(s + ".cycles_active", "cycles with at least one live warp");

@@ -136,7 +136,9 @@ WarpSchedulerFactory& rtlSchedulerFactory() {
 class CosimScheduler : public WarpScheduler {
  public:
   CosimScheduler(std::unique_ptr<WarpScheduler> model, std::unique_ptr<WarpScheduler> rtl, std::string instance)
-      : model_(std::move(model)), rtl_(std::move(rtl)), instance_(std::move(instance)) {}
+      : model_(std::move(model)), rtl_(std::move(rtl)), instance_(std::move(instance)) {
+    rtl_->keepWaveform();
+  }
   void add(std::uint32_t slot) override {
     model_->add(slot);
     rtl_->add(slot);
@@ -149,16 +151,26 @@ class CosimScheduler : public WarpScheduler {
   }
   int pick(const std::vector<std::uint32_t>& warps, const std::vector<Reason>& status) override {
     const int want = model_->pick(warps, status);
+    rtl_->expect(want < 0 ? -1 : int(warps[std::size_t(want)]));
     const int got = rtl_->pick(warps, status);
+    ++picks_;
     auto slotText = [&](int i) { return i < 0 ? std::string("none") : fmt::format("slot {}", warps[std::size_t(i)]); };
     std::string state;
     for (std::uint32_t s : warps) state += fmt::format(" {}:{}", s, toString(status[s]));
     if (want != got && divergence_.empty()) {
+      // The waveform of the window before it (rtl-verif), named by the instance's pick count (the
+      // SM adds the cycle to the report); a failure to write it is reported in its place.
+      std::string wave;
+      try {
+        wave = rtl_->writeWaveform(cosimWaveformStem(instance_, "pick" + std::to_string(picks_)));
+      } catch (const std::exception& e) {
+        wave = fmt::format("  waveform: not written: {}\n", e.what());
+      }
       divergence_ = fmt::format("RTL and model differ in {} ({}), port grant: expected (model) {}, got (RTL) {}\n"
                                 "  warps (launch order) and their status this cycle:{}\n  the instance's last {} "
-                                "operations:\n{}",
+                                "operations:\n{}{}",
                                 instance_, "rtl/warp_sched_arbiter.sv", slotText(want), slotText(got), state,
-                                history_.size(), history_.text());
+                                history_.size(), history_.text(), wave);
     }
     history_.remember(fmt::format("pick -> {} (status:{})", slotText(want), state));
     return want;
@@ -175,6 +187,7 @@ class CosimScheduler : public WarpScheduler {
   std::string instance_;
   std::string divergence_;
   CosimHistory history_{12};  // operations kept for the report
+  std::uint64_t picks_ = 0;
 };
 
 }  // namespace

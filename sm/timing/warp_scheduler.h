@@ -35,6 +35,15 @@ class WarpScheduler {
   // Co-simulation: the first pick on which the RTL differed from the model (empty otherwise).
   // The model's answer is used; the SM stops the run with this as a "cosim divergence" fault.
   virtual const std::string* divergence() const { return nullptr; }
+
+  // rtl-verif, used by cosim only (an implementation that keeps no waveform ignores them):
+  // keepWaveform() asks the RTL to keep the window of its last cycles from now on; expect() gives
+  // it the model's answer to the pick about to be made (the warp slot, or -1), to show beside its
+  // own; writeWaveform() writes the window (stem.fst, stem.gtkw) and returns the report's lines
+  // about it ("" when none is kept).
+  virtual void keepWaveform() {}
+  virtual void expect(int /*model_slot*/) {}
+  virtual std::string writeWaveform(const std::string& /*stem*/) { return ""; }
 };
 
 // What an implementation of one sub-core's scheduler needs to know.
