@@ -21,6 +21,8 @@ block_table=(
   "lsu_coalescer       RtlCoalescer*"
   "warp_sched_arbiter  Policies/RtlWarpScheduler*:RtlWarpSchedulerParams*"
   "xbar_arbiter        Networks/RtlXbarArbiter*:RtlXbarArbiterParams*"
+  "l2_tag_mshr         Slices/RtlL2Tag*:RtlL2TagReplacement*:RtlL2TagCosim*"
+  "dram_cmd_sched      Channels/RtlDramSched*:RtlDramSchedCosim*"
 )
 min_line="${SCGPU_RTL_COVERAGE_MIN:-90}"
 out="$build/rtl_coverage"

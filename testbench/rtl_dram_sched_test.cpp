@@ -224,7 +224,7 @@ TEST_P(RtlDramSched, IssuesTheModelsCommandsCycleForCycle) {
     return s;
   };
 
-  constexpr std::uint64_t kCycles = 1'000'000;
+  const std::uint64_t kCycles = scgpu::rtl::testbenchCycles();  // a million by default
   for (std::uint64_t t = 0; t < kCycles; ++t) {
     if (t >= phase_end) {  // 0 idle, 1 row streams, 2 random rows, 3 write bursts, 4 flood
       phase = int(rng() % 5);

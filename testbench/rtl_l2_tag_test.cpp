@@ -172,7 +172,7 @@ TEST_P(RtlL2Tag, AnswersWhatTheModelAnswers) {
   const Case& c = GetParam();
   auto rtl = scgpu::rtl::makeRtlL2TagMshr({cacheOf(c)}, "test.l2.tags");
   std::map<std::string, std::uint64_t> cover;
-  runStream(c, *rtl, 1'000'000, cover);  // a million RTL clocks
+  runStream(c, *rtl, scgpu::rtl::testbenchCycles(), cover);  // a million RTL clocks by default
   if (HasFatalFailure()) return;
   for (const auto& [bin, n] : cover) std::cout << "  " << bin << ": " << n << "\n";
   std::vector<std::string> bins = {"hit", "write hit", "sector miss (new entry)", "line miss (new entry)",
