@@ -387,18 +387,14 @@ const char* scgpu_status_name(scgpu_status s) {
   return "SCGPU_ERROR_UNKNOWN";
 }
 
-scgpu_status scgpu_open(const char* config_path, scgpu_device** out) {
-  if (!out) return SCGPU_ERROR_INVALID_VALUE;
-  *out = nullptr;
+}  // extern "C"
+
+namespace {
+
+// The rest of an open, once there is a transport: attach the host memory, reset, check the device.
+scgpu_status openOn(std::unique_ptr<Transport> transport, scgpu_device** out) {
   auto d = std::make_unique<scgpu_device>();
-  try {
-    const scgpu::GpuConfig config =
-        config_path ? scgpu::GpuConfig::load(config_path) : scgpu::GpuConfig::loadDefault();
-    d->transport = scgpu::driver::makeInProcessTransport(config);
-  } catch (const std::exception& e) {
-    g_open_error = e.what();
-    return SCGPU_ERROR_NO_DEVICE;
-  }
+  d->transport = std::move(transport);
   d->transport->attachHostMemory(d.get());
   const scgpu_status st = initDevice(d.get());
   if (st != SCGPU_SUCCESS) {
@@ -407,6 +403,38 @@ scgpu_status scgpu_open(const char* config_path, scgpu_device** out) {
   }
   *out = d.release();
   return SCGPU_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+scgpu_status scgpu_open(const char* config_path, scgpu_device** out) {
+  if (!out) return SCGPU_ERROR_INVALID_VALUE;
+  *out = nullptr;
+  std::unique_ptr<Transport> transport;
+  try {
+    const scgpu::GpuConfig config =
+        config_path ? scgpu::GpuConfig::load(config_path) : scgpu::GpuConfig::loadDefault();
+    transport = scgpu::driver::makeInProcessTransport(config);
+  } catch (const std::exception& e) {
+    g_open_error = e.what();
+    return SCGPU_ERROR_NO_DEVICE;
+  }
+  return openOn(std::move(transport), out);
+}
+
+scgpu_status scgpu_open_socket(const char* socket_path, scgpu_device** out) {
+  if (!out || !socket_path) return SCGPU_ERROR_INVALID_VALUE;
+  *out = nullptr;
+  std::unique_ptr<Transport> transport;
+  try {
+    transport = scgpu::driver::connectSocketTransport(socket_path);
+  } catch (const std::exception& e) {
+    g_open_error = e.what();
+    return SCGPU_ERROR_NO_DEVICE;
+  }
+  return openOn(std::move(transport), out);
 }
 
 void scgpu_close(scgpu_device* d) {
