@@ -68,7 +68,8 @@ SocketTransport::SocketTransport(const std::string& path) : path_(path) {
   up_ = true;
   const std::uint32_t id = next_id_++;
   wire::Message reply;
-  if (!wire::send(*link_, Type::Hello, id, 0, wire::helloPayload()) || !await(id, Type::HelloReply, reply)) {
+  if (!wire::send(*link_, Type::Hello, id, 0, wire::helloPayload())) linkDown("the server closed the connection");
+  if (!up_ || !await(id, Type::HelloReply, reply)) {
     ::close(fd_);
     throw TransportError(fmt::format("{}: {}", path, why_down_));
   }
