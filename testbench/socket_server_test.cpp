@@ -857,3 +857,39 @@ TEST(SocketTransportLimits, MmioRoundTripTime) {
 
 }  // namespace
 }  // namespace scgpu::driver
+
+namespace scgpu::driver {
+namespace {
+
+// Copies through the C driver, in-process and over the socket to `scgpu serve`, for the record:
+// printed, and kept as test properties.
+TEST(SocketServe, CopyThroughputForTheRecord) {
+  TempDir dir;
+  ServeProcess server(dir);
+  constexpr std::size_t kBytes = 16 << 20;
+  std::vector<std::uint8_t> data(kBytes), back(kBytes);
+  for (std::size_t i = 0; i < kBytes; ++i) data[i] = std::uint8_t(i * 13 + 5);
+  for (const bool socket : {false, true}) {
+    scgpu_device* d = nullptr;
+    ASSERT_EQ(socket ? scgpu_open_socket(dir.socket().c_str(), &d) : scgpu_open(nullptr, &d), SCGPU_SUCCESS)
+        << scgpu_last_error(nullptr);
+    scgpu_devptr p = 0;
+    ASSERT_EQ(scgpu_mem_alloc(d, kBytes, &p), SCGPU_SUCCESS);
+    const auto t0 = std::chrono::steady_clock::now();
+    ASSERT_EQ(scgpu_memcpy_htod(d, p, data.data(), kBytes), SCGPU_SUCCESS) << scgpu_last_error(d);
+    const auto t1 = std::chrono::steady_clock::now();
+    ASSERT_EQ(scgpu_memcpy_dtoh(d, back.data(), p, kBytes), SCGPU_SUCCESS) << scgpu_last_error(d);
+    const auto t2 = std::chrono::steady_clock::now();
+    EXPECT_EQ(data, back);
+    const double up = kBytes / std::chrono::duration<double>(t1 - t0).count() / 1e6;
+    const double down = kBytes / std::chrono::duration<double>(t2 - t1).count() / 1e6;
+    std::cout << (socket ? "socket" : "in-process") << ": 16 MiB host to device " << up << " MB/s, device to host "
+              << down << " MB/s\n";
+    ::testing::Test::RecordProperty(socket ? "socket_htod_mb_s" : "inprocess_htod_mb_s", std::to_string(up));
+    ::testing::Test::RecordProperty(socket ? "socket_dtoh_mb_s" : "inprocess_dtoh_mb_s", std::to_string(down));
+    scgpu_close(d);
+  }
+}
+
+}  // namespace
+}  // namespace scgpu::driver
