@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -579,6 +580,22 @@ TEST_P(OnEachTransport, Memset32AndDeviceToDeviceCopy) {
                             Device::copy(kVa, kVa + 1024, 64, 0), Device::copy(kVa + 1024, back, 64, 2)}));
   ASSERT_EQ(d.rd(SCGPU_REG_CH_ERROR(1)), 0u);
   for (int i = 0; i < 16; ++i) EXPECT_EQ(d.mem.u32(0x81000 + 4 * i), 0xDEADBEEFu);
+}
+
+// A copy or memset of no bytes completes at once, however many rows it names (2^32 - 1 empty rows
+// once took minutes: found by the `wire` fuzz target, fuzz/regressions/wire/).
+TEST_P(OnEachTransport, EmptyCopiesAndMemsetsAreDoneAtOnce) {
+  Device d(factory(GetParam()));
+  d.openChannel(1);
+  const auto start = std::chrono::steady_clock::now();
+  d.submit(1, Device::join({Device::map(kVa, 4096),
+                            Device::cmd(SCGPU_METHOD_COPY, {lo(kVa), hi(kVa), lo(kVa + 64), hi(kVa + 64), 0, 0xFFFFFFFFu, 0, 0, 0}),
+                            Device::cmd(SCGPU_METHOD_MEMSET, {lo(kVa), hi(kVa), 0, 0xFFFFFFFFu, 0, 7, 1}),
+                            Device::cmd(SCGPU_METHOD_COPY, {lo(kVa), hi(kVa), lo(kVa + 64), hi(kVa + 64), 16, 0, 16, 16, 0}),
+                            Device::release(kSemOff, 1)}));
+  EXPECT_EQ(d.rd(SCGPU_REG_CH_ERROR(1)), 0u);
+  EXPECT_EQ(d.mem.u32(kSemOff), 1u);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 const char* kKernels = R"(.version 8.0

@@ -489,6 +489,9 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
                                "(at least the width)",
                                flags, height, width, src_pitch, dst_pitch));
       const bool src_host = flags & 1u, dst_host = flags & 2u;
+      // Nothing to move (rows of no bytes, or no rows) is done at once: 2^32 empty rows must not
+      // take 2^32 steps (found by the `wire` fuzz target).
+      if (width == 0 || height == 0) return true;
       std::vector<std::uint8_t> chunk;
       for (std::uint32_t row = 0; row < height; ++row) {
         for (std::uint64_t done = 0; done < width;) {
@@ -519,6 +522,7 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
         pattern.resize(std::min<std::uint64_t>(kChunkBytes, width));
         for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = std::uint8_t(value >> (8 * (i % elem)));
       }
+      if (width == 0 || height == 0) return true;  // as COPY: no work, no steps
       for (std::uint32_t row = 0; row < height; ++row) {
         const std::uint64_t t = dst + std::uint64_t(row) * pitch;
         bool ok = true;
