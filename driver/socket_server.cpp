@@ -295,10 +295,16 @@ SocketServer::SocketServer(const GpuConfig& config, const std::string& path) : p
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode))
       throw TransportError(fmt::format("{} exists and is not a socket: refusing to replace it", path));
-    // A socket file: replace it only when nobody listens on it (a server that was killed).
-    Fd probe{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
-    if (probe.fd >= 0 && ::connect(probe.fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0)
+    // A socket file: replace it only when nobody listens on it (a server that was killed). The
+    // probe does not block: a listener whose queue is full answers EAGAIN.
+    Fd probe{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)};
+    if (probe.fd < 0) throw TransportError(fmt::format("socket(): {}", errnoText(errno)));
+    const int rc = ::connect(probe.fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+    if (rc == 0 || errno == EAGAIN || errno == EINPROGRESS)
       throw TransportError(fmt::format("another server listens on {}", path));
+    if (errno != ECONNREFUSED && errno != ENOENT)
+      throw TransportError(fmt::format("{} is a socket that cannot be probed ({}): refusing to replace it", path,
+                                       errnoText(errno)));
     if (::unlink(path.c_str()) != 0 && errno != ENOENT)
       throw TransportError(fmt::format("cannot remove the stale socket {}: {}", path, errnoText(errno)));
   }
