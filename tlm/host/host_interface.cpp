@@ -410,9 +410,17 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
         return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, image,
                    fmt::format("LOAD_MODULE: an image of {} bytes; it must be 1 to {} bytes (--limit input_file_bytes)",
                                bytes, inputLimits().input_file_bytes));
-      std::string text(bytes, '\0');
-      if (!device_.read(image, text.data(), bytes))
-        return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, image, fmt::format("LOAD_MODULE: the image [0x{:x}, +{}) is not mapped", image, bytes));
+      // Read in pieces, so that a size word naming more than is mapped costs no more host memory
+      // than the mapped part (a driver's word, or a socket client's, must not allocate 256 MiB).
+      std::string text;
+      for (std::uint64_t done = 0; done < bytes;) {
+        const std::uint64_t n = std::min<std::uint64_t>(kChunkBytes, bytes - done);
+        text.resize(done + n);
+        if (!device_.read(image + done, text.data() + done, n))
+          return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, image,
+                     fmt::format("LOAD_MODULE: the image [0x{:x}, +{}) is not mapped", image, bytes));
+        done += n;
+      }
       std::string why;
       if (!device_.loadModule(slot, text, globals, &why)) return bad(SCGPU_ERROR_KIND_MODULE_LOAD, image, why);
       return true;
