@@ -21,7 +21,9 @@ using wire::Type;
 
 class SocketTransport : public Transport {
  public:
-  explicit SocketTransport(const std::string& path);
+  // Takes a connected stream socket (closed here, also when this throws) and says HELLO; `name`
+  // names the peer in messages.
+  SocketTransport(int fd, const std::string& name);
   ~SocketTransport() override;
 
   std::uint32_t mmioRead(std::uint32_t offset) override;
@@ -49,21 +51,7 @@ class SocketTransport : public Transport {
   std::uint64_t time_ns_ = 0;
 };
 
-SocketTransport::SocketTransport(const std::string& path) : path_(path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path)
-    throw TransportError(fmt::format("socket path '{}' has {} bytes; a Unix socket path has 1 to {}", path, path.size(),
-                                     sizeof addr.sun_path - 1));
-  std::memcpy(addr.sun_path, path.data(), path.size());
-  fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd_ < 0) throw TransportError(fmt::format("socket(): {}", std::strerror(errno)));
-  if (::connect(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-    const int e = errno;
-    ::close(fd_);
-    throw TransportError(fmt::format("cannot connect to {}: {} (is `scgpu serve --socket {}` running?)", path,
-                                     std::strerror(e), path));
-  }
+SocketTransport::SocketTransport(int fd, const std::string& name) : path_(name), fd_(fd) {
   link_ = std::make_unique<wire::FdLink>(fd_);
   up_ = true;
   const std::uint32_t id = next_id_++;
@@ -71,7 +59,7 @@ SocketTransport::SocketTransport(const std::string& path) : path_(path) {
   if (!wire::send(*link_, Type::Hello, id, 0, wire::helloPayload())) linkDown("the server closed the connection");
   if (!up_ || !await(id, Type::HelloReply, reply)) {
     ::close(fd_);
-    throw TransportError(fmt::format("{}: {}", path, why_down_));
+    throw TransportError(fmt::format("{}: {}", name, why_down_));
   }
   std::uint32_t magic = 0;
   std::uint16_t major = 0, minor = 0;
@@ -85,7 +73,7 @@ SocketTransport::SocketTransport(const std::string& path) : path_(path) {
   if (!bad.empty()) {
     protocolError(ErrorCode::Version, bad);
     ::close(fd_);
-    throw TransportError(fmt::format("{}: {}", path, bad));
+    throw TransportError(fmt::format("{}: {}", name, bad));
   }
 }
 
@@ -235,7 +223,25 @@ void SocketTransport::serveDmaWrite(const wire::Message& m) {
 }  // namespace
 
 std::unique_ptr<Transport> connectSocketTransport(const std::string& path) {
-  return std::make_unique<SocketTransport>(path);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof addr.sun_path)
+    throw TransportError(fmt::format("socket path '{}' has {} bytes; a Unix socket path has 1 to {}", path, path.size(),
+                                     sizeof addr.sun_path - 1));
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw TransportError(fmt::format("socket(): {}", std::strerror(errno)));
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw TransportError(fmt::format("cannot connect to {}: {} (is `scgpu serve --socket {}` running?)", path,
+                                     std::strerror(e), path));
+  }
+  return std::make_unique<SocketTransport>(fd, path);
+}
+
+std::unique_ptr<Transport> adoptSocketTransport(int fd) {
+  return std::make_unique<SocketTransport>(fd, fmt::format("socket descriptor {}", fd));
 }
 
 }  // namespace scgpu::driver

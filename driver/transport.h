@@ -49,5 +49,8 @@ std::unique_ptr<Transport> makeInProcessTransport(const GpuConfig& config);
 // or broke the protocol) every later read returns 0xFFFFFFFF, as a dead PCIe link reads, writes
 // are dropped and the interrupt line reads low.
 std::unique_ptr<Transport> connectSocketTransport(const std::string& path);
+// The same over a stream socket that is already connected (a socketpair, an inherited descriptor).
+// The transport owns `fd` and closes it, also when this throws.
+std::unique_ptr<Transport> adoptSocketTransport(int fd);
 
 }  // namespace scgpu::driver

@@ -1,4 +1,4 @@
-// All six fuzz targets in one libFuzzer binary (a single file to carry to another machine for a
+// All seven fuzz targets in one libFuzzer binary (a single file to carry to another machine for a
 // campaign): $SCGPU_FUZZ_TARGET, or the program's name fuzz_<target> (a link), picks the target.
 // Each harness is compiled into it with its LLVMFuzzerTestOneInput renamed scgpuFuzz_<target>
 // (fuzz/CMakeLists.txt).
@@ -15,6 +15,7 @@ extern "C" int scgpuFuzz_launch(const std::uint8_t*, std::size_t);
 extern "C" int scgpuFuzz_stats(const std::uint8_t*, std::size_t);
 extern "C" int scgpuFuzz_exec(const std::uint8_t*, std::size_t);
 extern "C" int scgpuFuzz_wire(const std::uint8_t*, std::size_t);
+extern "C" int scgpuFuzz_wire_client(const std::uint8_t*, std::size_t);
 
 namespace {
 
@@ -28,6 +29,7 @@ Harness byName(const std::string& name) {
   if (name == "stats") return scgpuFuzz_stats;
   if (name == "exec") return scgpuFuzz_exec;
   if (name == "wire") return scgpuFuzz_wire;
+  if (name == "wire_client") return scgpuFuzz_wire_client;
   return nullptr;
 }
 
@@ -44,7 +46,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   }
   harness = byName(name);
   if (!harness) {
-    std::fprintf(stderr, "fuzz_all: set SCGPU_FUZZ_TARGET to ptx, config, launch, stats, exec or wire (got '%s')\n",
+    std::fprintf(stderr, "fuzz_all: set SCGPU_FUZZ_TARGET to ptx, config, launch, stats, exec, wire or wire_client (got '%s')\n",
                  name.c_str());
     std::exit(1);
   }

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""Writes the seed corpus of the `wire` fuzz target (fuzz/wire.cpp): byte streams a client sends to
+"""Writes the seed corpora of the `wire` and `wire_client` fuzz targets.
+
+`wire` (fuzz/wire.cpp): byte streams a client sends to
 `scgpu serve` (docs/host-protocol.md), with the replies to the device's DMA requests placed where
 the server reads them. Each seed is a session that a correct client could have sent, so that the
 fuzzer starts from inputs that reach the host interface's commands (rings in host memory, copies,
 semaphores, a module load and a launch, interrupts) and mutates from there.
+
+`wire_client` (fuzz/wire_client.cpp): what a server sends after HELLO_REPLY to the client, whose
+requests are HELLO (id 1) and then 32 MMIO accesses, reads (even) and writes (odd) in turn, ids 2..33.
 
 Run once from anywhere: python3 fuzz/make_wire_seeds.py
 """
@@ -13,6 +18,7 @@ import struct
 
 root = pathlib.Path(__file__).resolve().parent.parent
 out = root / "fuzz" / "corpus" / "wire"
+out_client = root / "fuzz" / "corpus" / "wire_client"
 
 regs_h = (root / "tlm" / "host" / "scgpu_regs.h").read_text()
 REG = {m[0]: int(m[1], 16) for m in re.findall(r"#define SCGPU_REG_([A-Z0-9_]+) (0x[0-9A-Fa-f]+)u\n", regs_h)}
@@ -247,8 +253,35 @@ def seeds():
     return s
 
 
+def server_msg(type_, id_, payload):
+    return struct.pack("<HHIIIQ", type_, 0, len(payload), id_, 0, 1000 * id_) + payload
+
+
+def client_seeds():
+    MMIO_READ_REPLY, MMIO_WRITE_ACK, DMA_READ, DMA_WRITE, INTERRUPT = 6, 8, 9, 11, 13
+
+    def reply(i):  # the reply to access i (0..31)
+        return server_msg(MMIO_WRITE_ACK, i + 2, b"") if i % 2 else server_msg(MMIO_READ_REPLY, i + 2, struct.pack("<Q", i))
+
+    s = {"replies": b"".join(reply(i) for i in range(32))}
+    b = bytearray()
+    for i in range(32):
+        if i % 4 == 0:
+            b += server_msg(DMA_READ, i + 1, struct.pack("<QII", HOST + 16 * i, 16, 0))
+            b += server_msg(DMA_WRITE, i + 2, struct.pack("<QII", HOST + 0x100 + 8 * i, 8, 0) + bytes(range(8)))
+            b += server_msg(DMA_READ, i + 3, struct.pack("<QII", 0x40, 4, 0))  # refused: not the client's memory
+            b += server_msg(INTERRUPT, 0, struct.pack("<II", 0, (i // 4) % 2))
+        b += reply(i)
+    s["dma_interrupts"] = bytes(b)
+    s["error_after_two"] = reply(0) + reply(1) + server_msg(ERROR, 0, struct.pack("<I", 5) + b"the server is stopping")
+    s["goodbye_after_one"] = reply(0) + server_msg(GOODBYE, 0, struct.pack("<I", 0))
+    s["large_dma_read"] = server_msg(DMA_READ, 1, struct.pack("<QII", HOST, 1 << 20, 0)) + reply(0)
+    return s
+
+
 if __name__ == "__main__":
-    for name, data in seeds().items():
-        out.mkdir(parents=True, exist_ok=True)
-        (out / name).write_bytes(bytes(data))
-        print("%s: %d bytes" % (out / name, len(data)))
+    for directory, corpus in ((out, seeds()), (out_client, client_seeds())):
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, data in corpus.items():
+            (directory / name).write_bytes(bytes(data))
+            print("%s: %d bytes" % (directory / name, len(data)))
