@@ -902,3 +902,42 @@ TEST(SocketServe, CopyThroughputForTheRecord) {
 
 }  // namespace
 }  // namespace scgpu::driver
+
+namespace scgpu::driver {
+namespace {
+
+// The server never raises SIGPIPE: here it runs in a thread of this process, whose SIGPIPE is
+// left at its default (terminate), and clients leave before the server writes its answer.
+TEST(SocketServerInProcess, ClientsThatLeaveBeforeTheirReplyRaiseNoSigpipe) {
+  struct sigaction current {};
+  ASSERT_EQ(::sigaction(SIGPIPE, nullptr, &current), 0);
+  ASSERT_EQ(current.sa_handler, SIG_DFL) << "the test needs SIGPIPE's default action";
+  TempDir dir;
+  SocketServer server(GpuConfig::loadDefault(), dir.socket());
+  std::thread thread([&] { server.run(); });
+  for (int i = 0; i < 20; ++i) {
+    auto c = rawClient(dir.socket());
+    wire::Writer w;
+    w.u32(SCGPU_REG_SCRATCH).u32(4);
+    std::vector<std::uint8_t> bytes(wire::kHeaderBytes);
+    wire::Header h;
+    h.type = std::uint16_t(Type::Hello);
+    h.length = 8;
+    h.id = 1;
+    wire::encodeHeader(h, bytes.data());
+    const auto hello = wire::helloPayload();
+    bytes.insert(bytes.end(), hello.begin(), hello.end());
+    // HELLO and a request, then gone before the replies: the server writes to a closed socket.
+    ASSERT_TRUE(c->sendBytes(std::string(bytes.begin(), bytes.end())));
+    ASSERT_TRUE(c->send(Type::MmioRead, 2, w.data()));
+  }
+  auto good = connectSocketTransport(dir.socket());
+  EXPECT_EQ(good->mmioRead(SCGPU_REG_BOOT_ID), SCGPU_REG_BOOT_ID_RESET);
+  good.reset();
+  server.stop();
+  thread.join();
+  EXPECT_GE(server.clientsServed(), 21u);
+}
+
+}  // namespace
+}  // namespace scgpu::driver
