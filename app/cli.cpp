@@ -252,6 +252,11 @@ int main(int argc, char** argv) {
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  serve_cmd->add_option("--hello-timeout", serve_opt.hello_timeout_s,
+                        "Seconds a client has to complete HELLO before it is disconnected (0: no limit)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
 
   addStatsDiffCommand(app);
 

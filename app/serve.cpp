@@ -1,5 +1,6 @@
 #include "app/serve.h"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -55,6 +56,7 @@ int serve(const ServeOptions& options) {
   const GpuConfig config = loadConfig(options.config, options.overrides);
   auto server = std::make_unique<driver::SocketServer>(config, options.socket);
   server->setLog(say);
+  server->setHelloTimeoutMs(int(std::min(options.hello_timeout_s, 86400.0) * 1000));
   const auto id = server->identity();
   {
     SignalScope signals;

@@ -11,6 +11,7 @@ struct ServeOptions {
   std::string socket;                  // the socket file to create
   std::string config = "tiny";         // a config name or YAML path
   std::vector<std::string> overrides;  // --set key=value
+  double hello_timeout_s = 10;         // a client must complete HELLO within this (0: no limit)
 };
 
 // Serves until SIGINT or SIGTERM, then removes the socket file and returns 0. Throws (ConfigError,

@@ -38,6 +38,7 @@ const char* errorCodeName(std::uint32_t code) {
     case ErrorCode::TooLarge: return "TOO_LARGE";
     case ErrorCode::Unexpected: return "UNEXPECTED";
     case ErrorCode::Shutdown: return "SHUTDOWN";
+    case ErrorCode::Timeout: return "TIMEOUT";
   }
   return "unknown";
 }
@@ -209,9 +210,13 @@ bool FdLink::wait(short events) {
   pollfd p[2] = {{fd_, events, 0}, {wake_fd_, POLLIN, 0}};
   const nfds_t n = wake_fd_ >= 0 ? 2 : 1;
   for (;;) {
-    const int rc = ::poll(p, n, -1);
+    const int rc = ::poll(p, n, timeout_ms_);
     if (rc < 0) {
       if (errno == EINTR) continue;
+      return false;
+    }
+    if (rc == 0) {
+      timed_out_ = true;
       return false;
     }
     if (n == 2 && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {

@@ -54,6 +54,7 @@ enum class ErrorCode : std::uint32_t {
   TooLarge = 3,    // a length field above the limit of its type
   Unexpected = 4,  // a message that is not valid now (MMIO before HELLO, a reply nobody asked for)
   Shutdown = 5,    // the server is stopping
+  Timeout = 6,     // no complete HELLO within the server's handshake timeout
 };
 
 // DMA_READ_REPLY and DMA_WRITE_ACK status.
@@ -137,6 +138,10 @@ class Link {
   virtual bool write(const void* src, std::size_t n) = 0;
   // True when a call failed because its owner asked it to stop (not because the peer went away).
   virtual bool stopped() const { return false; }
+  // Bounds each wait for the peer to `ms` milliseconds (-1: no bound); a wait that runs out fails
+  // the call and sets timedOut().
+  virtual void setTimeoutMs(int ms) {}
+  virtual bool timedOut() const { return false; }
 };
 
 // A connected stream socket. Writes never raise SIGPIPE (MSG_NOSIGNAL). With a wake descriptor,
@@ -149,11 +154,14 @@ class FdLink : public Link {
   bool read(void* dst, std::size_t n) override;
   bool write(const void* src, std::size_t n) override;
   bool stopped() const override { return stopped_; }
+  void setTimeoutMs(int ms) override { timeout_ms_ = ms; }
+  bool timedOut() const override { return timed_out_; }
 
  private:
   bool wait(short events);
   int fd_, wake_fd_;
-  bool stopped_ = false;
+  int timeout_ms_ = -1;
+  bool stopped_ = false, timed_out_ = false;
 };
 
 // One message as read.

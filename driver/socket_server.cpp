@@ -92,7 +92,10 @@ ServerSession::Result ServerSession::run() {
     wire::Message m;
     const wire::Received r = wire::receive(link_, m, expect);
     if (r.status == wire::ReceiveStatus::Closed) {
-      linkLost();
+      if (link_.timedOut())
+        protocolError(ErrorCode::Timeout, "no complete HELLO within the server's handshake timeout");
+      else
+        linkLost();
       break;
     }
     if (r.status == wire::ReceiveStatus::Refused) {
@@ -115,6 +118,7 @@ ServerSession::Result ServerSession::run() {
           break;
         }
         greeted_ = true;
+        link_.setTimeoutMs(-1);  // the handshake timeout ends here: a driver may sit idle
         if (sendMessage(Type::HelloReply, id, wire::helloReplyPayload(identity_))) notifyInterrupt();
         break;
       }
@@ -371,6 +375,7 @@ void SocketServer::run() {
     ServerSession::Result r;
     {
       wire::FdLink link(fd, wake_read_);
+      link.setTimeoutMs(hello_timeout_ms_ > 0 ? hello_timeout_ms_ : -1);
       ServerSession session(*device_, identity_, link);
       r = session.run();
       if (r.end == ServerSession::End::Stopped)  // best effort: the wake byte makes a full socket fail at once

@@ -86,6 +86,9 @@ class SocketServer {
   // Async-signal-safe: it writes one byte to a pipe.
   void stop() noexcept;
 
+  // A client that has not completed HELLO this many ms after it connected gets ERROR TIMEOUT and
+  // loses its connection, so that a silent connection cannot hold the device (0: no limit).
+  void setHelloTimeoutMs(int ms) { hello_timeout_ms_ = ms; }
   // Where the server reports clients coming and going (none: silent).
   void setLog(std::function<void(const std::string&)> log) { log_ = std::move(log); }
   const wire::Identity& identity() const { return identity_; }
@@ -100,6 +103,7 @@ class SocketServer {
   int wake_read_ = -1, wake_write_ = -1;
   std::uint64_t socket_dev_ = 0, socket_ino_ = 0;  // the socket file this server made
   std::uint64_t clients_ = 0;
+  int hello_timeout_ms_ = 10000;
   std::function<void(const std::string&)> log_;
 };
 

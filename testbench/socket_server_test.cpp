@@ -750,6 +750,27 @@ TEST(SocketServe, RefusesASocketAnotherServerListensOnAndReplacesAStaleOne) {
   c->hello();
 }
 
+// A connection that never completes HELLO cannot hold the device: it is cut off after the
+// handshake timeout, and the client queued behind it is served.
+TEST(SocketServe, SilentClientsAreCutOffAfterTheHelloTimeout) {
+  TempDir dir;
+  ServeProcess server(dir, {"--hello-timeout", "0.5"});
+  auto silent = rawClient(dir.socket());
+  auto half = rawClient(dir.socket());  // queued; sends half a HELLO header
+  ASSERT_TRUE(half->sendBytes(std::string("\x01\x00\x00\x00", 4)));
+  auto queued = rawClient(dir.socket());
+  const auto start = std::chrono::steady_clock::now();
+  silent->expectErrorAndClose(ErrorCode::Timeout);
+  half->expectErrorAndClose(ErrorCode::Timeout);
+  queued->hello();
+  EXPECT_EQ(queued->mmio(false, SCGPU_REG_BOOT_ID), SCGPU_REG_BOOT_ID_RESET);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(kWaitSeconds));
+  // After HELLO, idling is allowed: longer than the timeout, and the client is still served.
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  EXPECT_EQ(queued->mmio(false, SCGPU_REG_SCRATCH), 0u);
+  EXPECT_TRUE(server.alive());
+}
+
 TEST(SocketServe, ClientsAreServedOneAtATime) {
   TempDir dir;
   ServeProcess server(dir);
