@@ -769,6 +769,7 @@ TEST(SocketServe, SilentClientsAreCutOffAfterTheHelloTimeout) {
   std::this_thread::sleep_for(std::chrono::milliseconds(800));
   EXPECT_EQ(queued->mmio(false, SCGPU_REG_SCRATCH), 0u);
   EXPECT_TRUE(server.alive());
+  if (::testing::Test::HasFailure()) std::cout << server.log();
 }
 
 TEST(SocketServe, ClientsAreServedOneAtATime) {
