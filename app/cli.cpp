@@ -1,4 +1,5 @@
 #include "app/cli.h"
+#include "app/serve.h"
 #include "app/stats_diff.h"
 
 #include <CLI/CLI.hpp>
@@ -30,6 +31,7 @@ constexpr const char* kMainFooter = R"(Examples:
   scgpu run saxpy
   scgpu run sgemm_tiled --config hopper --set sm.count=8 --stats-json stats.json
   scgpu run my_kernel.yaml
+  scgpu serve --socket /tmp/scgpu.sock --config hopper
 
 Exit status: 0 passed, 1 check failed, 2 kernel fault (watchdog and budget timeouts too),
 3 input error (usage, config, launch file, PTX, refused launch, limit, unwritable output),
@@ -55,6 +57,19 @@ Exit status: 0 passed, 1 check or expect failed, 2 kernel fault, watchdog or bud
 (report on stderr), 3 input error: usage, config, launch file, PTX, refused launch, exceeded
 limit, unwritable output (message with file:line:col where there is one), 4 an RTL block in
 cosim mode diverged from its model (docs/rtl-cosim.md).)";
+
+constexpr const char* kServeFooter = R"(Runs the chip (a functional device behind the host interface) as a device that another
+process drives over a Unix socket: MMIO reads and writes, DMA to and from the client's host
+memory, interrupt messages (docs/host-protocol.md). One client at a time; others wait. When a
+client leaves - goodbye, disconnect, killed, or a protocol error - the device is reset for the
+next. SIGINT or SIGTERM stops the server and removes the socket file. A path that exists and is
+not a socket is never replaced. Clients: scgpu_open_socket() of driver/scgpu_driver.h, or
+driver::connectSocketTransport().
+
+Example:
+  scgpu serve --socket /tmp/scgpu.sock --config hopper
+
+Exit status: 0 stopped by a signal, 3 bad config or a socket that cannot be made.)";
 
 constexpr const char* kListFooter = R"(Example:
   scgpu list)";
@@ -229,6 +244,25 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--mmio-log", opt.mmio_log, "Write every BAR0 access (time, R/W, offset, register, value)")
       ->type_name("FILE");
 
+  ServeOptions serve_opt;
+  CLI::App* serve_cmd = app.add_subcommand("serve", "Run the chip as a device that another process drives over a Unix socket");
+  serve_cmd->footer(kServeFooter);
+  serve_cmd->add_option("--socket", serve_opt.socket, "The Unix socket to create and listen on")
+      ->type_name("PATH")
+      ->required();
+  serve_cmd->add_option("-c,--config", serve_opt.config, "GPU config: a name in configs/ or a YAML path")
+      ->type_name("NAME|PATH")
+      ->capture_default_str();
+  serve_cmd->add_option("--set", serve_opt.overrides, "Override a config key, e.g. --set host.channels=16 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  serve_cmd->add_option("--hello-timeout", serve_opt.hello_timeout_s,
+                        "Seconds a client has to complete HELLO before it is disconnected (0: no limit)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
 
   addStatsDiffCommand(app);
 
@@ -243,6 +277,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*list) return listWorkloads();
+    if (*serve_cmd) return serve(serve_opt);
     if (*run_cmd) {
       if (isLaunchFile(opt.target))
         for (CLI::Option* o : {arch, scale, seed})

@@ -21,6 +21,7 @@ class InProcessTransport : public Transport {
   void mmioWrite(std::uint32_t offset, std::uint32_t value) override { hif_.write(offset, value); }
   bool interruptPending() override { return hif_.interruptLine(); }
   void attachHostMemory(host::HostMemoryPort* memory) override { host_.target = memory; }
+  std::uint64_t deviceTimeNs() const override { return hif_.timeNs(); }
 
   DeviceModel& device() { return device_; }
   host::HostInterface& hostInterface() { return hif_; }

@@ -485,6 +485,19 @@ scgpu_status scgpu_open_timing(const char* config_path, scgpu_device** out) {
   return openInProcess(config_path, scgpu::driver::Mode::Timing, out);
 }
 
+scgpu_status scgpu_open_socket(const char* socket_path, scgpu_device** out) {
+  if (!out || !socket_path) return SCGPU_ERROR_INVALID_VALUE;
+  *out = nullptr;
+  std::unique_ptr<Transport> transport;
+  try {
+    transport = scgpu::driver::connectSocketTransport(socket_path);
+  } catch (const std::exception& e) {
+    g_open_error = e.what();
+    return SCGPU_ERROR_NO_DEVICE;
+  }
+  return scgpu_open_transport(std::move(transport), out);
+}
+
 void scgpu_close(scgpu_device* d) {
   if (!d) return;
   for (scgpu_stream* s : d->streams) delete s;

@@ -52,6 +52,12 @@ scgpu_status scgpu_open(const char* config_path, scgpu_device** device);
 /* The same with the cycle-level timing model behind the interface (CAPS.TIMING = 1): kernels take
    their simulated time, which the timer and event timestamps count. One per process. */
 scgpu_status scgpu_open_timing(const char* config_path, scgpu_device** device);
+/* Opens the device of an `scgpu serve --socket PATH` process (docs/host-protocol.md): connects,
+   exchanges HELLO, then resets and checks it as scgpu_open does. The server serves one client at
+   a time: this waits while another is connected. SCGPU_ERROR_NO_DEVICE when nobody listens there
+   or the server refuses (scgpu_last_error(NULL) says why). If the server goes away later, register
+   reads return 0xFFFFFFFF and synchronising calls fail. */
+scgpu_status scgpu_open_socket(const char* socket_path, scgpu_device** device);
 void scgpu_close(scgpu_device* device);
 /* Quiesces (stops fetch, waits for idle) and resets the device: every allocation, module, stream
    and event of this handle is gone afterwards, as after a fresh open. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One round of a fuzzing campaign on a machine with many cores and none of our packages (the
-# device machine of docs/fuzzing.md): all five targets at once, -fork=FORKS workers each, for
+# device machine of docs/fuzzing.md): all seven targets at once, -fork=FORKS workers each, for
 # SECONDS, from the carried multi-target binary and its libraries (build-fuzz-carry/, made as
 # docs/fuzzing.md says, with the program interpreter /opt/scgpu-carry/ld-linux-x86-64.so.2) and the
 # state of the previous round (build-fuzz-carry/state.tar.gz: corpora, artifacts, logs). Writes
@@ -15,7 +15,7 @@ rm -rf $w && mkdir -p $w/logs
 export SCGPU_CONFIG_DIR=$root/configs SCGPU_FUZZ_DIR=$root/fuzz
 export SCGPU_FUZZ_KNOWN=json-number-overflow
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-for t in ptx config launch stats exec; do
+for t in ptx config launch stats exec wire wire_client; do
   mkdir -p $w/corpus/$t $w/artifacts/$t
   cp -n "$root"/fuzz/corpus/$t/* $w/corpus/$t/ 2>/dev/null
   (cd /tmp && SCGPU_FUZZ_TARGET=$t timeout $((secs + 25)) /opt/scgpu-carry/fuzz_all $w/corpus/$t -fork=$forks \
@@ -30,14 +30,14 @@ for d in $w/artifacts/*; do
     ls -S -r "$d" 2>/dev/null | grep "^$kind-" | tail -n +41 | sed "s|^|$d/|" | xargs -r rm -f
   done
 done
-for t in ptx config launch stats exec; do
+for t in ptx config launch stats exec wire wire_client; do
   echo "$t: $(ls $w/corpus/$t | wc -l) inputs, $(ls $w/artifacts/$t | wc -l) artifacts"
   grep -E '^#[0-9]+: cov' $w/logs/$t.round$round.log | tail -1
 done
 # The last round (MERGE=1) also minimises each corpus (-merge=1) and replays the result once without
 # fork mode, whose INITED line gives the corpus's coverage in the usual units (cov: edges, ft: features).
 if [ "${MERGE:-0}" = 1 ]; then
-  for t in ptx config launch stats exec; do
+  for t in ptx config launch stats exec wire wire_client; do
     (mkdir -p $w/merged/$t && cd /tmp && SCGPU_FUZZ_TARGET=$t timeout 80 /opt/scgpu-carry/fuzz_all -merge=1 \
        -timeout=10 -rss_limit_mb=2048 $w/merged/$t $w/corpus/$t > $w/logs/$t.merge.log 2>&1;
      SCGPU_FUZZ_TARGET=$t timeout 45 /opt/scgpu-carry/fuzz_all -runs=0 -timeout=10 -rss_limit_mb=2048 $w/merged/$t \

@@ -1,4 +1,4 @@
-// All five fuzz targets in one libFuzzer binary (a single file to carry to another machine for a
+// All seven fuzz targets in one libFuzzer binary (a single file to carry to another machine for a
 // campaign): $SCGPU_FUZZ_TARGET, or the program's name fuzz_<target> (a link), picks the target.
 // Each harness is compiled into it with its LLVMFuzzerTestOneInput renamed scgpuFuzz_<target>
 // (fuzz/CMakeLists.txt).
@@ -14,6 +14,8 @@ extern "C" int scgpuFuzz_config(const std::uint8_t*, std::size_t);
 extern "C" int scgpuFuzz_launch(const std::uint8_t*, std::size_t);
 extern "C" int scgpuFuzz_stats(const std::uint8_t*, std::size_t);
 extern "C" int scgpuFuzz_exec(const std::uint8_t*, std::size_t);
+extern "C" int scgpuFuzz_wire(const std::uint8_t*, std::size_t);
+extern "C" int scgpuFuzz_wire_client(const std::uint8_t*, std::size_t);
 
 namespace {
 
@@ -26,6 +28,8 @@ Harness byName(const std::string& name) {
   if (name == "launch") return scgpuFuzz_launch;
   if (name == "stats") return scgpuFuzz_stats;
   if (name == "exec") return scgpuFuzz_exec;
+  if (name == "wire") return scgpuFuzz_wire;
+  if (name == "wire_client") return scgpuFuzz_wire_client;
   return nullptr;
 }
 
@@ -42,7 +46,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   }
   harness = byName(name);
   if (!harness) {
-    std::fprintf(stderr, "fuzz_all: set SCGPU_FUZZ_TARGET to ptx, config, launch, stats or exec (got '%s')\n",
+    std::fprintf(stderr, "fuzz_all: set SCGPU_FUZZ_TARGET to ptx, config, launch, stats, exec, wire or wire_client (got '%s')\n",
                  name.c_str());
     std::exit(1);
   }

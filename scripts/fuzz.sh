@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer harness of fuzz/ for a while, with AddressSanitizer and UBSan:
 #   scripts/fuzz.sh TARGET MINUTES [extra libFuzzer flags...]      (MINUTES 0: build only)
-# TARGET is ptx, config, launch, stats or exec (docs/fuzzing.md). Installs clang and libFuzzer's
+# TARGET is ptx, config, launch, stats, exec, wire or wire_client (docs/fuzzing.md). Installs clang and libFuzzer's
 # runtime from Debian if missing, configures build-fuzz/ once (clang, -DSCGPU_FUZZ=ON), builds
 # fuzz_TARGET, and fuzzes a work copy of the committed corpus fuzz/corpus/TARGET (new inputs go to
 # build-fuzz/corpus/TARGET, never into the tree) with fuzz/dict/TARGET.dict. Crashes, leaks,
@@ -12,7 +12,7 @@
 # Environment: SCGPU_FUZZ_BUILD_DIR (default build-fuzz/ in the tree), SCGPU_FUZZ_JOBS (ninja -j).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-targets="ptx config launch stats exec"
+targets="ptx config launch stats exec wire wire_client"
 if [ $# -lt 2 ] || [[ " $targets " != *" $1 "* ]] || ! [[ $2 =~ ^[0-9]+$ ]]; then
   echo "usage: scripts/fuzz.sh TARGET MINUTES [libFuzzer flags...]   (TARGET: ${targets// /, })" >&2
   exit 2

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tlm/gpu_config.h"
+#include "tlm/gpu_params.h"
 #include "tlm/host/scgpu_regs.h"
 
 namespace {
@@ -159,10 +161,12 @@ TEST_F(DriverApi, EventsMeasureDeviceTime) {
   ASSERT_EQ(scgpu_stream_synchronize(s1), SCGPU_SUCCESS);
   std::uint64_t ns = 0;
   ASSERT_EQ(scgpu_event_elapsed_ns(a, b, &ns), SCGPU_SUCCESS);
-  // 1 MiB over the default PCIe link (config host.*: 2000 ns latency, 25 bytes/ns) plus the
-  // front end's per-command costs: at least the transfer itself.
-  EXPECT_GE(ns, 2000u + (1u << 20) / 25);
-  EXPECT_LT(ns, 2000u + (1u << 20) / 25 + 20000);
+  // 1 MiB over the default config's PCIe link (host.pcie_latency_ns + bytes at
+  // host.pcie_bandwidth_bytes_per_ns), plus the front end's per-command costs.
+  const scgpu::host::HostParams link = scgpu::GpuParams::fromConfig(scgpu::GpuConfig::loadDefault()).host;
+  const double transfer = link.pcie_latency_ns + double(big.size()) / link.pcie_bandwidth_bytes_per_ns;
+  EXPECT_GE(double(ns), transfer);
+  EXPECT_LT(double(ns), transfer + 20000);
   EXPECT_EQ(scgpu_event_destroy(a), SCGPU_SUCCESS);
   EXPECT_EQ(scgpu_event_destroy(b), SCGPU_SUCCESS);
 }

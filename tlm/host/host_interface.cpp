@@ -416,9 +416,17 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
         return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, image,
                    fmt::format("LOAD_MODULE: an image of {} bytes; it must be at most {} bytes (--limit input_file_bytes)",
                                bytes, inputLimits().input_file_bytes));
-      std::string text(bytes, '\0');
-      if (!device_.read(image, text.data(), bytes))
-        return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, image, fmt::format("LOAD_MODULE: the image [0x{:x}, +{}) is not mapped", image, bytes));
+      // Read in pieces, so that a size word naming more than is mapped costs no more host memory
+      // than the mapped part (a driver's word, or a socket client's, must not allocate 256 MiB).
+      std::string text;
+      for (std::uint64_t done = 0; done < bytes;) {
+        const std::uint64_t n = std::min<std::uint64_t>(kChunkBytes, bytes - done);
+        text.resize(done + n);
+        if (!device_.read(image + done, text.data() + done, n))
+          return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, image,
+                     fmt::format("LOAD_MODULE: the image [0x{:x}, +{}) is not mapped", image, bytes));
+        done += n;
+      }
       std::string why;
       if (!device_.loadModule(slot, text, globals, &why)) return bad(SCGPU_ERROR_KIND_MODULE_LOAD, image, why);
       return true;
@@ -495,6 +503,9 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
                                "(at least the width)",
                                flags, height, width, src_pitch, dst_pitch));
       const bool src_host = flags & 1u, dst_host = flags & 2u;
+      // Nothing to move (rows of no bytes, or no rows) is done at once: 2^32 empty rows must not
+      // take 2^32 steps (found by the `wire` fuzz target).
+      if (width == 0 || height == 0) return true;
       std::vector<std::uint8_t> chunk;
       for (std::uint32_t row = 0; row < height; ++row) {
         for (std::uint64_t done = 0; done < width;) {
@@ -525,6 +536,7 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
         pattern.resize(std::min<std::uint64_t>(kChunkBytes, width));
         for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = std::uint8_t(value >> (8 * (i % elem)));
       }
+      if (width == 0 || height == 0) return true;  // as COPY: no work, no steps
       for (std::uint32_t row = 0; row < height; ++row) {
         const std::uint64_t t = dst + std::uint64_t(row) * pitch;
         bool ok = true;
