@@ -303,6 +303,9 @@ TEST_P(RtlDramSched, IssuesTheModelsCommandsCycleForCycle) {
     bins.insert(bins.end(), {"PRE tRTP", "PRE tWR", "RD tCCD_L", "WR tCCD_L", "RD tWTR", "WR tRTW", "ACT tRRD_L",
                              "ACT tFAW", "write drain left (low watermark)"});
   if (p.timing.tRC > p.timing.tRAS + p.timing.tRP) bins.push_back("ACT tRC");  // else tRAS and tRP bind
+  // The functional coverage points are asserted on the full-length run (the default million);
+  // scripts/rtl_coverage.sh runs shorter ($SCGPU_RTL_TB_CYCLES) for Verilator's line coverage only.
+  if (kCycles < 1'000'000) return;
   for (const std::string& bin : bins) EXPECT_GT(cover[bin], 0u) << "coverage bin '" << bin << "' never hit";
 }
 
