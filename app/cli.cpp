@@ -258,6 +258,11 @@ int main(int argc, char** argv) {
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  serve_cmd->add_option("-m,--mode", serve_opt.mode,
+                        "functional, or timing: the cycle-level model runs the kernels, whose simulated time "
+                        "the device's timer and timestamps count")
+      ->check(CLI::IsMember({"functional", "timing"}))
+      ->capture_default_str();
   serve_cmd->add_option("--hello-timeout", serve_opt.hello_timeout_s,
                         "Seconds a client has to complete HELLO before it is disconnected (0: no limit)")
       ->type_name("SECONDS")

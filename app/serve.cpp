@@ -54,7 +54,7 @@ class SignalScope {
 
 int serve(const ServeOptions& options) {
   const GpuConfig config = loadConfig(options.config, options.overrides);
-  auto server = std::make_unique<driver::SocketServer>(config, options.socket);
+  auto server = std::make_unique<driver::SocketServer>(config, options.socket, driver::modeFromName(options.mode));
   server->setLog(say);
   server->setHelloTimeoutMs(int(std::min(options.hello_timeout_s, 86400.0) * 1000));
   const auto id = server->identity();
@@ -62,9 +62,9 @@ int serve(const ServeOptions& options) {
     SignalScope signals;
     g_server.store(server.get());
     say(fmt::format("listening on {}: config {}, sm_{}{} with {} SMs, {} channels, {} MiB of device memory "
-                    "(functional); SIGINT or SIGTERM stops",
+                    "({}); SIGINT or SIGTERM stops",
                     options.socket, options.config, id.arch >> 8, id.arch & 0xFF, id.num_sms, id.num_channels,
-                    id.memory_bytes >> 20));
+                    id.memory_bytes >> 20, options.mode));
     server->run();
     g_server.store(nullptr);
   }

@@ -12,6 +12,7 @@ struct ServeOptions {
   std::string config = "tiny";         // a config name or YAML path
   std::vector<std::string> overrides;  // --set key=value
   double hello_timeout_s = 10;         // a client must complete HELLO within this (0: no limit)
+  std::string mode = "functional";     // functional | timing
 };
 
 // Serves until SIGINT or SIGTERM, then removes the socket file and returns 0. Throws (ConfigError,

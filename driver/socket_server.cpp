@@ -1,5 +1,7 @@
 #include "driver/socket_server.h"
 
+#include "driver/inprocess_transport.h"
+
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -283,8 +285,8 @@ struct Fd {
 
 }  // namespace
 
-SocketServer::SocketServer(const GpuConfig& config, const std::string& path) : path_(path) {
-  device_ = makeInProcessTransport(config);
+SocketServer::SocketServer(const GpuConfig& config, const std::string& path, Mode mode) : path_(path) {
+  device_ = std::make_unique<InProcessTransport>(config, mode);
   identity_ = readIdentity(*device_);
   device_->mmioWrite(SCGPU_REG_RESET, SCGPU_RESET_DEVICE_MASK);
 

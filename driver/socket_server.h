@@ -9,6 +9,7 @@
 #include <string>
 
 #include "driver/socket_protocol.h"
+#include "driver/runtime.h"
 #include "driver/transport.h"
 
 namespace scgpu {
@@ -74,7 +75,9 @@ class SocketServer {
   // Builds the device (in-process transport) from `config`, then binds and listens. Refuses, with
   // TransportError, a path that exists and is not a socket, or a socket another server listens on;
   // a stale socket file (nobody listening) is replaced.
-  SocketServer(const GpuConfig& config, const std::string& path);
+  // The device is the host interface in front of the device model, in `mode` (functional or the
+  // cycle-level timing model, of which a process holds one).
+  SocketServer(const GpuConfig& config, const std::string& path, Mode mode = Mode::Functional);
   // Closes and removes the socket file (if it is still the one this server made).
   ~SocketServer();
   SocketServer(const SocketServer&) = delete;

@@ -844,6 +844,49 @@ TEST(SocketServe, DriverRunsAKernelOverTheSocket) {
   EXPECT_TRUE(server.logSays("client 2 said goodbye")) << server.log();
 }
 
+// `--mode timing`: the chip's cycle-level model behind the socket. The kernel gives the same
+// results, CAPS.TIMING reads 1, and the kernel's simulated time shows in the device's timer: the
+// events around it span more than the same launch's on a functional server.
+std::uint64_t launchSpanOverTheSocket(const std::string& mode) {
+  TempDir dir;
+  ServeProcess server(dir, {"--config", "tiny", "--mode", mode});
+  scgpu_device* d = nullptr;
+  EXPECT_EQ(scgpu_open_socket(dir.socket().c_str(), &d), SCGPU_SUCCESS) << scgpu_last_error(nullptr);
+  if (!d) return 0;
+  EXPECT_EQ(scgpu_mmio_read(d, SCGPU_REG_CAPS) & SCGPU_CAPS_TIMING_MASK,
+            mode == "timing" ? SCGPU_CAPS_TIMING_MASK : 0u);
+  std::vector<std::uint32_t> data(4096, 5);
+  scgpu_devptr p = 0;
+  EXPECT_EQ(scgpu_mem_alloc(d, data.size() * 4, &p), SCGPU_SUCCESS);
+  EXPECT_EQ(scgpu_memcpy_htod(d, p, data.data(), data.size() * 4), SCGPU_SUCCESS);
+  scgpu_module m = 0;
+  EXPECT_EQ(scgpu_module_load(d, kKernels, std::strlen(kKernels), &m), SCGPU_SUCCESS) << scgpu_last_error(d);
+  scgpu_stream* s = nullptr;
+  EXPECT_EQ(scgpu_stream_create(d, 0, &s), SCGPU_SUCCESS);
+  scgpu_event *a = nullptr, *b = nullptr;
+  scgpu_event_create(d, &a);
+  scgpu_event_create(d, &b);
+  const std::uint32_t grid[3] = {32, 1, 1}, block[3] = {128, 1, 1};
+  const std::uint64_t params[2] = {p, data.size()};
+  scgpu_event_record(a, s);
+  EXPECT_EQ(scgpu_launch(s, m, "add_one", grid, block, 0, params, sizeof params), SCGPU_SUCCESS);
+  scgpu_event_record(b, s);
+  EXPECT_EQ(scgpu_stream_synchronize(s), SCGPU_SUCCESS) << scgpu_last_error(d);
+  std::uint64_t ns = 0;
+  EXPECT_EQ(scgpu_event_elapsed_ns(a, b, &ns), SCGPU_SUCCESS);
+  std::vector<std::uint32_t> back(data.size());
+  EXPECT_EQ(scgpu_memcpy_dtoh(d, back.data(), p, back.size() * 4), SCGPU_SUCCESS);
+  for (std::uint32_t i = 0; i < back.size(); ++i) EXPECT_EQ(back[i], 6u) << i;
+  scgpu_close(d);
+  return ns;
+}
+
+TEST(SocketServe, TimingModeRunsKernelsOnTheCycleLevelModel) {
+  const std::uint64_t functional = launchSpanOverTheSocket("functional");
+  const std::uint64_t timing = launchSpanOverTheSocket("timing");
+  EXPECT_GT(timing, functional) << "the kernel's simulated time counts in timing mode";
+}
+
 // Transfers larger than one DMA message are split; a command buffer larger than it too.
 TEST(SocketTransportLimits, LargeTransfersAreSplitIntoDmaMessages) {
   testing_socket::ThreadServedTransport t(GpuConfig::loadDefault());
