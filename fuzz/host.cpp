@@ -20,27 +20,15 @@
 #include "driver/device_model.h"
 #include "fuzz/harness.h"
 #include "tlm/gpu_params.h"
+#include "tlm/host/buffer_host_memory.h"
 #include "tlm/host/host_interface.h"
 #include "tlm/host/scgpu_regs.h"
 
 namespace {
 
-constexpr std::uint64_t kIova = 0x1000'0000;
+constexpr std::uint64_t kIova = scgpu::host::BufferHostMemory::kBase;
 constexpr std::size_t kHostBytes = 64 * 1024;
 
-struct FuzzHostMemory : scgpu::host::HostMemoryPort {
-  std::vector<std::uint8_t> bytes = std::vector<std::uint8_t>(kHostBytes);
-  bool dmaRead(std::uint64_t a, void* dst, std::uint64_t n) override {
-    if (a < kIova || a - kIova > bytes.size() || n > bytes.size() - (a - kIova)) return false;
-    std::memcpy(dst, bytes.data() + (a - kIova), n);
-    return true;
-  }
-  bool dmaWrite(std::uint64_t a, const void* src, std::uint64_t n) override {
-    if (a < kIova || a - kIova > bytes.size() || n > bytes.size() - (a - kIova)) return false;
-    std::memcpy(bytes.data() + (a - kIova), src, n);
-    return true;
-  }
-};
 
 }  // namespace
 
@@ -52,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static driver::DeviceModel device(fuzz::smallConfig(), driver::Mode::Functional);
   static const GpuParams params = GpuParams::fromConfig(fuzz::smallConfig());
   device.reset();
-  FuzzHostMemory host;
+  host::BufferHostMemory host(kHostBytes);
   const std::size_t rest = size - 1 - 6 * writes;
   std::memcpy(host.bytes.data(), data + 1 + 6 * writes, std::min(rest, kHostBytes));
   host::HostInterface hif(params.host, device.identity(), device, host);

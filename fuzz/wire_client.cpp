@@ -22,27 +22,14 @@
 #include "driver/transport.h"
 #include "fuzz/harness.h"
 #include "tlm/host/host_interface.h"
+#include "tlm/host/buffer_host_memory.h"
 #include "tlm/host/scgpu_regs.h"
 
 namespace {
 
 using namespace scgpu::driver;
 
-class HostMemory : public scgpu::host::HostMemoryPort {
- public:
-  static constexpr std::uint64_t kBase = 0x1000'0000;
-  std::vector<std::uint8_t> bytes = std::vector<std::uint8_t>(64 << 10);
-  bool dmaRead(std::uint64_t a, void* dst, std::uint64_t n) override {
-    if (a < kBase || a - kBase > bytes.size() || n > bytes.size() - (a - kBase)) return false;
-    std::memcpy(dst, bytes.data() + (a - kBase), n);
-    return true;
-  }
-  bool dmaWrite(std::uint64_t a, const void* src, std::uint64_t n) override {
-    if (a < kBase || a - kBase > bytes.size() || n > bytes.size() - (a - kBase)) return false;
-    std::memcpy(bytes.data() + (a - kBase), src, n);
-    return true;
-  }
-};
+using HostMemory = scgpu::host::BufferHostMemory;
 
 bool writeAll(int fd, const std::uint8_t* p, std::size_t n) {
   while (n) {
@@ -88,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   });
   {
-    HostMemory memory;
+    HostMemory memory(64 << 10);
     std::unique_ptr<Transport> t;
     try {
       t = adoptSocketTransport(sv[0]);

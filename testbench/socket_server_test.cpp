@@ -4,6 +4,7 @@
 // the socket transport under the C driver. The register-level conformance cases run over the socket
 // in host_interface_test.cpp.
 #define SCGPU_REGS_TABLE
+#include "tlm/host/buffer_host_memory.h"
 #include "tlm/host/scgpu_regs.h"
 
 #include <fcntl.h>
@@ -17,6 +18,8 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+
+#include "testbench/test_util.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -50,12 +53,7 @@ constexpr int kWaitSeconds = 30;
 
 // ---- the server process ---------------------------------------------------------------------------
 
-std::string readFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using scgpu::test::readFile;
 
 // `scgpu serve --socket DIR/s ARGS...` (`--config tiny` unless ARGS name a config), output in
 // DIR/log; ready when it says it listens.
@@ -275,30 +273,7 @@ std::unique_ptr<RawClient> rawClient(const std::string& path) { return std::make
 
 // ---- host memory for transports ----------------------------------------------------------------
 
-class HostMemory : public host::HostMemoryPort {
- public:
-  static constexpr std::uint64_t kBase = 0x1000'0000;
-  explicit HostMemory(std::size_t bytes = 1 << 20) : bytes(bytes) {}
-  std::vector<std::uint8_t> bytes;
-  std::uint64_t reads = 0, writes = 0;
-  bool dmaRead(std::uint64_t a, void* dst, std::uint64_t n) override {
-    ++reads;
-    if (a < kBase || a - kBase > bytes.size() || n > bytes.size() - (a - kBase)) return false;
-    std::memcpy(dst, bytes.data() + (a - kBase), n);
-    return true;
-  }
-  bool dmaWrite(std::uint64_t a, const void* src, std::uint64_t n) override {
-    ++writes;
-    if (a < kBase || a - kBase > bytes.size() || n > bytes.size() - (a - kBase)) return false;
-    std::memcpy(bytes.data() + (a - kBase), src, n);
-    return true;
-  }
-  std::uint32_t u32(std::uint64_t off) const {
-    std::uint32_t v;
-    std::memcpy(&v, bytes.data() + off, 4);
-    return v;
-  }
-};
+using HostMemory = host::BufferHostMemory;
 
 std::uint32_t lo(std::uint64_t v) { return std::uint32_t(v); }
 std::uint32_t hi(std::uint64_t v) { return std::uint32_t(v >> 32); }
