@@ -2,6 +2,8 @@
 // option the page's tables describe exists, and the defaults the page states are the binary's.
 #include <gtest/gtest.h>
 
+#include "testbench/test_util.h"
+
 #include <fstream>
 #include <regex>
 #include <set>
@@ -14,12 +16,7 @@
 
 namespace {
 
-std::string readFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using scgpu::test::readFile;
 
 // The help text of `scgpu ARGS... --help`, as the binary prints it.
 std::string helpOf(std::vector<std::string> args) {

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testbench/test_util.h"
+
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -23,31 +25,13 @@
 #include "testbench/socket_test_util.h"
 #include "tlm/gpu_config.h"
 #include "tlm/gpu_params.h"
+#include "tlm/host/buffer_host_memory.h"
 
 namespace scgpu::driver {
 namespace {
 
 // Host memory the device reaches by DMA: one buffer at a fixed IOVA.
-class TestHostMemory : public host::HostMemoryPort {
- public:
-  static constexpr std::uint64_t kBase = 0x1000'0000;
-  std::vector<std::uint8_t> bytes = std::vector<std::uint8_t>(1 << 20);
-  bool dmaRead(std::uint64_t a, void* dst, std::uint64_t n) override {
-    if (a < kBase || a - kBase > bytes.size() || n > bytes.size() - (a - kBase)) return false;
-    std::memcpy(dst, bytes.data() + (a - kBase), n);
-    return true;
-  }
-  bool dmaWrite(std::uint64_t a, const void* src, std::uint64_t n) override {
-    if (a < kBase || a - kBase > bytes.size() || n > bytes.size() - (a - kBase)) return false;
-    std::memcpy(bytes.data() + (a - kBase), src, n);
-    return true;
-  }
-  std::uint32_t u32(std::uint64_t off) const {
-    std::uint32_t v;
-    std::memcpy(&v, bytes.data() + off, 4);
-    return v;
-  }
-};
+using TestHostMemory = host::BufferHostMemory;
 
 using TransportFactory = std::function<std::unique_ptr<Transport>(const GpuConfig&)>;
 const std::vector<std::pair<std::string, TransportFactory>> kTransports = {
@@ -688,13 +672,6 @@ TEST_P(OnEachTransport, RefusedLaunchIsAnErrorNotAFault) {
 namespace scgpu::driver {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 TEST(HostInterface, WaveformAndMmioLogShowDoorbellsMethodsAndInterrupts) {
   const std::string dir = ::testing::TempDir();
   TraceOptions t;
@@ -712,7 +689,7 @@ TEST(HostInterface, WaveformAndMmioLogShowDoorbellsMethodsAndInterrupts) {
     const auto files = raw->closeHostTrace();
     ASSERT_EQ(files.size(), 3u);
   }
-  const std::string vcd = slurp(t.host_trace_path), log = slurp(t.mmio_log_path);
+  const std::string vcd = test::readFile(t.host_trace_path), log = test::readFile(t.mmio_log_path);
   for (const char* sig : {"gp_put", "gp_get", "method", "error", "offset", "value", "access", "status", "line"})
     EXPECT_NE(vcd.find(std::string(" ") + sig + " "), std::string::npos) << sig;
   EXPECT_NE(vcd.find("$scope module ch[3] $end"), std::string::npos);

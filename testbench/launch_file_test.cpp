@@ -3,6 +3,8 @@
 // checked on files written to a temporary directory.
 #include <gtest/gtest.h>
 
+#include "testbench/test_util.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -89,12 +91,6 @@ class LaunchFileTest : public ::testing::Test {
     std::ofstream f(path(name), std::ios::binary);
     f.write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * sizeof(T)));
     return path(name);
-  }
-  static std::string readAll(const std::string& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
   }
   // Parses `yaml` as <dir>/t.yaml and returns the error message ("" when it parses).
   std::string parseError(const std::string& yaml) const {
@@ -450,7 +446,7 @@ TEST_F(LaunchFileTest, NpyRoundTripAndHeaderFormat) {
   const std::string file = path("a.npy");
   writeNpy(file, "<f4", values.size(), values.data(), values.size() * sizeof(float));
 
-  const std::string bytes = readAll(file);
+  const std::string bytes = test::readFile(file);
   ASSERT_GE(bytes.size(), 10u);
   EXPECT_EQ(bytes.substr(0, 6), std::string("\x93NUMPY", 6));
   EXPECT_EQ(bytes[6], '\x01');  // version 1.0
@@ -664,7 +660,7 @@ args: [data, {scalar: {type: u32, value: 64}}]
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   EXPECT_EQ(scgpu::cli::main(int(argv.size()), argv.data()), kExitOk);
-  const std::string report = readAll(json);
+  const std::string report = test::readFile(json);
   EXPECT_NE(report.find("\"passed\": true"), std::string::npos) << report;
   EXPECT_NE(report.find("\"thread_instructions\""), std::string::npos) << report;
   EXPECT_NE(report.find("\"config\""), std::string::npos) << report;

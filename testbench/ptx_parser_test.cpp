@@ -2,6 +2,8 @@
 // with their locations, and a seeded mutation fuzz test (parse or ParseError, nothing else).
 #include <gtest/gtest.h>
 
+#include "testbench/test_util.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -86,12 +88,7 @@ void expectErrorMessage(const std::string& text, unsigned line, unsigned col, co
   EXPECT_EQ(std::string(e.what()).rfind(where, 0), 0u) << e.what();
 }
 
-std::string readFile(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using scgpu::test::readFile;
 
 // The kernel suite's generated PTX (possibly none yet), sorted for determinism.
 std::vector<std::filesystem::path> suitePtxFiles() {

@@ -4,6 +4,8 @@
 // same trace written twice gives the same bytes; GTKWave loads it headless when Xvfb is there.
 #include <gtest/gtest.h>
 
+#include "testbench/test_util.h"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -45,12 +47,7 @@ class ScratchDir {
   fs::path path_;
 };
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using scgpu::test::readFile;
 
 bool haveProgram(const char* name) {
   return std::system(("command -v " + std::string(name) + " > /dev/null 2>&1").c_str()) == 0;
