@@ -281,20 +281,24 @@ void HostInterface::raise(std::uint32_t status_bits) {
 
 void HostInterface::stopChannel(std::uint32_t c, std::uint32_t kind, std::uint32_t method, std::uint32_t word,
                                 std::uint64_t address, const std::string& message) {
-  Channel& ch = channels_[c];
-  ch.error = kind;
-  ch.waiting = false;
   ErrorInfo e;
   e.kind = kind;
-  e.channel = c;
-  e.gp_entry = ch.gp_get;
   e.method = method;
   e.word = word;
   e.address = address;
+  stopChannel(c, e, message);
+}
+
+void HostInterface::stopChannel(std::uint32_t c, ErrorInfo e, const std::string& message) {
+  Channel& ch = channels_[c];
+  ch.error = e.kind;
+  ch.waiting = false;
+  e.channel = c;
+  e.gp_entry = ch.gp_get;
   recordError(e);
   last_message_ = fmt::format("channel {}, GPFIFO entry {}: {}", c, ch.gp_get, message);
-  emit(HostEvent::Kind::Error, c, method, kind);
-  raise(SCGPU_INTR_STATUS_ERROR_MASK);
+  emit(HostEvent::Kind::Error, c, e.method & SCGPU_CMD_METHOD_MASK, e.kind);
+  raise(isKernelFault(e.kind) ? SCGPU_INTR_STATUS_FAULT_MASK : SCGPU_INTR_STATUS_ERROR_MASK);
 }
 
 bool HostInterface::fetchEntry(std::uint32_t c) {
@@ -472,11 +476,8 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
       if (o.error_kind == SCGPU_ERROR_KIND_NONE) return true;
       if (!isKernelFault(o.error_kind)) return bad(o.error_kind, desc, o.message);
       // A kernel fault: the channel stops, and the error registers say where.
-      ch.error = o.error_kind;
       ErrorInfo e;
       e.kind = o.error_kind;
-      e.channel = c;
-      e.gp_entry = ch.gp_get;
       e.method = header;
       e.word = word;
       e.address = o.address;
@@ -487,10 +488,7 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
       e.lane = o.lane;
       e.pc = o.pc;
       e.ptx_line = o.ptx_line;
-      recordError(e);
-      last_message_ = fmt::format("channel {}, GPFIFO entry {}: {}", c, ch.gp_get, o.message);
-      emit(HostEvent::Kind::Error, c, method, o.error_kind);
-      raise(SCGPU_INTR_STATUS_FAULT_MASK);
+      stopChannel(c, e, o.message);
       return true;
     }
     case SCGPU_METHOD_COPY: {

@@ -155,6 +155,10 @@ class HostInterface {
   bool execute(std::uint32_t c, std::uint32_t header, const std::uint32_t* args, std::uint32_t count);
   void stopChannel(std::uint32_t c, std::uint32_t kind, std::uint32_t method, std::uint32_t word,
                    std::uint64_t address, const std::string& message);
+  // Stops channel c on error `e` (its channel and ring entry filled in here): the channel's
+  // CH_ERROR, the error registers (the first error is kept), the message, and the interrupt
+  // (FAULT for a kernel fault, ERROR otherwise).
+  void stopChannel(std::uint32_t c, ErrorInfo e, const std::string& message);
   void recordError(const ErrorInfo& e);
   void raise(std::uint32_t status_bits);
   bool memRead(bool in_host, std::uint64_t addr, void* dst, std::uint64_t bytes);
