@@ -329,22 +329,28 @@ scgpu_status synchronize(scgpu_stream* s) {
 
 scgpu_status checkStream(scgpu_stream* s) { return s && s->device ? SCGPU_SUCCESS : SCGPU_ERROR_INVALID_VALUE; }
 
-// Places a copy of `bytes` host bytes in the stream's arena and returns its device address.
-scgpu_status stage(scgpu_stream* s, const void* data, std::uint64_t bytes, scgpu_devptr* at,
-                   std::vector<std::uint32_t>& w) {
+// Reserves `bytes` of the stream's launch arena and gives its device address. A full arena is
+// reused after synchronising the stream (which releases what the pending work staged).
+scgpu_status reserveArena(scgpu_stream* s, std::uint64_t bytes, scgpu_devptr* at) {
   const std::uint64_t need = roundUp(std::max<std::uint64_t>(bytes, 1), 16);
+  if (need > kArenaBytes) return s->device->fail(SCGPU_ERROR_INVALID_VALUE, "launch data larger than the arena");
   if (s->arena_used + need > kArenaBytes) {
-    if (need > kArenaBytes) return s->device->fail(SCGPU_ERROR_INVALID_VALUE, "launch data larger than the arena");
-    scgpu_status st = synchronize(s);
+    const scgpu_status st = synchronize(s);
     if (st != SCGPU_SUCCESS) return st;
   }
-  s->staging.emplace_back(static_cast<const std::uint8_t*>(data), static_cast<const std::uint8_t*>(data) + bytes);
-  const std::uint64_t src = s->device->registerHost(s->staging.back().data(), bytes);
-  s->iovas.push_back(src);
   *at = s->arena + s->arena_used;
   s->arena_used += need;
-  push(w, SCGPU_METHOD_COPY, {lo(src), hi(src), lo(*at), hi(*at), std::uint32_t(bytes), 1u, 0u, 0u, 1u /* SRC_HOST */});
   return SCGPU_SUCCESS;
+}
+
+// Appends to `w` a COPY of `data` from host memory to `at`; the bytes stay registered with the
+// device until the stream is synchronised.
+void stageCopy(scgpu_stream* s, std::vector<std::uint8_t> data, scgpu_devptr at, std::vector<std::uint32_t>& w) {
+  s->staging.push_back(std::move(data));
+  const auto& bytes = s->staging.back();
+  const std::uint64_t src = s->device->registerHost(bytes.data(), bytes.size());
+  s->iovas.push_back(src);
+  push(w, SCGPU_METHOD_COPY, {lo(src), hi(src), lo(at), hi(at), std::uint32_t(bytes.size()), 1u, 0u, 0u, 1u /* SRC_HOST */});
 }
 
 scgpu_status copy2d(scgpu_stream* s, std::uint64_t src, std::uint64_t src_pitch, std::uint64_t dst,
@@ -438,6 +444,20 @@ scgpu_status release(scgpu_device* d, scgpu_devptr ptr) {
   if (st != SCGPU_SUCCESS) return st;
   (it->second.internal ? d->internal : d->user).give(ptr, it->second.rounded);
   d->allocations.erase(it);
+  return SCGPU_SUCCESS;
+}
+
+// MEMSETs of `bytes` (a multiple of element_bytes) at dst, in rows of at most 1 GiB.
+scgpu_status memsetElements(scgpu_stream* s, scgpu_devptr dst, std::uint32_t value, std::uint32_t element_bytes,
+                            std::uint64_t bytes) {
+  for (std::uint64_t done = 0; done < bytes;) {
+    const std::uint64_t n = std::min<std::uint64_t>(bytes - done, 1ull << 30);
+    std::vector<std::uint32_t> w;
+    push(w, SCGPU_METHOD_MEMSET, {lo(dst + done), hi(dst + done), std::uint32_t(n), 1u, 0u, value, element_bytes});
+    const scgpu_status st = submit(s, std::move(w));
+    if (st != SCGPU_SUCCESS) return st;
+    done += n;
+  }
   return SCGPU_SUCCESS;
 }
 
@@ -621,14 +641,10 @@ scgpu_status scgpu_launch(scgpu_stream* s, scgpu_module module, const char* kern
   // Descriptor, name and parameters go to the stream's arena in one staged copy.
   const std::uint64_t name_off = SCGPU_LAUNCH_DESC_SIZE_BYTES, param_off = roundUp(name_off + name_bytes, 16);
   std::vector<std::uint8_t> blob(param_off + param_bytes, 0);
-  std::vector<std::uint32_t> w;
-  scgpu_devptr at = 0;
-  // Reserve first to learn the address the descriptor will have.
-  if (s->arena_used + roundUp(blob.size(), 16) > kArenaBytes) {
-    scgpu_status st = synchronize(s);
-    if (st != SCGPU_SUCCESS) return st;
-  }
-  const scgpu_devptr base = s->arena + s->arena_used;
+  // Reserved first: the descriptor holds the addresses of the name and parameters.
+  scgpu_devptr base = 0;
+  scgpu_status st = reserveArena(s, blob.size(), &base);
+  if (st != SCGPU_SUCCESS) return st;
   scgpu_launch_desc desc{};
   desc.module_slot = module;
   desc.entry_name_bytes = std::uint32_t(name_bytes);
@@ -645,9 +661,9 @@ scgpu_status scgpu_launch(scgpu_stream* s, scgpu_module module, const char* kern
   std::memcpy(blob.data(), &desc, sizeof desc);
   std::memcpy(blob.data() + name_off, kernel, name_bytes);
   if (param_bytes) std::memcpy(blob.data() + param_off, params, param_bytes);
-  scgpu_status st = stage(s, blob.data(), blob.size(), &at, w);
-  if (st != SCGPU_SUCCESS) return st;
-  push(w, SCGPU_METHOD_LAUNCH, {lo(at), hi(at)});
+  std::vector<std::uint32_t> w;
+  stageCopy(s, std::move(blob), base, w);
+  push(w, SCGPU_METHOD_LAUNCH, {lo(base), hi(base)});
   return submit(s, std::move(w));
 }
 
@@ -687,27 +703,11 @@ scgpu_status scgpu_memcpy_2d_dtoh_async(scgpu_stream* s, void* dst, size_t dst_p
 }
 scgpu_status scgpu_memset_async(scgpu_stream* s, scgpu_devptr dst, uint8_t value, size_t bytes) {
   if (checkStream(s) != SCGPU_SUCCESS) return SCGPU_ERROR_INVALID_VALUE;
-  for (std::uint64_t done = 0; done < bytes;) {
-    const std::uint64_t n = std::min<std::uint64_t>(bytes - done, 1ull << 30);
-    std::vector<std::uint32_t> w;
-    push(w, SCGPU_METHOD_MEMSET, {lo(dst + done), hi(dst + done), std::uint32_t(n), 1u, 0u, value, 1u});
-    scgpu_status st = submit(s, std::move(w));
-    if (st != SCGPU_SUCCESS) return st;
-    done += n;
-  }
-  return SCGPU_SUCCESS;
+  return memsetElements(s, dst, value, 1, bytes);
 }
 scgpu_status scgpu_memset32_async(scgpu_stream* s, scgpu_devptr dst, uint32_t value, size_t count) {
   if (checkStream(s) != SCGPU_SUCCESS) return SCGPU_ERROR_INVALID_VALUE;
-  for (std::uint64_t done = 0; done < count;) {
-    const std::uint64_t n = std::min<std::uint64_t>(count - done, 1ull << 28);
-    std::vector<std::uint32_t> w;
-    push(w, SCGPU_METHOD_MEMSET, {lo(dst + 4 * done), hi(dst + 4 * done), std::uint32_t(4 * n), 1u, 0u, value, 4u});
-    scgpu_status st = submit(s, std::move(w));
-    if (st != SCGPU_SUCCESS) return st;
-    done += n;
-  }
-  return SCGPU_SUCCESS;
+  return memsetElements(s, dst, value, 4, std::uint64_t(count) * 4);
 }
 
 scgpu_status scgpu_memcpy_htod(scgpu_device* d, scgpu_devptr dst, const void* src, size_t bytes) {
