@@ -1,5 +1,7 @@
 #include "driver/socket_protocol.h"
 
+#include "driver/transport.h"
+
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -308,6 +310,16 @@ bool send(Link& link, Type type, std::uint32_t id, std::uint64_t time_ns, const 
   encodeHeader(h, frame.data());
   if (!payload.empty()) std::memcpy(frame.data() + kHeaderBytes, payload.data(), payload.size());
   return link.write(frame.data(), frame.size());
+}
+
+sockaddr_un unixAddress(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof addr.sun_path)
+    throw TransportError(fmt::format("socket path '{}' has {} bytes; a Unix socket path has 1 to {}", path, path.size(),
+                                     sizeof addr.sun_path - 1));
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  return addr;
 }
 
 }  // namespace scgpu::driver::wire

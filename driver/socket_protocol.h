@@ -10,6 +10,8 @@
 // fails is a protocol error that closes the connection with an ERROR message.
 #pragma once
 
+#include <sys/un.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -191,5 +193,9 @@ Received receive(Link& link, Message& out, const Expectation& expect);
 
 // Sends one message (header and payload in one write).
 bool send(Link& link, Type type, std::uint32_t id, std::uint64_t time_ns, const std::vector<std::uint8_t>& payload);
+
+// The address of the Unix socket at `path`, for both ends. Throws TransportError for a path that
+// is empty or longer than a Unix socket path may be.
+sockaddr_un unixAddress(const std::string& path);
 
 }  // namespace scgpu::driver::wire

@@ -51,6 +51,15 @@ bool ServerSession::sendMessage(Type type, std::uint32_t id, const std::vector<s
   return true;
 }
 
+void ServerSession::clientReportedError(const wire::Message& m) {
+  std::uint32_t code = 0;
+  std::string text;
+  wire::parseError(m.payload, &code, &text);
+  open_ = false;
+  result_.end = End::Disconnected;
+  result_.message = fmt::format("the client reported {} ({}): {}", wire::errorCodeName(code), code, text);
+}
+
 void ServerSession::linkLost() {
   if (!open_) return;
   open_ = false;
@@ -159,15 +168,9 @@ ServerSession::Result ServerSession::run() {
         open_ = false;
         result_.end = End::Goodbye;
         break;
-      case Type::Error: {
-        std::uint32_t code = 0;
-        std::string text;
-        wire::parseError(m.payload, &code, &text);
-        open_ = false;
-        result_.end = End::Disconnected;
-        result_.message = fmt::format("the client reported {} ({}): {}", wire::errorCodeName(code), code, text);
+      case Type::Error:
+        clientReportedError(m);
         break;
-      }
       default:  // the expectation admits no other type
         protocolError(ErrorCode::Unexpected, wire::typeName(m.header.type));
         break;
@@ -204,12 +207,7 @@ bool ServerSession::receiveDmaReply(std::uint32_t id, Type type, std::uint32_t d
     return false;
   }
   if (reply.header.type == std::uint16_t(Type::Error)) {
-    std::uint32_t code = 0;
-    std::string text;
-    wire::parseError(reply.payload, &code, &text);
-    open_ = false;
-    result_.end = End::Disconnected;
-    result_.message = fmt::format("the client reported {} ({}): {}", wire::errorCodeName(code), code, text);
+    clientReportedError(reply);
     return false;
   }
   return true;
@@ -290,12 +288,7 @@ SocketServer::SocketServer(const GpuConfig& config, const std::string& path, Mod
   identity_ = readIdentity(*device_);
   device_->mmioWrite(SCGPU_REG_RESET, SCGPU_RESET_DEVICE_MASK);
 
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path)
-    throw TransportError(fmt::format("socket path '{}' has {} bytes; a Unix socket path has 1 to {}", path, path.size(),
-                                     sizeof addr.sun_path - 1));
-  std::memcpy(addr.sun_path, path.data(), path.size());
+  const sockaddr_un addr = wire::unixAddress(path);
 
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {

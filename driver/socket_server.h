@@ -53,6 +53,8 @@ class ServerSession : public host::HostMemoryPort {
   bool sendMessage(wire::Type type, std::uint32_t id, const std::vector<std::uint8_t>& payload);
   void protocolError(wire::ErrorCode code, const std::string& why);
   void linkLost();
+  // The client sent ERROR: the session ends, and its reason is the client's.
+  void clientReportedError(const wire::Message& m);
   // Receives the reply of DMA request `id` (`type`, payload length checked by `check`).
   bool receiveDmaReply(std::uint32_t id, wire::Type type, std::uint32_t data_bytes, wire::Message& reply);
   void notifyInterrupt();

@@ -223,12 +223,7 @@ void SocketTransport::serveDmaWrite(const wire::Message& m) {
 }  // namespace
 
 std::unique_ptr<Transport> connectSocketTransport(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path)
-    throw TransportError(fmt::format("socket path '{}' has {} bytes; a Unix socket path has 1 to {}", path, path.size(),
-                                     sizeof addr.sun_path - 1));
-  std::memcpy(addr.sun_path, path.data(), path.size());
+  const sockaddr_un addr = wire::unixAddress(path);
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw TransportError(fmt::format("socket(): {}", std::strerror(errno)));
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
