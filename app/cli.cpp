@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
                       "cycles by re-running the same deterministic simulation; 0: off")
       ->capture_default_str();
   run_cmd->add_option("--timeline", opt.timeline,
-                      "Write a Chrome trace-event timeline (kernels, blocks per SM, DRAM refreshes) for Perfetto")
+                      "Write a Chrome trace-event timeline (kernels and copies per channel, blocks per SM, DRAM refreshes) for Perfetto")
       ->type_name("FILE");
   run_cmd->add_option("--host-trace", opt.host_trace,
                       "Write a waveform of the host interface (BAR0 accesses, doorbells, GP_GET, methods, "

@@ -1,5 +1,7 @@
 #include "driver/device_model.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "driver/launch_setup.h"
@@ -121,16 +123,18 @@ bool DeviceModel::unloadModule(std::uint32_t slot, std::string* why) {
   return true;
 }
 
-host::LaunchOutcome DeviceModel::launch(const host::LaunchRequest& r) {
-  host::LaunchOutcome o;
-  last_launch_ = LaunchReport{};
-  last_launch_.kernel = r.entry;
+std::uint32_t DeviceModel::startLaunch(const host::LaunchRequest& r, std::uint32_t channel, std::uint32_t priority,
+                                       std::uint64_t now_ns, host::LaunchOutcome* o) {
+  LaunchReport report;
+  report.kernel = r.entry;
   auto refuse = [&](const std::string& why, Error status = Error::InvalidConfiguration) {
-    o.error_kind = SCGPU_ERROR_KIND_LAUNCH_REFUSED;
-    o.message = why;
-    last_launch_.status = status;
-    last_launch_.refusal = why;
-    return o;
+    o->error_kind = SCGPU_ERROR_KIND_LAUNCH_REFUSED;
+    o->message = why;
+    report.status = status;
+    report.refusal = why;
+    last_launch_ = report;
+    history_.push_back(report);
+    return 0u;
   };
   if (r.module_slot >= kModuleSlots || !modules_[r.module_slot])
     return refuse(fmt::format("LAUNCH: module slot {} holds no module", r.module_slot), Error::InvalidResourceHandle);
@@ -143,41 +147,87 @@ host::LaunchOutcome DeviceModel::launch(const host::LaunchRequest& r) {
     return refuse(fmt::format("LAUNCH: kernel '{}' takes {} bytes of parameters, the descriptor gives {}",
                               prog.kernel_name, prog.param_buffer_bytes, r.params.size()),
                   Error::InvalidValue);
-  sm::LaunchState launch;
+  auto launch = std::make_unique<sm::LaunchState>();
   std::string why;
   const Error refused = setupLaunch(prog, Dim3(r.grid[0], r.grid[1], r.grid[2]), Dim3(r.block[0], r.block[1], r.block[2]),
-                                    r.shared_bytes, memory_, props_, call_depth_frames_, grid_id_ + 1, launch, &why);
+                                    r.shared_bytes, memory_, props_, call_depth_frames_, grid_id_ + 1, *launch, &why);
   if (refused != Error::Success) return refuse(why, refused);
   ++grid_id_;
-  launch.params = r.params;
-  sm::LaunchResult result;
+  launch->params = r.params;
+  const std::uint32_t id = next_id_++;
+  Pending& p = pending_[id];
+  p.program = &prog;
+  p.report = report;
+  p.launch = std::move(launch);
   if (timing_) {
-    const TimingResult t = timing_->run(launch, prog, r.shared_bytes);
-    result = t.result;
-    last_launch_.core_cycles = t.core_cycles;
-    last_launch_.simulated_ns = t.simulated_ns;
-    o.duration_ns = std::uint64_t(t.simulated_ns + 0.5);
+    // The chip catches up with the host's time first (kernels finishing meanwhile are kept).
+    while (timing_->deviceNs() + 1e-3 < double(now_ns))
+      for (const auto& [done_id, t] : timing_->advance(double(now_ns)))
+        done_.push_back({done_id, std::uint64_t(std::ceil(t.end_ns)), t.result, t.core_cycles, t.simulated_ns});
+    TimingResult no;
+    if (!timing_->start(*p.launch, prog, r.shared_bytes, priority, channel, &no)) {
+      // No block fits on an SM: the chip refuses it as it would fault at once.
+      done_.push_back({id, now_ns, no.result, 0, 0});
+    }
   } else {
+    // Functional mode has no time: the kernel runs to completion as it starts.
     sm::FunctionalEngine engine(limits_);
-    result = engine.run(launch);
+    done_.push_back({id, now_ns, engine.run(*p.launch), 0, 0});
   }
-  printf_ += launch.printf_output;
-  last_launch_.warp_instructions = result.warp_instructions;
-  last_launch_.thread_instructions = result.thread_instructions;
+  return id;
+}
+
+std::optional<std::pair<std::uint32_t, host::LaunchOutcome>> DeviceModel::advance(std::uint64_t until_ns,
+                                                                                 std::uint64_t* end_ns) {
+  // Kernels run in timing mode: simulate until one completes or `until_ns` comes.
+  if (done_.empty() && timing_ && timing_->busy()) {
+    const double bound = until_ns == kNoBound ? -1.0 : double(until_ns);
+    for (const auto& [id, t] : timing_->advance(bound))
+      done_.push_back({id, std::uint64_t(std::ceil(t.end_ns)), t.result, t.core_cycles, t.simulated_ns});
+  } else if (done_.empty() && timing_ && until_ns != kNoBound) {
+    timing_->advance(double(until_ns));  // nothing runs: time only moves on
+  }
+  if (done_.empty() || done_.front().end_ns > until_ns) return std::nullopt;
+  const Done d = done_.front();
+  done_.pop_front();
+  host::LaunchOutcome o;
+  finish(d, &o);
+  *end_ns = d.end_ns;
+  return std::make_pair(d.id, o);
+}
+
+void DeviceModel::finish(const Done& d, host::LaunchOutcome* o) {
+  auto it = pending_.find(d.id);
+  Pending& p = it->second;
+  LaunchReport& report = p.report;
+  const sm::LaunchResult& result = d.result;
+  report.core_cycles = d.core_cycles;
+  report.simulated_ns = d.simulated_ns;
+  printf_ += p.launch->printf_output;
+  report.warp_instructions = result.warp_instructions;
+  report.thread_instructions = result.thread_instructions;
   if (result.fault) {
     const sm::FaultReport& f = *result.fault;
-    last_launch_.fault = f;
-    last_launch_.status = errorOfFault(f.kind);
-    o.error_kind = errorKindOfFault(f.kind);
-    o.message = f.toString();
-    o.address = f.address;
-    for (int i = 0; i < 3; ++i) o.block[i] = f.block[i];
-    o.warp = f.warp;
-    o.lane = f.lane;
-    o.pc = f.pc;
-    o.ptx_line = f.pc < prog.code.size() ? prog.code[f.pc].ptx_line : 0;
+    const ptx::Program& prog = *p.program;
+    report.fault = f;
+    report.status = errorOfFault(f.kind);
+    o->error_kind = errorKindOfFault(f.kind);
+    o->message = f.toString();
+    o->address = f.address;
+    for (int i = 0; i < 3; ++i) o->block[i] = f.block[i];
+    o->warp = f.warp;
+    o->lane = f.lane;
+    o->pc = f.pc;
+    o->ptx_line = f.pc < prog.code.size() ? prog.code[f.pc].ptx_line : 0;
   }
-  return o;
+  last_launch_ = report;
+  history_.push_back(report);
+  pending_.erase(it);
+}
+
+void DeviceModel::noteCopy(std::uint32_t engine, std::uint32_t channel, std::uint64_t bytes, std::uint64_t start_ns,
+                           std::uint64_t end_ns) {
+  if (timing_) timing_->noteCopy(engine, channel, bytes, double(start_ns), double(end_ns));
 }
 
 void DeviceModel::reset() {
@@ -186,6 +236,9 @@ void DeviceModel::reset() {
   grid_id_ = 0;
   printf_.clear();
   last_launch_ = LaunchReport{};
+  history_.clear();
+  pending_.clear();
+  done_.clear();
 }
 
 nlohmann::json DeviceModel::statistics() const { return timing_ ? timing_->statistics() : nlohmann::json::object(); }

@@ -13,9 +13,12 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -64,16 +67,24 @@ class DeviceModel : public host::DevicePort {
   bool unmap(std::uint64_t va, std::string* why) override;
   bool loadModule(std::uint32_t slot, const std::string& ptx, std::uint64_t globals_va, std::string* why) override;
   bool unloadModule(std::uint32_t slot, std::string* why) override;
-  host::LaunchOutcome launch(const host::LaunchRequest& request) override;
+  std::uint32_t startLaunch(const host::LaunchRequest& request, std::uint32_t channel, std::uint32_t priority,
+                            std::uint64_t now_ns, host::LaunchOutcome* refused) override;
+  std::optional<std::pair<std::uint32_t, host::LaunchOutcome>> advance(std::uint64_t until_ns,
+                                                                      std::uint64_t* end_ns) override;
+  bool busy() const override { return !pending_.empty() || !done_.empty(); }
+  void noteCopy(std::uint32_t engine, std::uint32_t channel, std::uint64_t bytes, std::uint64_t start_ns,
+                std::uint64_t end_ns) override;
   void reset() override;
 
   const DeviceProperties& properties() const { return props_; }
   host::DeviceIdentity identity() const;
   Mode mode() const { return mode_; }
 
-  // The simulator's side: the last launch, the kernels' printf text since the last call, the
-  // timing model's statistics, and its waveforms (written by closeTraces()).
+  // The simulator's side: the last launch to complete (or be refused), every launch in completion
+  // order, the kernels' printf text since the last call, the timing model's statistics, and its
+  // waveforms (written by closeTraces()).
   const LaunchReport& lastLaunch() const { return last_launch_; }
+  const std::vector<LaunchReport>& launchHistory() const { return history_; }
   std::string takePrintfOutput();
   nlohmann::json statistics() const;
   void closeTraces();
@@ -89,7 +100,26 @@ class DeviceModel : public host::DevicePort {
   std::uint64_t grid_id_ = 0;
   std::string printf_;
   LaunchReport last_launch_;
+  std::vector<LaunchReport> history_;
+  // Launches started and not yet given back, by id: the launch state lives until then.
+  struct Pending {
+    std::unique_ptr<sm::LaunchState> launch;
+    const ptx::Program* program = nullptr;
+    LaunchReport report;
+  };
+  std::map<std::uint32_t, Pending> pending_;
+  // Completed and not yet given back: (id, end time, result), in completion order.
+  struct Done {
+    std::uint32_t id;
+    std::uint64_t end_ns;
+    sm::LaunchResult result;
+    std::uint64_t core_cycles;
+    double simulated_ns;
+  };
+  std::deque<Done> done_;
+  std::uint32_t next_id_ = 1;
   std::unique_ptr<TimingBackend> timing_;
+  void finish(const Done& d, host::LaunchOutcome* o);
 };
 
 }  // namespace scgpu::driver

@@ -11,7 +11,7 @@ InProcessTransport::InProcessTransport(const GpuConfig& config, Mode mode, const
     : device_(config, mode, trace), hif_(GpuParams::fromConfig(config).host, device_.identity(), device_, host_) {
   if (!trace.host_trace_path.empty() || !trace.mmio_log_path.empty()) {
     trace_ = std::make_unique<host::HostTrace>(trace.host_trace_path, trace.mmio_log_path, hif_.numChannels());
-    hif_.setListener([this](const host::HostEvent& e) { trace_->on(e, hif_.interruptLine(), hif_.interruptStatus()); });
+    hif_.setListener([this](const host::HostEvent& e) { trace_->on(e, e.line, e.intr_status); });
   }
 }
 

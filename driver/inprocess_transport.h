@@ -19,7 +19,8 @@ class InProcessTransport : public Transport {
   InProcessTransport(const GpuConfig& config, Mode mode = Mode::Functional, const TraceOptions& trace = {});
   std::uint32_t mmioRead(std::uint32_t offset) override { return hif_.read(offset); }
   void mmioWrite(std::uint32_t offset, std::uint32_t value) override { hif_.write(offset, value); }
-  bool interruptPending() override { return hif_.interruptLine(); }
+  bool interruptPending() override { return hif_.pollInterrupt(); }
+  bool interruptLevel() override { return hif_.interruptLine(); }
   void attachHostMemory(host::HostMemoryPort* memory) override { host_.target = memory; }
   std::uint64_t deviceTimeNs() const override { return hif_.timeNs(); }
 

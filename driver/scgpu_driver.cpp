@@ -61,6 +61,7 @@ struct scgpu_stream {
   std::vector<std::uint8_t> ring;  // kRingEntries GPFIFO entries, in host memory
   std::uint64_t ring_iova = 0;
   std::uint32_t put = 0;
+  std::uint32_t get = 0;           // GP_GET as last read: the ring has room up to it
   std::uint32_t semaphore = 0;     // completion semaphore, in host memory
   std::uint64_t semaphore_iova = 0;
   std::uint32_t submitted = 0;     // value the last completion release writes
@@ -189,10 +190,15 @@ scgpu_status channelError(scgpu_stream* s);
 
 // Waits until the ring has room for one more entry: writing at GP_PUT must not make GP_PUT equal
 // GP_GET, which the front end would read as an empty ring.
+// GP_GET is read only when the ring looks full by its last known value: a read lets the device
+// run first, so reading on every submission would serialise the streams (the doorbell writes are
+// posted; work queued on several streams between two reads runs side by side).
 scgpu_status waitForRoom(scgpu_stream* s) {
   scgpu_device* d = s->device;
+  if ((s->put + 1) % kRingEntries != s->get) return SCGPU_SUCCESS;
   for (std::uint32_t polls = 0;; ++polls) {
-    if ((s->put + 1) % kRingEntries != d->rd(SCGPU_REG_CH_GP_GET(s->channel))) return SCGPU_SUCCESS;
+    s->get = d->rd(SCGPU_REG_CH_GP_GET(s->channel));
+    if ((s->put + 1) % kRingEntries != s->get) return SCGPU_SUCCESS;
     const std::uint32_t status = d->rd(SCGPU_REG_CH_STATUS(s->channel));
     if (status & SCGPU_CH_STATUS_ERROR_MASK) return channelError(s);
     if (polls >= ((status & SCGPU_CH_STATUS_WAITING_MASK) ? kWaitingPolls : kMaxPolls))
@@ -274,7 +280,7 @@ scgpu_status channelError(scgpu_stream* s) {
     where += fmt::format(", address 0x{:x}", i.address);
   // Restart the channel: its queued work is dropped, as after a fault on silicon.
   d->wr(SCGPU_REG_CH_RESET(s->channel), SCGPU_CH_RESET_CHANNEL_MASK);
-  s->put = 0;
+  s->put = s->get = 0;
   s->semaphore = s->submitted;
   const scgpu_status st = kind == SCGPU_ERROR_KIND_MODULE_LOAD       ? SCGPU_ERROR_MODULE
                           : kind == SCGPU_ERROR_KIND_LAUNCH_REFUSED  ? SCGPU_ERROR_LAUNCH_REFUSED
@@ -314,7 +320,7 @@ scgpu_status synchronize(scgpu_stream* s) {
     // a semaphore after many polls waits on one that no channel will release.
     if (polls >= ((status & SCGPU_CH_STATUS_WAITING_MASK) ? kWaitingPolls : kMaxPolls)) {
       d->wr(SCGPU_REG_CH_RESET(s->channel), SCGPU_CH_RESET_CHANNEL_MASK);
-      s->put = 0;
+      s->put = s->get = 0;
       s->semaphore = target;
       result = d->fail(SCGPU_ERROR_DEADLOCK,
                        fmt::format("channel {} made no progress in {} polls ({}); its work was dropped", s->channel,

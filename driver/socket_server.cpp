@@ -76,7 +76,8 @@ void ServerSession::protocolError(ErrorCode code, const std::string& why) {
 }
 
 void ServerSession::notifyInterrupt() {
-  const bool level = device_.interruptPending();
+  // Reads let the device run before they answer; a write is posted: the level as it stands.
+  const bool level = device_.interruptLevel();
   if (level == line_) return;
   line_ = level;
   wire::Writer w;

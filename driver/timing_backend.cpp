@@ -27,14 +27,8 @@ void TimingBackend::closeTraces() { top_->closeTraces(); }
 
 TimingBackend::~TimingBackend() = default;
 
-TimingResult TimingBackend::run(sm::LaunchState& launch, const ptx::Program& program,
-                                std::uint32_t dynamic_shared_bytes) {
-  sm::KernelResources k;
-  k.threads_per_block = launch.block[0] * launch.block[1] * launch.block[2];
-  k.registers_per_thread = registersPerThread(program, params_.sm.max_registers_per_thread);
-  k.static_shared_bytes = program.static_shared_bytes;
-  k.dynamic_shared_bytes = dynamic_shared_bytes;
-  KernelRun run = top_->run(launch, k);
+namespace {
+TimingResult resultOf(const KernelRun& run) {
   TimingResult r;
   r.result.fault = run.fault;
   r.result.warp_instructions = run.warp_instructions;
@@ -42,7 +36,36 @@ TimingResult TimingBackend::run(sm::LaunchState& launch, const ptx::Program& pro
   r.result.blocks = run.blocks;
   r.core_cycles = run.core_cycles;
   r.simulated_ns = run.simulated_ns;
+  r.end_ns = run.end_ns;
   return r;
+}
+}  // namespace
+
+std::optional<std::uint32_t> TimingBackend::start(sm::LaunchState& launch, const ptx::Program& program,
+                                                  std::uint32_t dynamic_shared_bytes, std::uint32_t priority,
+                                                  std::uint32_t track, TimingResult* refused) {
+  sm::KernelResources k;
+  k.threads_per_block = launch.block[0] * launch.block[1] * launch.block[2];
+  k.registers_per_thread = registersPerThread(program, params_.sm.max_registers_per_thread);
+  k.static_shared_bytes = program.static_shared_bytes;
+  k.dynamic_shared_bytes = dynamic_shared_bytes;
+  KernelRun no;
+  const std::optional<std::uint32_t> id = top_->startKernel(launch, k, priority, track, &no);
+  if (!id) *refused = resultOf(no);
+  return id;
+}
+
+std::vector<std::pair<std::uint32_t, TimingResult>> TimingBackend::advance(double until_ns) {
+  std::vector<std::pair<std::uint32_t, TimingResult>> out;
+  for (const KernelRun& r : top_->advance(until_ns)) out.emplace_back(r.id, resultOf(r));
+  return out;
+}
+
+double TimingBackend::deviceNs() const { return top_->deviceNs(); }
+bool TimingBackend::busy() const { return top_->busy(); }
+void TimingBackend::noteCopy(std::uint32_t engine, std::uint32_t track, std::uint64_t bytes, double start_ns,
+                             double end_ns) {
+  top_->noteCopy(engine, track, bytes, start_ns, end_ns);
 }
 
 nlohmann::json TimingBackend::statistics() const {

@@ -4,6 +4,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +28,7 @@ struct TimingResult {
   sm::LaunchResult result;
   std::uint64_t core_cycles = 0;
   double simulated_ns = 0;
+  double end_ns = 0;  // device time of the completion
 };
 
 class TimingBackend {
@@ -35,7 +39,17 @@ class TimingBackend {
   void closeTraces();
   ~TimingBackend();
 
-  TimingResult run(sm::LaunchState& launch, const ptx::Program& program, std::uint32_t dynamic_shared_bytes);
+  // Starts a launch at the current device time (kernels may run side by side); nothing with
+  // `refused` filled in when a block fits on no SM.
+  std::optional<std::uint32_t> start(sm::LaunchState& launch, const ptx::Program& program,
+                                     std::uint32_t dynamic_shared_bytes, std::uint32_t priority, std::uint32_t track,
+                                     TimingResult* refused);
+  // Simulates until a launch finishes or device time reaches `until_ns` (< 0: no bound); the
+  // launches that finished, by id.
+  std::vector<std::pair<std::uint32_t, TimingResult>> advance(double until_ns);
+  double deviceNs() const;
+  bool busy() const;
+  void noteCopy(std::uint32_t engine, std::uint32_t track, std::uint64_t bytes, double start_ns, double end_ns);
   // Every component's counters and the derived metrics, plus the effective parameters' name.
   nlohmann::json statistics() const;
   const GpuParams& params() const { return params_; }

@@ -21,8 +21,12 @@ class Transport {
   virtual ~Transport() = default;
   virtual std::uint32_t mmioRead(std::uint32_t offset) = 0;
   virtual void mmioWrite(std::uint32_t offset, std::uint32_t value) = 0;
-  // The level of the device's interrupt line.
+  // The level of the device's interrupt line, as the host sees it when it looks (the device runs
+  // first, as for a read).
   virtual bool interruptPending() = 0;
+  // The level as it stands, without letting the device run: after a posted write (which may mask
+  // or clear interrupts, but starts no work).
+  virtual bool interruptLevel() { return interruptPending(); }
   // The host memory the device's DMA reads and writes (the driver's table of registered buffers).
   // Until one is attached, every DMA is refused.
   virtual void attachHostMemory(host::HostMemoryPort* memory) = 0;

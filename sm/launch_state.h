@@ -48,6 +48,9 @@ struct LaunchState {
   // stack overflow. The default is no bound (tests that build a LaunchState themselves).
   std::uint64_t register_bytes_per_thread = ~std::uint64_t{0};
   std::uint64_t clock = 0;           // functional mode: instructions retired so far
+  // Timing mode: what the SMs issued for this launch (kernels run side by side, so the SMs'
+  // counters cannot be split by kernel afterwards).
+  std::uint64_t warp_instructions = 0, thread_instructions = 0;
   std::string printf_output;
   std::uint64_t printf_limit_bytes = 1 << 20;
 };

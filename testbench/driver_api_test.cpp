@@ -106,12 +106,13 @@ TEST_F(DriverApi, FullRingWaitsForTheFrontEndAndNeverWrapsOntoItself) {
   scgpu_mmio_write(dev, SCGPU_REG_QUIESCE, SCGPU_QUIESCE_STOP_FETCH_MASK);
   for (int i = 0; i < 255; ++i) ASSERT_EQ(scgpu_memset32_async(s1, p, std::uint32_t(i), 1), SCGPU_SUCCESS) << i;
   EXPECT_EQ(scgpu_memset32_async(s1, p, 999, 1), SCGPU_ERROR_DEADLOCK);
-  // Fetch resumes: the 255 run in order, the last value wins.
+  // Fetch resumes: the 255 run in order, the last value wins. (The copy back runs on another
+  // channel, beside the stream: the stream is synchronised first.)
   scgpu_mmio_write(dev, SCGPU_REG_QUIESCE, 0);
+  EXPECT_EQ(scgpu_stream_synchronize(s1), SCGPU_SUCCESS) << scgpu_last_error(dev);
   std::uint32_t v = 0;
   ASSERT_EQ(scgpu_memcpy_dtoh(dev, &v, p, 4), SCGPU_SUCCESS);
   EXPECT_EQ(v, 254u);
-  EXPECT_EQ(scgpu_stream_synchronize(s1), SCGPU_SUCCESS) << scgpu_last_error(dev);
 }
 
 TEST_F(DriverApi, Copy2DAndMemset32) {

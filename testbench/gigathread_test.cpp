@@ -40,15 +40,15 @@ GigaThreadParams gtParams(std::uint32_t latency, std::uint32_t per_cycle) {
 
 struct Dispatch {
   std::uint64_t cycle, block;
-  std::uint32_t sm;
+  std::uint32_t sm, kernel;
 };
 
 // Every dispatch the engine allows at `cycle`.
 std::vector<Dispatch> drain(GigaThread& gt, std::uint64_t cycle) {
   std::vector<Dispatch> out;
   std::uint64_t b;
-  std::uint32_t s;
-  while (gt.nextDispatch(cycle, &b, &s)) out.push_back({cycle, b, s});
+  std::uint32_t s, k;
+  while (gt.nextDispatch(cycle, &k, &b, &s)) out.push_back({cycle, b, s, k});
   return out;
 }
 
@@ -65,8 +65,8 @@ TEST(GigaThread, DispatchesRoundRobinThenAsBlocksFinish) {
   const SmParams smp = smParams();
   GigaThread gt(gtParams(4, 1), smp, 2, stats);
   EXPECT_TRUE(gt.idle());
-  EXPECT_FALSE(gt.kernelDone());
-  gt.startKernel(10, sm::blockCost(smp, kThreeBlocksPerSm), 100);
+  EXPECT_FALSE(gt.kernelDone(0));
+  gt.startKernel(0, 10, sm::blockCost(smp, kThreeBlocksPerSm), 100);
   EXPECT_FALSE(gt.idle());
   EXPECT_EQ(gt.wakeCycle(), 104u);
 
@@ -81,14 +81,14 @@ TEST(GigaThread, DispatchesRoundRobinThenAsBlocksFinish) {
   }
   EXPECT_EQ(gt.residentBlocks(0), 3u);
   EXPECT_EQ(gt.residentBlocks(1), 3u);
-  EXPECT_EQ(gt.blocksLaunched(), 6u);
+  EXPECT_EQ(gt.blocksLaunched(0), 6u);
   // Full: the next block waits from cycle 110; with no slot on its way the engine is idle.
   EXPECT_TRUE(drain(gt, 110).empty());
   EXPECT_TRUE(gt.idle());
 
   // A block on SM 1 finishes at 120: its slot is free at 124, and block 6 goes there (SM 0,
   // where the round robin would start, is full).
-  gt.blockFinished(1, 120);
+  gt.blockFinished(1, 0, 120);
   EXPECT_FALSE(gt.idle());
   EXPECT_EQ(gt.wakeCycle(), 124u);
   for (std::uint64_t c = 120; c < 124; ++c) EXPECT_TRUE(drain(gt, c).empty()) << c;
@@ -101,8 +101,8 @@ TEST(GigaThread, DispatchesRoundRobinThenAsBlocksFinish) {
 
   // Two finish on SM 0 at 130 (skipping cycles while idle): blocks 7 and 8 go to SM 0 at 134 and
   // 135 (one per cycle).
-  gt.blockFinished(0, 130);
-  gt.blockFinished(0, 130);
+  gt.blockFinished(0, 0, 130);
+  gt.blockFinished(0, 0, 130);
   d = drain(gt, 134);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].block, 7u);
@@ -119,7 +119,7 @@ TEST(GigaThread, RespectsBlocksPerCycle) {
   StatsRegistry stats;
   const SmParams smp = smParams();
   GigaThread gt(gtParams(0, 2), smp, 2, stats);
-  gt.startKernel(10, sm::blockCost(smp, kThreeBlocksPerSm), 0);
+  gt.startKernel(0, 10, sm::blockCost(smp, kThreeBlocksPerSm), 0);
   const std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> want = {
       {{0, 0}, {1, 1}}, {{2, 0}, {3, 1}}, {{4, 0}, {5, 1}}, {}};
   for (std::uint64_t c = 0; c < want.size(); ++c) {
@@ -131,7 +131,7 @@ TEST(GigaThread, RespectsBlocksPerCycle) {
     }
   }
   // With latency 0 a freed slot is usable in the cycle it frees.
-  gt.blockFinished(0, 5);
+  gt.blockFinished(0, 0, 5);
   const auto d = drain(gt, 5);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].block, 6u);
@@ -149,13 +149,13 @@ TEST(GigaThread, RunsAKernelToCompletionWithinTheOccupancyLimit) {
       stats.clear();
       GigaThread gt(gtParams(latency, per_cycle), smp, 2, stats);
       const std::uint64_t kBlocks = 40;
-      gt.startKernel(kBlocks, sm::blockCost(smp, kThreeBlocksPerSm), 0);
+      gt.startKernel(0, kBlocks, sm::blockCost(smp, kThreeBlocksPerSm), 0);
       std::multimap<std::uint64_t, std::uint32_t> finishing;  // cycle -> sm
       std::uint64_t next_block = 0;
       std::uint64_t cycle = 0;
-      for (; !gt.kernelDone() && cycle < 100000; ++cycle) {
+      for (; !gt.kernelDone(0) && cycle < 100000; ++cycle) {
         for (auto it = finishing.begin(); it != finishing.end() && it->first == cycle; it = finishing.erase(it))
-          gt.blockFinished(it->second, cycle);
+          gt.blockFinished(it->second, 0, cycle);
         std::uint32_t this_cycle = 0;
         for (const Dispatch& d : drain(gt, cycle)) {
           EXPECT_EQ(d.block, next_block++);
@@ -167,11 +167,11 @@ TEST(GigaThread, RunsAKernelToCompletionWithinTheOccupancyLimit) {
         EXPECT_LE(this_cycle, per_cycle);
         for (std::uint32_t s = 0; s < 2; ++s) EXPECT_LE(gt.usage(s).blocks, limit);
       }
-      EXPECT_TRUE(gt.kernelDone());
+      EXPECT_TRUE(gt.kernelDone(0));
       EXPECT_TRUE(gt.idle());
       EXPECT_EQ(next_block, kBlocks);
-      EXPECT_EQ(gt.blocksLaunched(), kBlocks);
-      EXPECT_EQ(gt.blocksCompleted(), kBlocks);
+      EXPECT_EQ(gt.blocksLaunched(0), kBlocks);
+      EXPECT_EQ(gt.blocksCompleted(0), kBlocks);
       EXPECT_EQ(stats.value("gpu.gigathread.blocks_launched"), kBlocks);
       EXPECT_EQ(stats.value("gpu.gigathread.blocks_completed"), kBlocks);
       EXPECT_EQ(stats.value("gpu.gigathread.kernels_launched"), 1u);
@@ -185,7 +185,7 @@ TEST(GigaThread, SkipsSmsTheBlockDoesNotFitOn) {
   const SmParams smp = smParams();
   GigaThread gt(gtParams(0, 8), smp, 3, stats);
   const sm::BlockCost cost = sm::blockCost(smp, kThreeBlocksPerSm);
-  gt.startKernel(9, cost, 0);
+  gt.startKernel(0, 9, cost, 0);
   EXPECT_EQ(drain(gt, 0).size(), 8u);  // the quota: sm0 1 2 0 1 2 0 1
   auto d = drain(gt, 1);               // block 8 goes to sm2, the only one with room
   ASSERT_EQ(d.size(), 1u);
@@ -193,53 +193,111 @@ TEST(GigaThread, SkipsSmsTheBlockDoesNotFitOn) {
   EXPECT_EQ(d[0].sm, 2u);
   for (std::uint32_t s = 0; s < 3; ++s) EXPECT_EQ(gt.residentBlocks(s), 3u);
   EXPECT_TRUE(gt.idle());  // all dispatched
-  EXPECT_FALSE(gt.kernelDone());
+  EXPECT_FALSE(gt.kernelDone(0));
 }
 
-TEST(GigaThread, KernelsRunOneAtATime) {
+TEST(GigaThread, KernelIdsAreKeptUntilForgotten) {
   StatsRegistry stats;
   const SmParams smp = smParams();
   GigaThread gt(gtParams(1, 1), smp, 1, stats);
   const sm::BlockCost cost = sm::blockCost(smp, kThreeBlocksPerSm);
-  gt.startKernel(1, cost, 0);
-  EXPECT_THROW(gt.startKernel(1, cost, 0), std::logic_error);
+  gt.startKernel(0, 1, cost, 0);
+  EXPECT_THROW(gt.startKernel(0, 1, cost, 0), std::logic_error);  // id 0 is running
   EXPECT_EQ(drain(gt, 1).size(), 1u);
-  EXPECT_THROW(gt.blockFinished(1, 5), std::logic_error);  // no SM 1
-  gt.blockFinished(0, 5);
-  EXPECT_TRUE(gt.kernelDone());
-  EXPECT_THROW(gt.blockFinished(0, 6), std::logic_error);  // nothing runs there
-  // The next kernel may start at once; its blocks wait for the slot freed at 5 + 1.
-  gt.startKernel(4, cost, 5);
-  EXPECT_FALSE(gt.kernelDone());
+  EXPECT_THROW(gt.blockFinished(1, 0, 5), std::logic_error);  // no SM 1
+  EXPECT_THROW(gt.blockFinished(0, 7, 5), std::logic_error);  // no kernel 7
+  gt.blockFinished(0, 0, 5);
+  EXPECT_TRUE(gt.kernelDone(0));
+  EXPECT_THROW(gt.blockFinished(0, 0, 6), std::logic_error);  // nothing of it runs there
+  EXPECT_THROW(gt.startKernel(0, 1, cost, 5), std::logic_error);  // done, not yet forgotten
+  gt.forgetKernel(0);
+  EXPECT_FALSE(gt.kernelDone(0));
+  // The id may be used again; its blocks wait for the slot freed at 5 + 1.
+  gt.startKernel(0, 4, cost, 5);
+  EXPECT_FALSE(gt.kernelDone(0));
   EXPECT_TRUE(drain(gt, 5).empty());
   EXPECT_EQ(drain(gt, 6).size(), 1u);  // one per cycle
   EXPECT_EQ(stats.value("gpu.gigathread.kernels_launched"), 2u);
   // An empty grid is done at once.
   GigaThread empty(gtParams(1, 1), smp, 1, stats, "gpu.gigathread_b");
-  empty.startKernel(0, cost, 0);
-  EXPECT_TRUE(empty.kernelDone());
+  empty.startKernel(3, 0, cost, 0);
+  EXPECT_TRUE(empty.kernelDone(3));
   EXPECT_TRUE(empty.idle());
 }
 
-TEST(GigaThread, AbortKernelEmptiesTheSms) {
+// Two kernels side by side: the second (same priority, started later) takes the SMs the first
+// leaves free, and its blocks go only once the first's have all gone.
+TEST(GigaThread, ALaterKernelFillsWhatTheFirstLeavesFree) {
+  StatsRegistry stats;
+  const SmParams smp = smParams();
+  GigaThread gt(gtParams(0, 8), smp, 2, stats);  // 2 SMs x 3 blocks
+  const sm::BlockCost cost = sm::blockCost(smp, kThreeBlocksPerSm);
+  gt.startKernel(1, 2, cost, 0);  // 2 blocks: the GPU has room for 6
+  gt.startKernel(2, 7, cost, 0);
+  auto d = drain(gt, 0);
+  ASSERT_EQ(d.size(), 6u);
+  EXPECT_EQ(d[0].kernel, 1u);
+  EXPECT_EQ(d[1].kernel, 1u);
+  for (std::size_t i = 2; i < 6; ++i) {
+    EXPECT_EQ(d[i].kernel, 2u);
+    EXPECT_EQ(d[i].block, i - 2);
+  }
+  EXPECT_EQ(gt.blocksLaunched(2), 4u);
+  EXPECT_TRUE(gt.idle());  // full, nothing on its way
+  // Kernel 1's first block finishes on SM 0: kernel 2's block 4 takes the slot.
+  gt.blockFinished(d[0].sm, 1, 3);
+  d = drain(gt, 3);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kernel, 2u);
+  EXPECT_EQ(d[0].block, 4u);
+  EXPECT_FALSE(gt.kernelDone(1));
+  EXPECT_THROW(gt.blockFinished(d[0].sm, 1, 4), std::logic_error) << "kernel 1 has no block left on that SM";
+}
+
+// A high-priority kernel started while a low-priority one still has blocks waiting goes first.
+TEST(GigaThread, PriorityOvertakesWaitingBlocksButNotResidentOnes) {
+  StatsRegistry stats;
+  const SmParams smp = smParams();
+  GigaThread gt(gtParams(0, 8), smp, 1, stats);  // 1 SM x 3 blocks
+  const sm::BlockCost cost = sm::blockCost(smp, kThreeBlocksPerSm);
+  gt.startKernel(1, 10, cost, 0, /*priority=*/0);
+  EXPECT_EQ(drain(gt, 0).size(), 3u);  // the SM is full of kernel 1
+  gt.startKernel(2, 2, cost, 1, /*priority=*/5);
+  EXPECT_EQ(gt.residentBlocks(0), 3u);  // no preemption
+  gt.blockFinished(0, 1, 2);
+  auto d = drain(gt, 2);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kernel, 2u);  // not kernel 1's block 3
+  gt.blockFinished(0, 1, 3);
+  d = drain(gt, 3);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kernel, 2u);
+  gt.blockFinished(0, 1, 4);
+  d = drain(gt, 4);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kernel, 1u);  // kernel 2 has handed out all its blocks
+  EXPECT_EQ(d[0].block, 3u);
+}
+
+TEST(GigaThread, AbortAllEmptiesTheSms) {
   StatsRegistry stats;
   const SmParams smp = smParams();
   GigaThread gt(gtParams(2, 4), smp, 2, stats);
   const sm::BlockCost cost = sm::blockCost(smp, kThreeBlocksPerSm);
-  gt.startKernel(10, cost, 0);
+  gt.startKernel(0, 10, cost, 0);
   EXPECT_EQ(drain(gt, 2).size(), 4u);
-  gt.blockFinished(0, 3);  // a slot on its way back at 5
-  gt.abortKernel();        // e.g. a fault at cycle 3
-  EXPECT_FALSE(gt.kernelActive());
+  gt.blockFinished(0, 0, 3);  // a slot on its way back at 5
+  gt.abortAll();              // e.g. a fault at cycle 3
+  EXPECT_EQ(gt.kernels(), 0u);
   EXPECT_TRUE(gt.idle());
   for (std::uint32_t s = 0; s < 2; ++s) {
     EXPECT_EQ(gt.residentBlocks(s), 0u);
     EXPECT_EQ(gt.usage(s).blocks, 0u);
   }
-  gt.blockFinished(1, 4);  // still in flight when the kernel was dropped: ignored
+  gt.blockFinished(1, 0, 4);  // still in flight when the kernel was dropped: ignored
   EXPECT_EQ(stats.value("gpu.gigathread.blocks_completed"), 1u);
   // The next kernel starts on empty SMs: 6 blocks (3 per SM) at its first dispatch cycles.
-  gt.startKernel(6, cost, 4);
+  gt.startKernel(1, 6, cost, 4);
   EXPECT_EQ(drain(gt, 6).size(), 4u);
   EXPECT_EQ(drain(gt, 7).size(), 2u);
   EXPECT_EQ(stats.value("gpu.gigathread.blocks_launched"), 10u);
@@ -250,14 +308,14 @@ TEST(GigaThread, RejectsBlocksThatFitNowhereAndBadParameters) {
   const SmParams smp = smParams();
   GigaThread gt(gtParams(1, 1), smp, 2, stats);
   // 1024 threads x 65 registers: 73728 registers per block, more than an SM has.
-  EXPECT_THROW(gt.startKernel(4, sm::blockCost(smp, {1024, 65, 0, 0}), 0), std::invalid_argument);
+  EXPECT_THROW(gt.startKernel(0, 4, sm::blockCost(smp, {1024, 65, 0, 0}), 0), std::invalid_argument);
   EXPECT_THROW(GigaThread(gtParams(1, 1), smp, 0, stats, "x"), std::invalid_argument);
   EXPECT_THROW(GigaThread(gtParams(1, 0), smp, 2, stats, "y"), std::invalid_argument);
   // Time never goes backwards.
-  gt.startKernel(1, sm::blockCost(smp, kThreeBlocksPerSm), 10);
+  gt.startKernel(0, 1, sm::blockCost(smp, kThreeBlocksPerSm), 10);
   std::uint64_t b;
-  std::uint32_t s;
-  EXPECT_THROW(gt.nextDispatch(9, &b, &s), std::logic_error);
+  std::uint32_t s, k;
+  EXPECT_THROW(gt.nextDispatch(9, &k, &b, &s), std::logic_error);
 }
 
 }  // namespace

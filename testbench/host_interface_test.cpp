@@ -80,8 +80,13 @@ class Device {
     put_[c] = (put_[c] + 1) % entries_[c];
     return put_[c];
   }
+  // MMIO writes are posted: the device runs the work they start when the host next reads. A test
+  // reads SCRATCH (no side effects) where a driver would read something it needs anyway.
+  void flush() { (void)rd(SCGPU_REG_SCRATCH); }
+  // Rings the doorbell for the new entry, and lets the device run it.
   void submit(std::uint32_t c, const std::vector<std::uint32_t>& words) {
     wr(SCGPU_REG_CH_GP_PUT(c), queue(c, words));
+    flush();
   }
   static std::vector<std::uint32_t> cmd(std::uint32_t method, std::vector<std::uint32_t> args) {
     std::vector<std::uint32_t> w{SCGPU_CMD_HEADER(method, args.size())};
@@ -332,9 +337,11 @@ TEST_P(OnEachTransport, DoorbellStartsFetchAndEntriesRunInOrder) {
   EXPECT_EQ(d.rd(SCGPU_REG_CH_GP_GET(1)), 0u);
   EXPECT_EQ(d.mem.u32(kSemOff), 0u) << "nothing runs before the doorbell";
   d.wr(SCGPU_REG_CH_GP_PUT(1), put1);
-  EXPECT_EQ(d.mem.u32(kSemOff), 1u) << "only the entries before GP_PUT run";
+  EXPECT_EQ(d.mem.u32(kSemOff), 0u) << "the doorbell write is posted: the work runs at the next read";
   EXPECT_EQ(d.rd(SCGPU_REG_CH_GP_GET(1)), 1u);
+  EXPECT_EQ(d.mem.u32(kSemOff), 1u) << "only the entries before GP_PUT run";
   d.wr(SCGPU_REG_CH_GP_PUT(1), 2);
+  d.flush();
   EXPECT_EQ(d.mem.u32(kSemOff), 2u);
   EXPECT_TRUE(d.rd(SCGPU_REG_CH_STATUS(1)) & SCGPU_CH_STATUS_IDLE_MASK);
 }
@@ -356,6 +363,7 @@ TEST_P(OnEachTransport, DisabledChannelDoesNotFetch) {
   d.submit(1, Device::release(kSemOff, 5));
   EXPECT_EQ(d.mem.u32(kSemOff), 0u);
   d.wr(SCGPU_REG_CH_CONTROL(1), SCGPU_CH_CONTROL_ENABLE_MASK | SCGPU_CH_CONTROL_RING_IN_HOST_MASK);
+  d.flush();
   EXPECT_EQ(d.mem.u32(kSemOff), 5u);
 }
 
@@ -367,6 +375,7 @@ TEST_P(OnEachTransport, QuiesceStopsFetchUntilCleared) {
   EXPECT_EQ(d.mem.u32(kSemOff), 0u);
   EXPECT_FALSE(d.rd(SCGPU_REG_STATUS) & SCGPU_STATUS_IDLE_MASK);
   d.wr(SCGPU_REG_QUIESCE, 0);
+  d.flush();
   EXPECT_EQ(d.mem.u32(kSemOff), 9u);
   EXPECT_TRUE(d.rd(SCGPU_REG_STATUS) & SCGPU_STATUS_IDLE_MASK);
 }
@@ -416,6 +425,7 @@ TEST_P(OnEachTransport, PriorityOrdersCompetingChannels) {
   d.submit(1, Device::release(kSemOff, 1));  // low priority writes 1
   d.submit(2, Device::release(kSemOff, 2));  // high priority writes 2
   d.wr(SCGPU_REG_QUIESCE, 0);
+  d.flush();
   EXPECT_EQ(d.mem.u32(kSemOff), 1u) << "the high-priority channel ran first, the low one last";
 }
 
@@ -589,6 +599,44 @@ TEST_P(OnEachTransport, EmptyCopiesAndMemsetsAreDoneAtOnce) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+// Copies on two channels run side by side on the copy engines, in device time. Host to device and
+// device to host at once share the link: each moves its bytes at pcie_duplex_bandwidth_fraction of
+// the link's bandwidth (here 0.5: 5 bytes/ns against 10 alone), the one in flight stretched from the moment the other starts moving
+// data. Hand-derived: 20000 bytes take 1000 + 20000 / 10 = 3000 ns alone; side by side both start
+// their data at once and take 1000 + 20000 / 5 = 5000 ns: 2000 ns more, on each channel.
+TEST_P(OnEachTransport, CopiesInBothDirectionsShareTheLink) {
+  const std::vector<std::string> link = {"host.pcie_latency_ns=1000", "host.pcie_bandwidth_bytes_per_ns=10",
+                                         "host.pcie_duplex_bandwidth_fraction=0.5"};
+  constexpr std::uint32_t kBytes = 20000;
+  const std::uint64_t host_src = TestHostMemory::kBase + 0x20000, host_dst = TestHostMemory::kBase + 0xA0000;
+  // The time each channel's copy takes, between two timestamped releases around it: channel 1 copies
+  // host to device, channel 2 (if `both`) device to host, released together by QUIESCE.
+  auto copyTimes = [&](bool both) {
+    Device d(factory(GetParam()), link);
+    d.openChannel(1);
+    d.openChannel(2);
+    d.submit(1, Device::map(kVa, 0x10000));
+    d.wr(SCGPU_REG_QUIESCE, SCGPU_QUIESCE_STOP_FETCH_MASK);
+    d.submit(1, Device::join({Device::release(kSemOff, 1, 3u), Device::copy(host_src, kVa, kBytes, 1u),
+                              Device::release(kSemOff + 16, 2, 3u)}));
+    if (both)
+      d.submit(2, Device::join({Device::release(kSemOff + 32, 1, 3u), Device::copy(kVa, host_dst, kBytes, 2u),
+                                Device::release(kSemOff + 48, 2, 3u)}));
+    d.wr(SCGPU_REG_QUIESCE, 0);
+    d.flush();
+    EXPECT_EQ(d.rd(SCGPU_REG_CH_ERROR(1)) | d.rd(SCGPU_REG_CH_ERROR(2)), 0u);
+    auto stamp = [&](std::uint64_t off) {
+      std::uint64_t t;
+      std::memcpy(&t, d.mem.bytes.data() + off + 8, 8);
+      return t;
+    };
+    return std::make_pair(stamp(kSemOff + 16) - stamp(kSemOff), both ? stamp(kSemOff + 48) - stamp(kSemOff + 32) : 0);
+  };
+  const auto alone = copyTimes(false), both = copyTimes(true);
+  EXPECT_EQ(both.first, alone.first + 2000) << "host to device";
+  EXPECT_EQ(both.second, alone.first + 2000) << "device to host";
+}
+
 const char* kKernels = R"(.version 8.0
 .target sm_90
 .address_size 64
@@ -708,7 +756,8 @@ TEST(HostInterface, WaveformAndMmioLogShowDoorbellsMethodsAndInterrupts) {
     last = time;
     ++count;
   }
-  EXPECT_EQ(count, 7u) << "the channel set-up (4), INTR_ENABLE, the doorbell and the W1C";
+  EXPECT_EQ(count, 8u) << "the channel set-up (4), INTR_ENABLE, the doorbell, the read that lets the work run and "
+                          "the W1C";
 }
 
 }  // namespace

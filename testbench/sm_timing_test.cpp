@@ -101,7 +101,7 @@ class Bench {
     k.threads_per_block = threads;
     k.registers_per_thread = 32;
     k.static_shared_bytes = prog_.static_shared_bytes;
-    sm_->setLaunch(&launch_, k);
+    sm_->addLaunch(0, &launch_, k);
   }
 
   // One cycle: deliver due responses, tick, record issues, send new requests to the fake memory.
@@ -127,12 +127,13 @@ class Bench {
   // Launches block `id` now and ticks until it finishes; returns finish cycle - launch cycle.
   std::uint64_t runBlock(std::uint32_t id) {
     const std::uint64_t start = cycle_;
-    EXPECT_TRUE(sm_->canLaunchBlock());
-    sm_->launchBlock(id, cycle_);
+    EXPECT_TRUE(sm_->canLaunchBlock(0));
+    sm_->launchBlock(0, id, cycle_);
     for (std::uint64_t limit = cycle_ + 1000000; cycle_ < limit;) {
       tick();
-      std::uint32_t done;
-      if (sm_->popFinishedBlock(&done)) {
+      std::uint32_t kernel;
+      std::uint64_t done;
+      if (sm_->popFinishedBlock(&kernel, &done)) {
         EXPECT_EQ(done, id);
         return cycle_ - 1 - start;
       }
@@ -147,10 +148,9 @@ class Bench {
     const std::uint64_t start = cycle_;
     std::uint32_t next = 0, finished = 0;
     for (std::uint64_t limit = cycle_ + 10000000; cycle_ < limit && finished < grid;) {
-      while (next < grid && sm_->canLaunchBlock()) sm_->launchBlock(next++, cycle_);
+      while (next < grid && sm_->canLaunchBlock(0)) sm_->launchBlock(0, next++, cycle_);
       tick();
-      std::uint32_t done;
-      while (sm_->popFinishedBlock(&done)) ++finished;
+      while (sm_->popFinishedBlock(nullptr, nullptr)) ++finished;
       if (sm_->fault()) break;
     }
     EXPECT_EQ(finished, grid) << (sm_->fault() ? sm_->fault()->toString() : sm_->dumpState());
@@ -635,7 +635,7 @@ OUT:
 )";
   Bench b(k, "dead");
   b.configure(64);
-  b.sm_->launchBlock(0, 0);
+  b.sm_->launchBlock(0, 0, 0);
   for (int i = 0; i < 2000 && !b.sm_->fault(); ++i) b.tick();
   ASSERT_TRUE(b.sm_->fault().has_value());
   EXPECT_EQ(b.sm_->fault()->kind, "barrier deadlock");
@@ -793,7 +793,7 @@ TEST(SmTiming, IdleIsExactAndTheDumpNamesEveryWarp) {
   b.param<std::uint64_t>(0, b.alloc(4096));
   b.configure(64);
   EXPECT_TRUE(b.sm_->idle());
-  b.sm_->launchBlock(0, 0);
+  b.sm_->launchBlock(0, 0, 0);
   EXPECT_FALSE(b.sm_->idle());
   for (int i = 0; i < 200; ++i) b.tick();  // both warps now wait for memory
   const std::string dump = b.sm_->dumpState();
@@ -801,8 +801,7 @@ TEST(SmTiming, IdleIsExactAndTheDumpNamesEveryWarp) {
   EXPECT_NE(dump.find("warp slot 1"), std::string::npos) << dump;
   EXPECT_NE(dump.find("(memory)"), std::string::npos) << dump;
   EXPECT_FALSE(b.sm_->idle());
-  std::uint32_t id;
-  while (!b.sm_->popFinishedBlock(&id)) b.tick();
+  while (!b.sm_->popFinishedBlock(nullptr, nullptr)) b.tick();
   EXPECT_TRUE(b.sm_->idle());
   EXPECT_EQ(b.sm_->instructionsIssued(), b.stat("warp_instructions"));
 }

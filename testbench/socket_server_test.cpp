@@ -249,15 +249,17 @@ class RawClient {
     ADD_FAILURE() << "no reply to the MMIO access";
     return 0;
   }
-  // Sets up channel 1 with a ring in host memory at 0x10000000 and rings its doorbell: the server
-  // answers with DMA_READ of the ring entry (returned in `request`).
+  // Sets up channel 1 with a ring in host memory at 0x10000000, rings its doorbell (a posted write)
+  // and reads SCRATCH: before it answers the read the server runs the channel, and asks for the
+  // ring entry with DMA_READ (returned in `request`).
   void doorbellUntilDmaRead(wire::Message& request) {
     mmio(true, SCGPU_REG_CH_GPFIFO_BASE_LO(1), 0x10000000u);
     mmio(true, SCGPU_REG_CH_GPFIFO_ENTRIES(1), 16);
     mmio(true, SCGPU_REG_CH_CONTROL(1), SCGPU_CH_CONTROL_ENABLE_MASK | SCGPU_CH_CONTROL_RING_IN_HOST_MASK);
+    mmio(true, SCGPU_REG_CH_GP_PUT(1), 1);
     wire::Writer w;
-    w.u32(SCGPU_REG_CH_GP_PUT(1)).u32(4).u64(1);
-    ASSERT_TRUE(send(Type::MmioWrite, next_id_++, w.data()));
+    w.u32(SCGPU_REG_SCRATCH).u32(4);
+    ASSERT_TRUE(send(Type::MmioRead, next_id_++, w.data()));
     ASSERT_TRUE(receive(request));
     ASSERT_EQ(request.header.type, std::uint16_t(Type::DmaRead));
   }
@@ -303,6 +305,7 @@ class Ring {
     std::memcpy(mem_.bytes.data() + put_ * 16, &e, sizeof e);
     put_ = (put_ + 1) % 16;
     t_.mmioWrite(SCGPU_REG_CH_GP_PUT(1), put_);
+    (void)t_.mmioRead(SCGPU_REG_SCRATCH);  // the write is posted: the read lets the work run
   }
 
  private:

@@ -25,17 +25,25 @@ namespace {
 double us(double ns) { return ns / 1000.0; }
 }  // namespace
 
-void Timeline::blockStart(std::uint32_t sm, std::uint64_t block, double ns) {
+void Timeline::blockStart(std::uint32_t sm, std::uint32_t kernel, std::uint64_t block, double ns) {
   events_.push_back({{"name", fmt::format("block {}", block)}, {"cat", "block"}, {"ph", "B"}, {"pid", 1},
-                     {"tid", sm}, {"ts", us(ns)}});
+                     {"tid", sm}, {"ts", us(ns)}, {"args", {{"kernel", kernel}}}});
 }
-void Timeline::blockEnd(std::uint32_t sm, std::uint64_t block, double ns) {
+void Timeline::blockEnd(std::uint32_t sm, std::uint32_t kernel, std::uint64_t block, double ns) {
   events_.push_back({{"name", fmt::format("block {}", block)}, {"cat", "block"}, {"ph", "E"}, {"pid", 1},
-                     {"tid", sm}, {"ts", us(ns)}});
+                     {"tid", sm}, {"ts", us(ns)}, {"args", {{"kernel", kernel}}}});
 }
-void Timeline::kernel(const std::string& name, double start_ns, double end_ns) {
-  events_.push_back({{"name", name}, {"cat", "kernel"}, {"ph", "X"}, {"pid", 0}, {"tid", 0}, {"ts", us(start_ns)},
-                     {"dur", us(end_ns - start_ns)}});
+void Timeline::kernel(const std::string& name, std::uint32_t track, double start_ns, double end_ns,
+                      double chip_start_ns) {
+  events_.push_back({{"name", name}, {"cat", "kernel"}, {"ph", "X"}, {"pid", 0}, {"tid", track},
+                     {"ts", us(start_ns)}, {"dur", us(end_ns - start_ns)},
+                     {"args", {{"waveform_start_ns", chip_start_ns}}}});
+}
+void Timeline::copy(std::uint32_t engine, std::uint32_t track, std::uint64_t bytes, double start_ns, double end_ns) {
+  static const char* const kEngine[] = {"copy host to device", "copy device to host", "copy within device"};
+  events_.push_back({{"name", fmt::format("{} ({} bytes)", kEngine[engine < 3 ? engine : 2], bytes)},
+                     {"cat", "copy"}, {"ph", "X"}, {"pid", 4}, {"tid", track}, {"ts", us(start_ns)},
+                     {"dur", us(end_ns - start_ns)}, {"args", {{"engine", engine}, {"bytes", bytes}}}});
 }
 void Timeline::refresh(std::uint32_t channel, double start_ns, double duration_ns) {
   events_.push_back({{"name", "refresh"}, {"cat", "dram"}, {"ph", "X"}, {"pid", 2}, {"tid", channel},
@@ -58,8 +66,9 @@ void Timeline::warp(std::uint32_t sm, std::uint32_t sub_core, std::uint32_t slot
 
 void Timeline::write() const {
   nlohmann::json meta = nlohmann::json::array();
-  const char* names[] = {"kernels", "SMs (blocks)", "DRAM channels (refresh)", "schedulers (warps)"};
-  for (int pid = 0; pid < 4; ++pid)
+  const char* names[] = {"kernels (per channel)", "SMs (blocks)", "DRAM channels (refresh)", "schedulers (warps)",
+                         "copy engines (per channel)"};
+  for (int pid = 0; pid < 5; ++pid)
     meta.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", names[pid]}}}});
   nlohmann::json all = meta;
   for (const auto& e : events_) all.push_back(e);
@@ -133,9 +142,8 @@ void ChipProbes::sampleCore(std::uint64_t cycle) {
   advance();
   trace::Tracer& t = *tracer_;
   t.set(core_clk_, cycle & 1);
-  const GigaThread& gt = top_.gigathread().engine;
-  t.set(launched_, gt.blocksLaunched());
-  t.set(completed_, gt.blocksCompleted());
+  t.set(launched_, top_.stats().value("gpu.gigathread.blocks_launched"));
+  t.set(completed_, top_.stats().value("gpu.gigathread.blocks_completed"));
   for (std::size_t i = 0; i < sms_.size(); ++i) {
     const sm::SmCore& core = top_.sm(i).core;
     const Sm& s = sms_[i];
@@ -186,7 +194,7 @@ void ChipProbes::sampleDram(std::uint64_t cycle) {
     const memsys::DramChannel& ch = top_.dram(c).channel;
     const memsys::DramChannel::Command cmd = ch.lastCommand();
     if (timeline_ && cmd.kind == memsys::DramChannel::Command::Ref)
-      timeline_->refresh(std::uint32_t(c), sc_core::sc_time_stamp().to_seconds() * 1e9,
+      timeline_->refresh(std::uint32_t(c), top_.deviceNs(),
                          p.dram.timing.tRFC * 1e3 / p.clocks.dram_clock_mhz);
     if (!tracer_ || c >= channels_.size()) continue;
     std::string text;

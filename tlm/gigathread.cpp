@@ -30,43 +30,65 @@ void GigaThread::advance(std::uint64_t cycle) {
   }
 }
 
-void GigaThread::startKernel(std::uint64_t total_blocks, const sm::BlockCost& cost, std::uint64_t cycle) {
-  if (active_)
-    throw std::logic_error("GigaThread: a kernel started while the previous one has " +
-                           std::to_string(total_ - completed_) + " of " + std::to_string(total_) +
-                           " blocks unfinished");
+GigaThread::Kernel* GigaThread::find(std::uint32_t kernel) {
+  for (Kernel& k : kernels_)
+    if (k.id == kernel) return &k;
+  return nullptr;
+}
+const GigaThread::Kernel* GigaThread::find(std::uint32_t kernel) const {
+  return const_cast<GigaThread*>(this)->find(kernel);
+}
+
+void GigaThread::startKernel(std::uint32_t kernel, std::uint64_t total_blocks, const sm::BlockCost& cost,
+                             std::uint64_t cycle, std::uint32_t priority) {
+  if (find(kernel))
+    throw std::logic_error("GigaThread: kernel " + std::to_string(kernel) + " started while it is still known");
   if (total_blocks > 0 && !sm::fits(sm_, sm::SmUsage{}, cost))
     throw std::invalid_argument("GigaThread: a block (" + std::to_string(cost.threads) + " threads, " +
                                 std::to_string(cost.registers) + " registers, " + std::to_string(cost.shared_bytes) +
                                 " bytes of shared memory) fits on no SM");
   advance(cycle);
-  started_ = true;
-  aborted_ = false;
-  active_ = total_blocks > 0;
-  total_ = total_blocks;
-  launched_ = completed_ = 0;
-  cost_ = cost;
-  first_dispatch_cycle_ = cycle + params_.launch_latency_cycles + params_.dispatch_latency_cycles;
-  stalled_ = false;
+  aborted_.erase(std::remove(aborted_.begin(), aborted_.end(), kernel), aborted_.end());
+  Kernel k;
+  k.id = kernel;
+  k.priority = priority;
+  k.seq = next_seq_++;
+  k.total = total_blocks;
+  k.cost = cost;
+  k.first_dispatch_cycle = cycle + params_.launch_latency_cycles + params_.dispatch_latency_cycles;
+  k.resident.assign(numSms(), 0);
+  // After every kernel of higher or equal priority: the order is priority, then start order.
+  auto at = std::find_if(kernels_.begin(), kernels_.end(), [&](const Kernel& o) { return o.priority < priority; });
+  kernels_.insert(at, std::move(k));
   ++*kernels_launched_;
 }
 
-bool GigaThread::nextDispatch(std::uint64_t cycle, std::uint64_t* block, std::uint32_t* sm) {
+const GigaThread::Kernel* GigaThread::head() const {
+  for (const Kernel& k : kernels_)
+    if (k.launched < k.total && now_ >= k.first_dispatch_cycle) return &k;
+  return nullptr;
+}
+
+bool GigaThread::nextDispatch(std::uint64_t cycle, std::uint32_t* kernel, std::uint64_t* block, std::uint32_t* sm) {
   advance(cycle);
-  if (!active_ || launched_ == total_ || cycle < first_dispatch_cycle_) return false;
+  const Kernel* h = head();
+  if (!h) return false;
   if (quota_cycle_ != cycle) {
     quota_cycle_ = cycle;
     dispatched_this_cycle_ = 0;
   }
   if (dispatched_this_cycle_ >= params_.blocks_per_cycle) return false;
 
+  Kernel& k = *find(h->id);
   const std::uint32_t n = numSms();
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint32_t s = (next_sm_ + i) % n;
-    if (!sm::fits(sm_, usage_[s], cost_)) continue;
-    usage_[s].add(cost_);
+    if (!sm::fits(sm_, usage_[s], k.cost)) continue;
+    usage_[s].add(k.cost);
     resident_[s]++;
-    *block = launched_++;
+    k.resident[s]++;
+    *kernel = k.id;
+    *block = k.launched++;
     *sm = s;
     next_sm_ = (s + 1) % n;
     dispatched_this_cycle_++;
@@ -77,7 +99,8 @@ bool GigaThread::nextDispatch(std::uint64_t cycle, std::uint64_t* block, std::ui
     }
     // If the next block already has no room, it waits from the next moment it could go: the
     // caller may skip the cycles in between (idle), so the wait starts here, not at a later call.
-    if (launched_ < total_ && !fitsSomewhere()) {
+    const Kernel* next = head();
+    if (next && !fits(next->cost)) {
       stalled_ = true;
       stall_since_ = dispatched_this_cycle_ >= params_.blocks_per_cycle ? cycle + 1 : cycle;
     }
@@ -91,48 +114,80 @@ bool GigaThread::nextDispatch(std::uint64_t cycle, std::uint64_t* block, std::ui
   return false;
 }
 
-void GigaThread::blockFinished(std::uint32_t sm, std::uint64_t cycle) {
+void GigaThread::blockFinished(std::uint32_t sm, std::uint32_t kernel, std::uint64_t cycle) {
   if (sm >= numSms())
     throw std::logic_error("GigaThread: a block finished on SM " + std::to_string(sm) + ", but there are " +
                            std::to_string(numSms()) + " SMs");
-  if (resident_[sm] == 0 && aborted_) return;  // a block of the dropped kernel
-  if (resident_[sm] == 0)
-    throw std::logic_error("GigaThread: SM " + std::to_string(sm) + " reported a finished block but runs none");
+  Kernel* k = find(kernel);
+  if (!k && std::find(aborted_.begin(), aborted_.end(), kernel) != aborted_.end()) return;  // dropped
+  if (!k || k->resident[sm] == 0)
+    throw std::logic_error("GigaThread: SM " + std::to_string(sm) + " reported a finished block of kernel " +
+                           std::to_string(kernel) + " but runs none");
   advance(cycle);
   resident_[sm]--;
-  releases_.push_back({cycle + params_.dispatch_latency_cycles, sm, cost_});
-  completed_++;
+  k->resident[sm]--;
+  releases_.push_back({cycle + params_.dispatch_latency_cycles, sm, k->cost});
+  k->completed++;
   ++*blocks_completed_;
-  if (completed_ == total_) active_ = false;
 }
 
-void GigaThread::abortKernel() {
-  active_ = false;
-  aborted_ = true;
+bool GigaThread::kernelDone(std::uint32_t kernel) const {
+  const Kernel* k = find(kernel);
+  return k && k->completed == k->total;
+}
+
+void GigaThread::forgetKernel(std::uint32_t kernel) {
+  kernels_.erase(std::remove_if(kernels_.begin(), kernels_.end(), [&](const Kernel& k) { return k.id == kernel; }),
+                 kernels_.end());
+}
+
+void GigaThread::abortAll() {
+  for (const Kernel& k : kernels_) aborted_.push_back(k.id);
+  kernels_.clear();
   stalled_ = false;
   releases_.clear();
   std::fill(usage_.begin(), usage_.end(), sm::SmUsage{});
   std::fill(resident_.begin(), resident_.end(), 0u);
 }
 
-bool GigaThread::fitsSomewhere() const {
-  return std::any_of(usage_.begin(), usage_.end(), [this](const sm::SmUsage& u) { return sm::fits(sm_, u, cost_); });
+std::uint64_t GigaThread::blocksLaunched(std::uint32_t kernel) const {
+  const Kernel* k = find(kernel);
+  return k ? k->launched : 0;
+}
+std::uint64_t GigaThread::blocksCompleted(std::uint32_t kernel) const {
+  const Kernel* k = find(kernel);
+  return k ? k->completed : 0;
+}
+std::uint64_t GigaThread::totalBlocks(std::uint32_t kernel) const {
+  const Kernel* k = find(kernel);
+  return k ? k->total : 0;
+}
+
+bool GigaThread::fits(const sm::BlockCost& cost) const {
+  return std::any_of(usage_.begin(), usage_.end(), [&](const sm::SmUsage& u) { return sm::fits(sm_, u, cost); });
 }
 
 bool GigaThread::idle() const {
-  if (!active_ || launched_ == total_) return true;
-  if (now_ < first_dispatch_cycle_) return false;  // the start latency is running
-  return releases_.empty() && !fitsSomewhere();
+  for (const Kernel& k : kernels_)
+    if (k.launched < k.total && now_ < k.first_dispatch_cycle) return false;  // a start latency is running
+  const Kernel* h = head();
+  if (!h) return true;
+  return releases_.empty() && !fits(h->cost);
 }
 
 std::uint64_t GigaThread::wakeCycle() const {
-  if (!active_ || launched_ == total_) return now_;
-  if (now_ < first_dispatch_cycle_) return first_dispatch_cycle_;
-  if (fitsSomewhere()) {
-    const bool quota_used = quota_cycle_ == now_ && dispatched_this_cycle_ >= params_.blocks_per_cycle;
-    return quota_used ? now_ + 1 : now_;
+  std::uint64_t wake = ~0ull;
+  for (const Kernel& k : kernels_)
+    if (k.launched < k.total && now_ < k.first_dispatch_cycle) wake = std::min(wake, k.first_dispatch_cycle);
+  if (const Kernel* h = head()) {
+    if (fits(h->cost)) {
+      const bool quota_used = quota_cycle_ == now_ && dispatched_this_cycle_ >= params_.blocks_per_cycle;
+      wake = std::min(wake, quota_used ? now_ + 1 : now_);
+    } else if (!releases_.empty()) {
+      wake = std::min(wake, releases_.front().cycle);
+    }
   }
-  return releases_.empty() ? now_ : std::max(releases_.front().cycle, first_dispatch_cycle_);
+  return wake == ~0ull ? now_ : wake;
 }
 
 }  // namespace scgpu

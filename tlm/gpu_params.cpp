@@ -400,6 +400,8 @@ Schema buildSchema() {
   b.integer("host.pcie_latency_ns", FIELD(host.pcie_latency_ns), 0, 1000000, "first byte of a DMA transfer over PCIe");
   b.number("host.pcie_bandwidth_bytes_per_ns", FIELD(host.pcie_bandwidth_bytes_per_ns), 1000,
            "host <-> device DMA bandwidth (GB/s)");
+  b.number("host.pcie_duplex_bandwidth_fraction", FIELD(host.pcie_duplex_bandwidth_fraction), 1,
+           "share of pcie_bandwidth_bytes_per_ns each direction gets while copies run both ways at once");
   b.number("host.copy_bandwidth_bytes_per_ns", FIELD(host.copy_bandwidth_bytes_per_ns), 100000,
            "device <-> device copy bandwidth, in bytes copied (GB/s)");
   b.number("host.memset_bandwidth_bytes_per_ns", FIELD(host.memset_bandwidth_bytes_per_ns), 100000,

@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -58,7 +60,7 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
   for (std::uint32_t i = 0; i < nsm; ++i)
     sms_.push_back(std::make_unique<SmBlock>(fmt::format("sm_{}", i).c_str(), params.sm, i, stats,
                                              fmt::format("gpu.sm[{}]", i), core_clk_));
-  core_clk_.add({[this](std::uint64_t c) { coreTick(c); }, [this] { return !running_; }, {}});
+  core_clk_.add({[this](std::uint64_t c) { coreTick(c); }, [this] { return running_.empty(); }, {}});
   // Interconnect domain: crossbar, then the slices.
   xbar_ = std::make_unique<XbarBlock>("xbar", params.crossbar, nsm, nslice, map_, stats, icnt_clk_);
   for (std::uint32_t j = 0; j < nslice; ++j)
@@ -95,9 +97,9 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
     icnt_clk_.observe([this](std::uint64_t c) { probes_->sampleIcnt(c); });
     dram_clk_.observe([this](std::uint64_t c) { probes_->sampleDram(c); });
     if (Timeline* tl = probes_->timeline()) {
-      auto ns = [] { return sc_core::sc_time_stamp().to_seconds() * 1e9; };
-      gigathread_->on_dispatch = [tl, ns](std::uint64_t b, std::uint32_t s) { tl->blockStart(s, b, ns()); };
-      gigathread_->on_retire = [tl, ns](std::uint64_t b, std::uint32_t s) { tl->blockEnd(s, b, ns()); };
+      auto ns = [this] { return deviceNs(); };
+      gigathread_->on_dispatch = [tl, ns](std::uint32_t k, std::uint64_t b, std::uint32_t s) { tl->blockStart(s, k, b, ns()); };
+      gigathread_->on_retire = [tl, ns](std::uint32_t k, std::uint64_t b, std::uint32_t s) { tl->blockEnd(s, k, b, ns()); };
       for (std::uint32_t i = 0; i < sms_.size(); ++i)
         sms_[i]->core.on_warp = [tl, ns, i](std::uint32_t slot, std::uint32_t sub, std::uint32_t block, bool start,
                                             std::uint64_t) { tl->warp(i, sub, slot, block, start, ns()); };
@@ -112,8 +114,17 @@ void GpuTop::closeTraces() {
 GpuTop::~GpuTop() = default;
 
 void GpuTop::coreTick(std::uint64_t cycle) {
-  if (!running_) return;
+  if (running_.empty()) return;
   if (progress_ && (cycle & 0x3FFFF) == 0) reportProgress(cycle);
+  // The kernel a chip-wide stop is reported against: the one running longest.
+  const std::string& oldest = running_.front().launch->program->kernel_name;
+  auto divergence = [&](const std::string& message) {
+    sm::FaultReport r;
+    r.kind = "cosim divergence";
+    r.kernel = oldest;
+    r.message = message;
+    fault_ = r;
+  };
   for (const auto& s : sms_) {
     if (s->core.fault()) {
       fault_ = s->core.fault();
@@ -121,29 +132,13 @@ void GpuTop::coreTick(std::uint64_t cycle) {
     }
   }
   if (!fault_)
-    if (const std::string* d = xbar_->xbar.divergence()) {  // a co-simulated switch allocator differed
-      sm::FaultReport r;
-      r.kind = "cosim divergence";
-      r.kernel = launch_->program->kernel_name;
-      r.message = *d;
-      fault_ = r;
-    }
+    if (const std::string* d = xbar_->xbar.divergence()) divergence(*d);  // a co-simulated switch allocator differed
   for (std::size_t j = 0; !fault_ && j < l2_.size(); ++j)
-    if (const std::string* d = l2_[j]->slice.divergence()) {  // a co-simulated L2 tag/MSHR stage differed
-      sm::FaultReport r;
-      r.kind = "cosim divergence";
-      r.kernel = launch_->program->kernel_name;
-      r.message = *d;
-      fault_ = r;
-    }
+    if (const std::string* d = l2_[j]->slice.divergence()) divergence(*d);  // a co-simulated L2 tag/MSHR stage differed
   if (!fault_ && dram_cosim_)  // only then can a channel's scheduler differ: model mode pays nothing
     for (const auto& d : dram_)
       if (const std::string* m = d->channel.divergence()) {
-        sm::FaultReport r;
-        r.kind = "cosim divergence";
-        r.kernel = launch_->program->kernel_name;
-        r.message = *m;
-        fault_ = r;
+        divergence(*m);
         break;
       }
   std::uint64_t issued = 0;
@@ -159,38 +154,81 @@ void GpuTop::coreTick(std::uint64_t cycle) {
   } else if (!fault_ && cycle - last_progress_cycle_ > params_.watchdog.no_progress_cycles) {
     sm::FaultReport r;
     r.kind = "watchdog";
-    r.kernel = launch_->program->kernel_name;
+    r.kernel = oldest;
     r.message = fmt::format("no instruction issued on any SM for {} core cycles (watchdog.no_progress_cycles); "
                             "state of every warp and queue:\n{}",
                             cycle - last_progress_cycle_, dumpState());
     fault_ = r;
   }
-  // The run's budgets: a kernel that spins (or just runs longer than the user allowed) stops with
-  // a timeout fault, as a GPU's watchdog stops it, instead of running unbounded.
+  // Each launch's budgets: a kernel that spins (or just runs longer than the user allowed) stops
+  // with a timeout fault, as a GPU's watchdog stops it, instead of running unbounded.
   const LimitsParams& lim = params_.limits;
-  if (!fault_ && (cycle - start_cycle_ > lim.cycles_per_launch || issued - issued_at_start_ > lim.warp_instructions_per_launch)) {
-    const bool cycles = cycle - start_cycle_ > lim.cycles_per_launch;
-    sm::FaultReport r;
-    r.kind = "timeout";
-    r.kernel = launch_->program->kernel_name;
-    r.message = cycles ? fmt::format("the launch ran {} core cycles, above the limit limits.cycles_per_launch = {} "
+  for (const Running& r : running_) {
+    if (fault_) break;
+    const bool cycles = cycle - r.start_cycle > lim.cycles_per_launch;
+    if (!cycles && r.launch->warp_instructions <= lim.warp_instructions_per_launch) continue;
+    sm::FaultReport f;
+    f.kind = "timeout";
+    f.kernel = r.launch->program->kernel_name;
+    f.message = cycles ? fmt::format("the launch ran {} core cycles, above the limit limits.cycles_per_launch = {} "
                                      "(raise it with --set limits.cycles_per_launch=N)",
-                                     cycle - start_cycle_, lim.cycles_per_launch)
+                                     cycle - r.start_cycle, lim.cycles_per_launch)
                        : fmt::format("the launch issued {} warp instructions, above the limit "
                                      "limits.warp_instructions_per_launch = {} (raise it with --set "
                                      "limits.warp_instructions_per_launch=N)",
-                                     issued - issued_at_start_, lim.warp_instructions_per_launch);
-    fault_ = r;
+                                     r.launch->warp_instructions, lim.warp_instructions_per_launch);
+    fault_ = f;
   }
-  const bool done = gigathread_->engine.kernelDone();
   if (fault_ && fault_->cycle == 0) fault_->cycle = cycle;
-  if (done || fault_) {
-    end_cycle_ = cycle;
-    running_ = false;
+  bool stop = false;
+  if (fault_) {
+    // A fault stops the whole chip's work, as a sticky error stops a context on silicon: every
+    // kernel running ends with it (its report names the kernel that faulted).
+    for (const Running& r : running_) finishKernel(r, cycle, fault_);
+    running_.clear();
+    gigathread_->engine.abortAll();
+    stop = true;
+  } else {
+    for (std::size_t i = 0; i < running_.size();) {
+      if (!gigathread_->engine.kernelDone(running_[i].id)) {
+        ++i;
+        continue;
+      }
+      finishKernel(running_[i], cycle, std::nullopt);
+      running_.erase(running_.begin() + long(i));
+      stop = true;
+    }
+  }
+  if (stop) {
     if (progress_shown_) std::fputs("\r\033[K", stderr);
     progress_shown_ = false;
     sc_core::sc_pause();
   }
+}
+
+void GpuTop::finishKernel(const Running& r, std::uint64_t end_cycle, const std::optional<sm::FaultReport>& fault) {
+  KernelRun out;
+  out.id = r.id;
+  out.fault = fault;
+  // The completion latency follows the last block; it holds nothing on the chip, so it is added
+  // to the kernel's time rather than simulated.
+  const std::uint64_t completion = fault ? 0 : params_.gigathread.completion_latency_cycles;
+  out.core_cycles = end_cycle - r.start_cycle + completion;
+  out.simulated_ns = (sc_core::sc_time_stamp() - r.start_time).to_seconds() * 1e9 +
+                     double(completion) * core_clk_.period().to_seconds() * 1e9;
+  out.end_ns = r.start_ns + out.simulated_ns;
+  out.warp_instructions = r.launch->warp_instructions;
+  out.thread_instructions = r.launch->thread_instructions;
+  out.blocks = gigathread_->engine.blocksCompleted(r.id);
+  total_core_cycles_ += out.core_cycles;
+  total_ns_ += out.simulated_ns;
+  ++kernels_;
+  gigathread_->engine.forgetKernel(r.id);
+  for (auto& s : sms_) s->core.removeLaunch(r.id);
+  if (probes_ && probes_->timeline())
+    probes_->timeline()->kernel(r.launch->program->kernel_name, r.track, r.start_ns, out.end_ns,
+                                r.start_time.to_seconds() * 1e9);
+  finished_.push_back(out);
 }
 
 // One status line on a terminal, rewritten in place: simulated cycles, blocks done, speed.
@@ -198,13 +236,13 @@ void GpuTop::reportProgress(std::uint64_t cycle) {
   const auto now = std::chrono::steady_clock::now();
   const double secs = std::chrono::duration<double>(now - wall_start_).count();
   if (secs < 1.0) return;  // short runs stay quiet
-  std::uint64_t issued = 0;
-  for (const auto& s : sms_) issued += s->core.instructionsIssued();
+  const Running& r = running_.front();
   const GigaThread& gt = gigathread_->engine;
-  std::fprintf(stderr, "\r\033[K[scgpu] %s: cycle %llu, blocks %llu/%llu, %.1f KIPS, %.0f cycles/s",
-               launch_->program->kernel_name.c_str(), static_cast<unsigned long long>(cycle - start_cycle_),
-               static_cast<unsigned long long>(gt.blocksCompleted()), static_cast<unsigned long long>(gt.totalBlocks()),
-               double(issued - issued_at_start_) / secs / 1e3, double(cycle - start_cycle_) / secs);
+  std::fprintf(stderr, "\r\033[K[scgpu] %s%s: cycle %llu, blocks %llu/%llu, %.1f KIPS, %.0f cycles/s",
+               r.launch->program->kernel_name.c_str(), running_.size() > 1 ? fmt::format(" (+{} kernels)", running_.size() - 1).c_str() : "",
+               static_cast<unsigned long long>(cycle - r.start_cycle),
+               static_cast<unsigned long long>(gt.blocksCompleted(r.id)), static_cast<unsigned long long>(gt.totalBlocks(r.id)),
+               double(r.launch->warp_instructions) / secs / 1e3, double(cycle - r.start_cycle) / secs);
   std::fflush(stderr);
   progress_shown_ = true;
 }
@@ -220,8 +258,8 @@ bool GpuTop::memoryProgressed() {
   return moved;
 }
 
-KernelRun GpuTop::run(sm::LaunchState& launch, const sm::KernelResources& k) {
-  KernelRun out;
+std::optional<std::uint32_t> GpuTop::startKernel(sm::LaunchState& launch, const sm::KernelResources& k,
+                                                 std::uint32_t priority, std::uint32_t track, KernelRun* refused) {
   const sm::Occupancy occ = sm::theoreticalOccupancy(params_.sm, k);
   if (occ.blocks_per_sm == 0) {
     sm::FaultReport r;
@@ -231,52 +269,82 @@ KernelRun GpuTop::run(sm::LaunchState& launch, const sm::KernelResources& k) {
                             "than an SM has ({} is the limit)",
                             k.threads_per_block, k.registers_per_thread, k.static_shared_bytes + k.dynamic_shared_bytes,
                             occ.limiter);
-    out.fault = r;
-    return out;
+    *refused = KernelRun{};
+    refused->fault = r;
+    return std::nullopt;
   }
-  launch_ = &launch;
-  fault_.reset();
-  wall_start_ = std::chrono::steady_clock::now();
-  issued_at_start_ = 0;
-  for (const auto& s : sms_) issued_at_start_ += s->core.instructionsIssued();
-  for (auto& s : sms_) s->core.setLaunch(&launch, k);
-  const std::uint64_t warp_before = stats_.sum("gpu.sm[", "].warp_instructions");
-  const std::uint64_t thread_before = stats_.sum("gpu.sm[", "].thread_instructions");
-  const std::uint64_t blocks = std::uint64_t(launch.grid[0]) * launch.grid[1] * launch.grid[2];
-  const sc_core::sc_time t0 = sc_core::sc_time_stamp();
-  start_cycle_ = t0.value() / core_clk_.period().value();
-  last_progress_cycle_ = start_cycle_;
-  gigathread_->engine.startKernel(blocks, sm::blockCost(params_.sm, k), start_cycle_);
-  running_ = true;
+  if (running_.empty()) {
+    fault_.reset();
+    wall_start_ = std::chrono::steady_clock::now();
+  }
+  Running r;
+  r.id = next_kernel_id_++;
+  r.track = track;
+  r.launch = &launch;
+  r.start_cycle = sc_core::sc_time_stamp().value() / core_clk_.period().value();
+  r.start_ns = deviceNs();
+  r.start_time = sc_core::sc_time_stamp();
+  r.blocks = std::uint64_t(launch.grid[0]) * launch.grid[1] * launch.grid[2];
+  launch.warp_instructions = launch.thread_instructions = 0;
+  for (auto& s : sms_) s->core.addLaunch(r.id, &launch, k);
+  if (running_.empty()) last_progress_cycle_ = r.start_cycle;
+  gigathread_->engine.startKernel(r.id, r.blocks, sm::blockCost(params_.sm, k), r.start_cycle, priority);
+  running_.push_back(r);
   core_clk_.wake();
-  sc_core::sc_start();
-  if (running_) {
-    // Every clock domain went to sleep with the kernel unfinished: nothing can ever happen again.
-    running_ = false;
-    sm::FaultReport r;
-    r.kind = "watchdog";
-    r.kernel = launch.program->kernel_name;
-    r.message = "the simulation ran out of activity with blocks unfinished; state:\n" + dumpState();
-    fault_ = r;
-    end_cycle_ = sc_core::sc_time_stamp().value() / core_clk_.period().value();
+  return r.id;
+}
+
+// Below SystemC's resolution (1 fs): a bound this close counts as reached.
+constexpr double kTimeEpsilonNs = 1e-6;
+
+double GpuTop::deviceNs() const { return sc_core::sc_time_stamp().to_seconds() * 1e9 + idle_offset_ns_; }
+
+std::vector<KernelRun> GpuTop::advance(double until_ns) {
+  const bool bounded = until_ns >= 0;
+  if (running_.empty()) {
+    // Nothing runs: the clocks are gated and time only moves on.
+    if (bounded && until_ns > deviceNs()) idle_offset_ns_ += until_ns - deviceNs();
+    return {};
   }
-  ++kernels_;
-  out.fault = fault_;
-  // The completion latency follows the last block; nothing else happens on the GPU meanwhile,
-  // so it is added rather than simulated.
-  const std::uint64_t completion = fault_ ? 0 : params_.gigathread.completion_latency_cycles;
-  out.core_cycles = end_cycle_ - start_cycle_ + completion;
-  out.simulated_ns = (sc_core::sc_time_stamp() - t0).to_seconds() * 1e9 +
-                     double(completion) * core_clk_.period().to_seconds() * 1e9;
-  out.warp_instructions = stats_.sum("gpu.sm[", "].warp_instructions") - warp_before;
-  out.thread_instructions = stats_.sum("gpu.sm[", "].thread_instructions") - thread_before;
-  out.blocks = gigathread_->engine.blocksCompleted();
-  total_core_cycles_ += out.core_cycles;
-  total_ns_ += out.simulated_ns;
-  if (probes_ && probes_->timeline())
-    probes_->timeline()->kernel(launch.program->kernel_name, t0.to_seconds() * 1e9, t0.to_seconds() * 1e9 + out.simulated_ns);
-  launch_ = nullptr;
+  while (finished_.empty()) {
+    const double now = deviceNs();
+    if (bounded && now >= until_ns - kTimeEpsilonNs) break;
+    if (!sc_core::sc_pending_activity()) {
+      // Every clock domain went to sleep with kernels unfinished: nothing can ever happen again.
+      sm::FaultReport r;
+      r.kind = "watchdog";
+      r.kernel = running_.front().launch->program->kernel_name;
+      r.message = "the simulation ran out of activity with blocks unfinished; state:\n" + dumpState();
+      fault_ = r;
+      const std::uint64_t cycle = sc_core::sc_time_stamp().value() / core_clk_.period().value();
+      for (const Running& k : running_) finishKernel(k, cycle, fault_);
+      running_.clear();
+      gigathread_->engine.abortAll();
+      break;
+    }
+    if (bounded) sc_core::sc_start(sc_core::sc_time(until_ns - now, sc_core::SC_NS));
+    else sc_core::sc_start();
+  }
+  std::vector<KernelRun> out;
+  out.swap(finished_);
+  std::sort(out.begin(), out.end(), [](const KernelRun& a, const KernelRun& b) { return a.id < b.id; });
   return out;
+}
+
+KernelRun GpuTop::run(sm::LaunchState& launch, const sm::KernelResources& k) {
+  KernelRun out;
+  if (busy()) throw std::logic_error("GpuTop::run while kernels are running");
+  const std::optional<std::uint32_t> id = startKernel(launch, k, 0, 0, &out);
+  if (!id) return out;
+  for (;;) {
+    const std::vector<KernelRun> done = advance(-1);
+    for (const KernelRun& r : done)
+      if (r.id == *id) return r;
+  }
+}
+
+void GpuTop::noteCopy(std::uint32_t engine, std::uint32_t track, std::uint64_t bytes, double start_ns, double end_ns) {
+  if (probes_ && probes_->timeline()) probes_->timeline()->copy(engine, track, bytes, start_ns, end_ns);
 }
 
 std::string GpuTop::dumpState() const {

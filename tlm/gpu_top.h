@@ -1,7 +1,13 @@
 // The chip: one SystemC module per block (GigaThread engine, SMs, crossbar, L2 slices, DRAM
 // channels), composed from a GpuParams, with one clock domain each for the cores, the
-// interconnect with L2, and DRAM. A kernel runs by simulating until its last block retires (or a
-// fault or the watchdog stops it). A process holds at most one GpuTop: SystemC elaborates once.
+// interconnect with L2, and DRAM. Kernels start at the device's current time (several may run at
+// once: the GigaThread engine shares the SMs between them) and the chip is simulated forward until
+// one finishes or a given time is reached. A fault (or the watchdog) stops every kernel running
+// then. A process holds at most one GpuTop: SystemC elaborates once.
+//
+// Device time: the chip's SystemC time advances only while kernels run; time in which nothing
+// runs is added as an offset instead of being simulated (the clocks are gated), so a kernel's
+// cycle count does not depend on how long the device sat idle before it.
 #pragma once
 
 #include <chrono>
@@ -32,9 +38,11 @@ class DramBlock;
 class GigaThreadBlock;
 
 struct KernelRun {
+  std::uint32_t id = 0;                  // from startKernel
   std::optional<sm::FaultReport> fault;
   std::uint64_t core_cycles = 0;         // from launch to the last block's retirement
-  double simulated_ns = 0;
+  double simulated_ns = 0;               // from launch to completion (completion latency included)
+  double end_ns = 0;                     // device time of the completion
   std::uint64_t warp_instructions = 0;
   std::uint64_t thread_instructions = 0;
   std::uint64_t blocks = 0;
@@ -46,8 +54,23 @@ class GpuTop : public sc_core::sc_module {
          const TraceOptions& trace = {});
   ~GpuTop() override;
 
-  // Runs one kernel to completion. `launch` must outlive the call.
+  // Starts a kernel at the current device time, `launch` must outlive it. Higher `priority`
+  // kernels get SMs first; `track` names its row in the timeline (the host channel). Returns its
+  // id, or nothing with `refused` set when no block fits on an SM.
+  std::optional<std::uint32_t> startKernel(sm::LaunchState& launch, const sm::KernelResources& resources,
+                                           std::uint32_t priority, std::uint32_t track, KernelRun* refused);
+  // Simulates until a kernel finishes (or a fault stops them all), or device time reaches
+  // `until_ns` (< 0: no bound). Returns the kernels that finished, in id order; empty when the
+  // bound came first. With no kernel running it only moves device time to `until_ns`.
+  std::vector<KernelRun> advance(double until_ns);
+  // Runs one kernel to completion (nothing else may be running). `launch` must outlive the call.
   KernelRun run(sm::LaunchState& launch, const sm::KernelResources& resources);
+  // Device time in ns (see above).
+  double deviceNs() const;
+  bool busy() const { return !running_.empty(); }
+  // A copy engine moved `bytes` for `track` (the host channel) between two device times: for the
+  // timeline.
+  void noteCopy(std::uint32_t engine, std::uint32_t track, std::uint64_t bytes, double start_ns, double end_ns);
 
   // Derived metrics (IPC, occupancy, hit rates, bandwidth, ...) into the registry.
   void computeMetrics();
@@ -85,18 +108,28 @@ class GpuTop : public sc_core::sc_module {
   bool dram_cosim_ = false;  // dram.impl = cosim: the channels' schedulers are compared
   std::unique_ptr<ChipProbes> probes_;
 
-  // Kernel in progress.
-  sm::LaunchState* launch_ = nullptr;
-  std::uint64_t start_cycle_ = 0, end_cycle_ = 0;
-  bool running_ = false;
+  // Kernels in progress.
+  struct Running {
+    std::uint32_t id = 0, track = 0;
+    sm::LaunchState* launch = nullptr;
+    std::uint64_t start_cycle = 0;
+    double start_ns = 0;      // device time
+    sc_core::sc_time start_time;  // SystemC time (the kernel's own time is measured in it, exactly)
+    std::uint64_t blocks = 0;
+  };
+  std::vector<Running> running_;
+  std::vector<KernelRun> finished_;  // found by coreTick, collected by advance
+  std::uint32_t next_kernel_id_ = 1;
+  double idle_offset_ns_ = 0;
   std::optional<sm::FaultReport> fault_;
+  void finishKernel(const Running& r, std::uint64_t end_cycle, const std::optional<sm::FaultReport>& fault);
+  const Running* oldestRunning() const { return running_.empty() ? nullptr : &running_.front(); }
   std::uint64_t last_progress_cycle_ = 0, last_issued_ = 0;
   std::uint64_t kernels_ = 0;
   std::uint64_t total_core_cycles_ = 0;
   double total_ns_ = 0;
   bool progress_ = false, progress_shown_ = false;
   std::chrono::steady_clock::time_point wall_start_;
-  std::uint64_t issued_at_start_ = 0;
   std::uint64_t memory_progress_ = 0;
 };
 

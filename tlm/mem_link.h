@@ -151,9 +151,11 @@ using MemIn = LinkIn<memsys::MemRequest>;
 
 // The GigaThread engine's boundary to an SM: a block to start, and a block that retired.
 struct BlockDispatch {
+  std::uint32_t kernel = 0;  // the GigaThread engine's id of the kernel (GpuTop registers it with each SM)
   std::uint32_t block = 0;   // linear block index in the grid
 };
 struct BlockRetired {
+  std::uint32_t kernel = 0;
   std::uint32_t block = 0;
   std::uint32_t sm = 0;
 };

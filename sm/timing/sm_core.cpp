@@ -68,6 +68,7 @@ struct WarpSlot {
 
 struct BlockSlot {
   bool used = false;
+  std::uint32_t kernel = 0;  // the GigaThread engine's id of its launch
   BlockState state;
   LaunchState* launch = nullptr;
   std::shared_ptr<const ProgramInfo> prog;
@@ -116,9 +117,19 @@ struct SmCore::Impl {
   std::uint32_t ib_capacity, instruction_bytes, icache_line_bytes, issue_width;
   PipeParams pipe[int(Pipe::Count)];
 
-  LaunchState* launch = nullptr;
-  BlockCost cost;
-  std::shared_ptr<const ProgramInfo> prog;
+  // The launches whose blocks may come (addLaunch), by the GigaThread engine's kernel id; few.
+  struct Launch {
+    std::uint32_t kernel = 0;
+    LaunchState* launch = nullptr;
+    BlockCost cost;
+    std::shared_ptr<const ProgramInfo> prog;
+  };
+  std::vector<Launch> launches;
+  const Launch* findLaunch(std::uint32_t kernel) const {
+    for (const Launch& l : launches)
+      if (l.kernel == kernel) return &l;
+    return nullptr;
+  }
   std::uint64_t launch_seq = 0;
   SmUsage usage;
 
@@ -127,7 +138,7 @@ struct SmCore::Impl {
   std::vector<SubCore> subs;
   std::vector<Reason> status;  // per warp slot, this cycle
   std::vector<std::uint32_t> draining;  // block slots whose warps all exited
-  std::deque<std::uint32_t> finished;
+  std::deque<std::pair<std::uint32_t, std::uint64_t>> finished;  // (kernel, linear block id)
   std::vector<std::uint32_t> exited_now;
   std::optional<FaultReport> fault;
   std::vector<SchedulerTrace> trace;
@@ -340,6 +351,8 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   ++*sc.issued;
   ++*warp_instructions;
   *thread_instructions += w.thread_instructions - threads_before;
+  ++b.launch->warp_instructions;
+  b.launch->thread_instructions += w.thread_instructions - threads_before;
   ++issued_total;
 
   auto setReg = [&](std::uint32_t a, std::uint64_t ready, DepKind kind) {
@@ -545,7 +558,7 @@ void SmCore::Impl::retireBlocks(std::uint64_t t) {
     b.warp_slots.clear();
     usage.remove(b.cost);
     resident_blocks--;
-    finished.push_back(b.state.linear_id);
+    finished.emplace_back(b.kernel, b.state.linear_id);
     b.used = false;
     b.prog.reset();
     draining.erase(draining.begin() + long(i));
@@ -559,41 +572,52 @@ SmCore::SmCore(const SmParams& p, std::uint32_t index, StatsRegistry& stats, con
 
 SmCore::~SmCore() = default;
 
-void SmCore::setLaunch(LaunchState* launch, const KernelResources& k) {
+void SmCore::addLaunch(std::uint32_t kernel, LaunchState* launch, const KernelResources& k) {
   Impl& m = *impl_;
-  if (!launch || !launch->program) throw std::invalid_argument("SmCore::setLaunch: no launch or program");
-  m.launch = launch;
-  m.cost = blockCost(m.p, k);
+  if (!launch || !launch->program) throw std::invalid_argument("SmCore::addLaunch: no launch or program");
+  removeLaunch(kernel);
+  Impl::Launch l;
+  l.kernel = kernel;
+  l.launch = launch;
+  l.cost = blockCost(m.p, k);
   auto info = std::make_shared<ProgramInfo>();
   info->program = launch->program;
   info->info = classifyProgram(*launch->program);
   ++m.launch_seq;
   info->icache_base = m.launch_seq * kIcacheLaunchStride;
   info->param_bank = kParamSyntheticBase + (m.launch_seq % 4096) * kParamBankBytes;
-  m.prog = std::move(info);
+  l.prog = std::move(info);
+  m.launches.push_back(std::move(l));
 }
 
-bool SmCore::canLaunchBlock() const {
+void SmCore::removeLaunch(std::uint32_t kernel) {
+  auto& v = impl_->launches;
+  v.erase(std::remove_if(v.begin(), v.end(), [&](const Impl::Launch& l) { return l.kernel == kernel; }), v.end());
+}
+
+bool SmCore::canLaunchBlock(std::uint32_t kernel) const {
   const Impl& m = *impl_;
-  if (m.fault || !m.launch) return false;
-  if (m.resident_blocks >= m.blocks.size() || m.free_warp_slots < m.cost.warps) return false;
-  return fits(m.p, m.usage, m.cost);
+  const Impl::Launch* l = m.findLaunch(kernel);
+  if (m.fault || !l) return false;
+  if (m.resident_blocks >= m.blocks.size() || m.free_warp_slots < l->cost.warps) return false;
+  return fits(m.p, m.usage, l->cost);
 }
 
-void SmCore::launchBlock(std::uint32_t linear_block_id, std::uint64_t cycle) {
+void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, std::uint64_t cycle) {
   Impl& m = *impl_;
-  if (!m.launch) throw std::logic_error("SmCore::launchBlock before setLaunch");
+  const Impl::Launch* l = m.findLaunch(kernel);
+  if (!l) throw std::logic_error("SmCore::launchBlock: kernel " + std::to_string(kernel) + " was not added");
   std::uint32_t bi = 0;
   while (bi < m.blocks.size() && m.blocks[bi].used) ++bi;
   if (bi == m.blocks.size()) throw std::logic_error("SmCore::launchBlock: no free block slot (check canLaunchBlock)");
   BlockSlot& b = m.blocks[bi];
   try {
-    initBlock(b.state, *m.launch, linear_block_id, m.index);
+    initBlock(b.state, *l->launch, linear_block_id, m.index);
   } catch (const FaultSignal& s) {
     if (!m.fault) {
       Warp dummy;
       const Warp& w = b.state.warps.empty() ? dummy : b.state.warps.front();
-      m.fault = makeFaultReport(s, *m.launch, b.state, w, m.launch->program->functions[0].entry_pc);
+      m.fault = makeFaultReport(s, *l->launch, b.state, w, l->launch->program->functions[0].entry_pc);
     }
     return;
   }
@@ -601,14 +625,15 @@ void SmCore::launchBlock(std::uint32_t linear_block_id, std::uint64_t cycle) {
   if (nwarps > m.free_warp_slots)
     throw std::logic_error("SmCore::launchBlock: not enough free warp slots (check canLaunchBlock)");
   b.used = true;
-  b.launch = m.launch;
-  b.prog = m.prog;
-  b.cost = m.cost;
+  b.kernel = kernel;
+  b.launch = l->launch;
+  b.prog = l->prog;
+  b.cost = l->cost;
   b.live = nwarps;
   b.mem_outstanding = 0;
   b.mem_ready = 0;
   b.warp_slots.clear();
-  m.usage.add(m.cost);
+  m.usage.add(l->cost);
   m.resident_blocks++;
   ++*m.blocks_launched;
   std::uint32_t slot = 0;
@@ -644,10 +669,11 @@ void SmCore::launchBlock(std::uint32_t linear_block_id, std::uint64_t cycle) {
   }
 }
 
-bool SmCore::popFinishedBlock(std::uint32_t* linear_block_id) {
+bool SmCore::popFinishedBlock(std::uint32_t* kernel, std::uint64_t* linear_block_id) {
   Impl& m = *impl_;
   if (m.finished.empty()) return false;
-  if (linear_block_id) *linear_block_id = m.finished.front();
+  if (kernel) *kernel = m.finished.front().first;
+  if (linear_block_id) *linear_block_id = m.finished.front().second;
   m.finished.pop_front();
   return true;
 }

@@ -30,14 +30,19 @@ class SmCore {
   SmCore(const SmCore&) = delete;
   SmCore& operator=(const SmCore&) = delete;
 
-  // Before a kernel's first block on this SM. Blocks of an earlier launch may still be resident.
-  void setLaunch(LaunchState* launch, const KernelResources& k);
-  // Another block of the current launch fits next to the resident ones (the occupancy rules).
-  bool canLaunchBlock() const;
+  // Before a kernel's first block on this SM: its blocks come as kernel `kernel` (the GigaThread
+  // engine's id; an id already added is replaced). Blocks of other launches may be resident, and
+  // launches run side by side (concurrent kernels). `launch` must outlive its blocks.
+  void addLaunch(std::uint32_t kernel, LaunchState* launch, const KernelResources& k);
+  // After the kernel's last block here retired: its id may be added again.
+  void removeLaunch(std::uint32_t kernel);
+  // Another block of that launch fits next to the resident ones (the occupancy rules).
+  bool canLaunchBlock(std::uint32_t kernel) const;
   // Makes the block resident; its warps may fetch from cycle + block_launch_latency_cycles.
-  void launchBlock(std::uint32_t linear_block_id, std::uint64_t cycle);
-  // A block whose warps all exited and whose memory operations all completed; its resources are free.
-  bool popFinishedBlock(std::uint32_t* linear_block_id);
+  void launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, std::uint64_t cycle);
+  // A block whose warps all exited and whose memory operations all completed; its resources are
+  // free. Gives its kernel and linear block id.
+  bool popFinishedBlock(std::uint32_t* kernel, std::uint64_t* linear_block_id);
 
   // Requests to the crossbar: L1 read misses, write-through stores, atomics.
   bool hasMemRequest() const;

@@ -12,8 +12,8 @@ GigaThreadBlock::GigaThreadBlock(sc_core::sc_module_name name, const GigaThreadP
     retired_in.push_back(std::make_unique<LinkIn<BlockRetired>>(
         fmt::format("retired_in_{}", i).c_str(),
         [this](const BlockRetired& r) {
-          engine.blockFinished(r.sm, domain_.cycle());
-          if (on_retire) on_retire(r.block, r.sm);
+          engine.blockFinished(r.sm, r.kernel, domain_.cycle());
+          if (on_retire) on_retire(r.kernel, r.block, r.sm);
           return true;
         },
         [&core] { core.wake(); }));
@@ -29,10 +29,10 @@ GigaThreadBlock::GigaThreadBlock(sc_core::sc_module_name name, const GigaThreadP
 
 void GigaThreadBlock::tick(std::uint64_t cycle) {
   std::uint64_t block;
-  std::uint32_t sm;
-  while (engine.nextDispatch(cycle, &block, &sm)) {
-    pending_[sm].push_back({std::uint32_t(block)});
-    if (on_dispatch) on_dispatch(block, sm);
+  std::uint32_t kernel, sm;
+  while (engine.nextDispatch(cycle, &kernel, &block, &sm)) {
+    pending_[sm].push_back({kernel, std::uint32_t(block)});
+    if (on_dispatch) on_dispatch(kernel, block, sm);
   }
 }
 

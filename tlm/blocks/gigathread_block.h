@@ -22,8 +22,8 @@ class GigaThreadBlock : public sc_core::sc_module {
   GigaThread engine;
   std::vector<std::unique_ptr<LinkOut<BlockDispatch>>> dispatch_out;  // to SM i
   std::vector<std::unique_ptr<LinkIn<BlockRetired>>> retired_in;      // from SM i
-  // Observers for the timeline: a block handed to an SM, a block retired.
-  std::function<void(std::uint64_t block, std::uint32_t sm)> on_dispatch, on_retire;
+  // Observers for the timeline: a block of a kernel handed to an SM, a block retired.
+  std::function<void(std::uint32_t kernel, std::uint64_t block, std::uint32_t sm)> on_dispatch, on_retire;
 
  private:
   void tick(std::uint64_t cycle);

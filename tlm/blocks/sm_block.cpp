@@ -17,8 +17,8 @@ SmBlock::SmBlock(sc_core::sc_module_name name, const SmParams& p, std::uint32_t 
       dispatch_in(
           "dispatch_in",
           [this](const BlockDispatch& d) {
-            if (!core.canLaunchBlock()) return false;
-            core.launchBlock(d.block, domain_.cycle());
+            if (!core.canLaunchBlock(d.kernel)) return false;
+            core.launchBlock(d.kernel, d.block, domain_.cycle());
             return true;
           },
           [&core_domain] { core_domain.wake(); }),
@@ -30,8 +30,10 @@ SmBlock::SmBlock(sc_core::sc_module_name name, const SmParams& p, std::uint32_t 
 }
 
 void SmBlock::transfer() {
-  std::uint32_t block;
-  while (retired_out.ready() && core.popFinishedBlock(&block)) retired_out.send({block, index_});
+  std::uint32_t kernel;
+  std::uint64_t block;
+  while (retired_out.ready() && core.popFinishedBlock(&kernel, &block))
+    retired_out.send({kernel, std::uint32_t(block), index_});
   while (core.hasMemRequest() && to_xbar.ready()) {
     to_xbar.send(core.peekMemRequest());
     core.popMemRequest();

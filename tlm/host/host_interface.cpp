@@ -42,7 +42,10 @@ HostInterface::HostInterface(const HostParams& params, const DeviceIdentity& ide
     : params_(params), identity_(identity), device_(device), host_(host), channels_(params.channels) {}
 
 void HostInterface::emit(HostEvent::Kind kind, std::uint32_t channel, std::uint32_t what, std::uint64_t value) {
-  if (listener_) listener_(HostEvent{kind, now_ns_, channel, what, value});
+  if (!listener_) return;
+  const HostEvent e{kind, in_service_ ? t_ : now_ns_, channel, what, value, intr_status_, interruptLine()};
+  if (in_service_) service_events_.push_back(e);
+  else listener_(e);
 }
 
 // ---- registers --------------------------------------------------------------------------------
@@ -61,19 +64,24 @@ std::uint32_t HostInterface::read(std::uint32_t offset) {
 }
 
 void HostInterface::write(std::uint32_t offset, std::uint32_t value) {
+  // Posted: the write lands, and the front end runs at the next read.
   now_ns_ += params_.mmio_latency_ns;
   if (!writeRegister(offset, value)) bad_access_ = true;
   emit(HostEvent::Kind::MmioWrite, ~0u, offset, value);
-  service();
 }
 
 bool HostInterface::interruptLine() const {
   return (intr_status_ & intr_enable_) != 0 && !(intr_mask_ & SCGPU_INTR_MASK_ALL_MASK);
 }
 
+bool HostInterface::pollInterrupt() {
+  service();
+  return interruptLine();
+}
+
 bool HostInterface::idle() const {
   for (const Channel& ch : channels_)
-    if (!ch.error && (ch.have_entry || ch.gp_get != ch.gp_put)) return false;
+    if (!ch.error && (ch.have_entry || ch.gp_get != ch.gp_put || ch.kernel)) return false;
   return true;
 }
 
@@ -98,7 +106,7 @@ std::uint32_t HostInterface::readRegister(std::uint32_t offset, bool* defined) {
       case SCGPU_CH_CONTROL_OFFSET: return ch.control;
       case SCGPU_CH_STATUS_OFFSET: {
         std::uint32_t s = 0;
-        if (!ch.have_entry && ch.gp_get == ch.gp_put) s |= SCGPU_CH_STATUS_IDLE_MASK;
+        if (!ch.have_entry && ch.gp_get == ch.gp_put && !ch.kernel) s |= SCGPU_CH_STATUS_IDLE_MASK;
         if (ch.waiting) s |= SCGPU_CH_STATUS_WAITING_MASK;
         if (ch.error) s |= SCGPU_CH_STATUS_ERROR_MASK;
         return s;
@@ -171,10 +179,15 @@ bool HostInterface::writeRegister(std::uint32_t offset, std::uint32_t value) {
       case SCGPU_CH_GPFIFO_BASE_HI_OFFSET: ch.ring_base = (ch.ring_base & 0xFFFFFFFFull) | std::uint64_t(value) << 32; return true;
       case SCGPU_CH_GPFIFO_ENTRIES_OFFSET: ch.ring_entries = value; return true;
       case SCGPU_CH_GP_PUT_OFFSET:
+        // New work is visible from now: an idle channel starts on it no earlier.
+        ch.ready_ns = std::max(ch.ready_ns, now_ns_);
         ch.gp_put = value;
         emit(HostEvent::Kind::MmioWrite, c, SCGPU_CH_GP_PUT_OFFSET, value);
         return true;
-      case SCGPU_CH_CONTROL_OFFSET: ch.control = value & kControlBits; return true;
+      case SCGPU_CH_CONTROL_OFFSET:
+        ch.ready_ns = std::max(ch.ready_ns, now_ns_);
+        ch.control = value & kControlBits;
+        return true;
       case SCGPU_CH_RESET_OFFSET:
         if (value & SCGPU_CH_RESET_CHANNEL_MASK) resetChannel(ch);
         return true;
@@ -190,7 +203,10 @@ bool HostInterface::writeRegister(std::uint32_t offset, std::uint32_t value) {
       if (value & SCGPU_RESET_DEVICE_MASK) resetDevice();
       return true;
     case SCGPU_REG_SCRATCH: scratch_ = value; return true;
-    case SCGPU_REG_QUIESCE: quiesce_ = value & SCGPU_QUIESCE_STOP_FETCH_MASK; return true;
+    case SCGPU_REG_QUIESCE:
+      for (Channel& ch : channels_) ch.ready_ns = std::max(ch.ready_ns, now_ns_);
+      quiesce_ = value & SCGPU_QUIESCE_STOP_FETCH_MASK;
+      return true;
     case SCGPU_REG_INTR_STATUS: intr_status_ &= ~(value & kIntrBits); return true;
     case SCGPU_REG_INTR_ENABLE: intr_enable_ = value & kIntrBits; return true;
     case SCGPU_REG_INTR_CHANNEL: intr_channel_ &= ~value; return true;
@@ -218,7 +234,8 @@ bool HostInterface::writeRegister(std::uint32_t offset, std::uint32_t value) {
 void HostInterface::resetChannel(Channel& ch) {
   ch.gp_put = ch.gp_get = 0;
   ch.error = 0;
-  ch.waiting = false;
+  ch.waiting = ch.recheck = false;
+  ch.ready_ns = std::max(ch.ready_ns, now_ns_);
   ch.have_entry = false;
   ch.buffer.clear();
   ch.next_word = 0;
@@ -232,29 +249,166 @@ void HostInterface::resetDevice() {
   timer_hi_latch_ = 0;
   error_ = ErrorInfo{};
   launches_ = 0;
-  now_ns_ = 0;
+  now_ns_ = t_ = 0;
+  engine_free_ns_.fill(0);
+  pcie_.fill(PcieTransfer{});
   last_message_.clear();
   device_.reset();
 }
 
 // ---- the front end ----------------------------------------------------------------------------
 
+bool HostInterface::runnable(std::uint32_t c) const {
+  const Channel& ch = channels_[c];
+  if (!(ch.control & SCGPU_CH_CONTROL_ENABLE_MASK) || ch.error || ch.kernel) return false;
+  if (ch.waiting) return ch.recheck;
+  if (ch.have_entry) return true;
+  return ch.gp_get != ch.gp_put && !(quiesce_ & SCGPU_QUIESCE_STOP_FETCH_MASK);
+}
+
 void HostInterface::service() {
   if (in_service_) return;
   in_service_ = true;
-  // Higher priority first, then lower channel index: a fixed order, so runs are deterministic.
-  std::vector<std::uint32_t> order(channels_.size());
-  for (std::uint32_t c = 0; c < order.size(); ++c) order[c] = c;
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return (channels_[a].control & SCGPU_CH_CONTROL_PRIORITY_MASK) > (channels_[b].control & SCGPU_CH_CONTROL_PRIORITY_MASK);
-  });
-  // A release on one channel can satisfy an acquire on another: go round until nothing moves.
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (std::uint32_t c : order)
-      while (step(c) == Step::Progress) moved = true;
+  // The host may have released a semaphore in its memory: every waiting channel looks again.
+  wakeWaiters(now_ns_);
+  std::uint64_t latest = now_ns_;
+  for (;;) {
+    // The next step: the runnable channel whose step is earliest; on a tie the higher priority,
+    // then the lower index - a fixed order, so runs are deterministic.
+    std::uint32_t best = ~0u;
+    for (std::uint32_t c = 0; c < channels_.size(); ++c) {
+      if (!runnable(c)) continue;
+      if (best == ~0u) {
+        best = c;
+        continue;
+      }
+      const Channel &a = channels_[c], &b = channels_[best];
+      const std::uint32_t pa = a.control & SCGPU_CH_CONTROL_PRIORITY_MASK, pb = b.control & SCGPU_CH_CONTROL_PRIORITY_MASK;
+      if (a.ready_ns < b.ready_ns || (a.ready_ns == b.ready_ns && pa > pb)) best = c;
+    }
+    // A kernel that completes first lets its channel go on from then.
+    if (device_.busy()) {
+      std::uint64_t end_ns = 0;
+      const std::uint64_t until = best == ~0u ? DevicePort::kNoBound : channels_[best].ready_ns;
+      if (auto done = device_.advance(until, &end_ns)) {
+        t_ = std::max(t_, end_ns);
+        completeLaunch(done->first, done->second, end_ns);
+        latest = std::max(latest, end_ns);
+        continue;
+      }
+    }
+    if (best == ~0u) break;
+    Channel& ch = channels_[best];
+    t_ = ch.ready_ns;
+    step(best);
+    ch.ready_ns = std::max(ch.ready_ns, t_);
+    latest = std::max(latest, t_);
   }
+  // The host saw none of this happen: its next access comes after the last of it. (No later copy
+  // can overlap the last ones of each direction now: their ends are final.)
+  notePcie(pcie_[0], kHostToDevice);
+  notePcie(pcie_[1], kDeviceToHost);
+  now_ns_ = latest;
+  t_ = now_ns_;
   in_service_ = false;
+  std::stable_sort(service_events_.begin(), service_events_.end(),
+                   [](const HostEvent& a, const HostEvent& b) { return a.time_ns < b.time_ns; });
+  if (listener_)
+    for (const HostEvent& e : service_events_) listener_(e);
+  service_events_.clear();
+}
+
+void HostInterface::wakeWaiters(std::uint64_t at_ns) {
+  for (Channel& ch : channels_)
+    if (ch.waiting) {
+      ch.recheck = true;
+      ch.ready_ns = std::max(ch.ready_ns, at_ns);
+    }
+}
+
+void HostInterface::collectCompletions() {
+  std::uint64_t end_ns = 0;
+  while (device_.busy())
+    if (auto done = device_.advance(t_, &end_ns)) completeLaunch(done->first, done->second, end_ns);
+    else break;
+}
+
+void HostInterface::completeLaunch(std::uint32_t kernel, const LaunchOutcome& o, std::uint64_t end_ns) {
+  for (std::uint32_t c = 0; c < channels_.size(); ++c) {
+    Channel& ch = channels_[c];
+    if (ch.kernel != kernel) continue;
+    ch.kernel = 0;
+    ch.ready_ns = std::max(ch.ready_ns, end_ns);
+    wakeWaiters(end_ns);  // the kernel's stores may satisfy a channel's acquire
+    const std::uint64_t saved = t_;
+    t_ = end_ns;
+    if (o.error_kind == SCGPU_ERROR_KIND_NONE) {
+      emit(HostEvent::Kind::CommandDone, c, SCGPU_METHOD_LAUNCH, ch.kernel_word);
+    } else {
+      // A kernel fault: the channel stops, and the error registers say where.
+      ErrorInfo e;
+      e.kind = o.error_kind;
+      e.method = ch.kernel_header;
+      e.word = ch.kernel_word;
+      e.address = o.address;
+      e.module = ch.kernel_module;
+      e.launch = ch.kernel_launch;
+      for (int i = 0; i < 3; ++i) e.block[i] = o.block[i];
+      e.warp = o.warp;
+      e.lane = o.lane;
+      e.pc = o.pc;
+      e.ptx_line = o.ptx_line;
+      stopChannel(c, e, o.message, ch.kernel_entry);
+    }
+    t_ = saved;
+    return;
+  }
+}
+
+void HostInterface::pcieCopy(std::uint32_t c, CopyEngine e, std::uint64_t bytes) {
+  const double full = params_.pcie_bandwidth_bytes_per_ns;
+  const double duplex = full * params_.pcie_duplex_bandwidth_fraction;
+  const std::uint64_t start = std::max(t_, engine_free_ns_[e]);
+  const std::uint64_t data_start = start + params_.pcie_latency_ns;
+  PcieTransfer& other = pcie_[e == kHostToDevice ? 1 : 0];
+  double bandwidth = full;
+  if (duplex < full && other.end > data_start) {
+    bandwidth = duplex;
+    // The other direction's copy shares the link from now: what it has left goes at the duplex
+    // rate, so its channel goes on later. (Its channel waits for it: nothing of that channel ran
+    // after its end yet, since steps go in time order.)
+    if (other.bandwidth > duplex) {
+      const std::uint64_t from = std::max(data_start, other.data_start);
+      const double left_bytes = double(other.end - from) * other.bandwidth;
+      const std::uint64_t end = from + std::uint64_t(std::ceil(left_bytes / duplex));
+      Channel& och = channels_[other.channel];
+      if (och.ready_ns == other.end) och.ready_ns = end;
+      CopyEngine oe = e == kHostToDevice ? kDeviceToHost : kHostToDevice;
+      if (engine_free_ns_[oe] == other.end) engine_free_ns_[oe] = end;
+      other.end = end;
+      other.bandwidth = duplex;
+    }
+  }
+  const std::uint64_t duration = bytes ? params_.pcie_latency_ns + std::uint64_t(std::ceil(double(bytes) / bandwidth)) : 0;
+  PcieTransfer& mine = pcie_[e == kHostToDevice ? 0 : 1];
+  notePcie(mine, e);  // the previous one of this direction is over: its end is final
+  useEngine(c, e, bytes, duration, /*note=*/false);
+  mine = {c, start, data_start, start + duration, bytes, bandwidth, false};
+}
+
+std::uint64_t HostInterface::useEngine(std::uint32_t c, CopyEngine e, std::uint64_t bytes, std::uint64_t duration,
+                                       bool note) {
+  const std::uint64_t start = std::max(t_, engine_free_ns_[e]);
+  engine_free_ns_[e] = start + duration;
+  if (note) device_.noteCopy(e, c, bytes, start, start + duration);
+  t_ = start + duration;
+  return start;
+}
+
+void HostInterface::notePcie(PcieTransfer& t, CopyEngine e) {
+  if (t.noted) return;
+  device_.noteCopy(e, t.channel, t.bytes, t.start, t.end);
+  t.noted = true;
 }
 
 bool HostInterface::memRead(bool in_host, std::uint64_t addr, void* dst, std::uint64_t bytes) {
@@ -289,14 +443,14 @@ void HostInterface::stopChannel(std::uint32_t c, std::uint32_t kind, std::uint32
   stopChannel(c, e, message);
 }
 
-void HostInterface::stopChannel(std::uint32_t c, ErrorInfo e, const std::string& message) {
+void HostInterface::stopChannel(std::uint32_t c, ErrorInfo e, const std::string& message, std::uint32_t gp_entry) {
   Channel& ch = channels_[c];
   ch.error = e.kind;
-  ch.waiting = false;
+  ch.waiting = ch.recheck = false;
   e.channel = c;
-  e.gp_entry = ch.gp_get;
+  e.gp_entry = gp_entry == ~0u ? ch.gp_get : gp_entry;
   recordError(e);
-  last_message_ = fmt::format("channel {}, GPFIFO entry {}: {}", c, ch.gp_get, message);
+  last_message_ = fmt::format("channel {}, GPFIFO entry {}: {}", c, e.gp_entry, message);
   emit(HostEvent::Kind::Error, c, e.method & SCGPU_CMD_METHOD_MASK, e.kind);
   raise(isKernelFault(e.kind) ? SCGPU_INTR_STATUS_FAULT_MASK : SCGPU_INTR_STATUS_ERROR_MASK);
 }
@@ -319,7 +473,7 @@ bool HostInterface::fetchEntry(std::uint32_t c) {
                 fmt::format("the entry at 0x{:x} cannot be read", entry_addr));
     return false;
   }
-  now_ns_ += transferNs(ring_in_host, sizeof e);
+  t_ += transferNs(ring_in_host, sizeof e);
   const auto addr = load<std::uint64_t>(e + SCGPU_GPFIFO_ENTRY_BUFFER_ADDR_OFFSET);
   const auto words = load<std::uint32_t>(e + SCGPU_GPFIFO_ENTRY_LENGTH_WORDS_OFFSET);
   const auto flags = load<std::uint32_t>(e + SCGPU_GPFIFO_ENTRY_FLAGS_OFFSET);
@@ -338,7 +492,7 @@ bool HostInterface::fetchEntry(std::uint32_t c) {
                 fmt::format("the command buffer [0x{:x}, +{} bytes) cannot be read", addr, std::uint64_t(words) * 4));
     return false;
   }
-  now_ns_ += transferNs(buffer_in_host, std::uint64_t(words) * 4);
+  t_ += transferNs(buffer_in_host, std::uint64_t(words) * 4);
   ch.have_entry = true;
   ch.next_word = 0;
   return true;
@@ -362,11 +516,13 @@ HostInterface::Step HostInterface::step(std::uint32_t c) {
   }
   if (!execute(c, header, ch.buffer.data() + ch.next_word + 1, count)) {
     ch.waiting = !ch.error;
+    ch.recheck = false;
     return Step::Blocked;
   }
   if (ch.error) return Step::Empty;
-  ch.waiting = false;
-  emit(HostEvent::Kind::CommandDone, c, header & SCGPU_CMD_METHOD_MASK, ch.next_word);
+  ch.waiting = ch.recheck = false;
+  // A kernel in flight completes later (completeLaunch says so then).
+  if (!ch.kernel) emit(HostEvent::Kind::CommandDone, c, header & SCGPU_CMD_METHOD_MASK, ch.next_word);
   ch.next_word += 1 + count;
   if (ch.next_word >= ch.buffer.size()) {
     ch.have_entry = false;
@@ -391,7 +547,7 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
     return false;
   };
   if (!ch.waiting) emit(HostEvent::Kind::Command, c, method, word);
-  now_ns_ += ch.waiting ? 0 : params_.command_latency_ns;
+  t_ += ch.waiting ? 0 : params_.command_latency_ns;
 
   switch (method) {
     case SCGPU_METHOD_NOP: return true;
@@ -471,24 +627,18 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
       if (param_bytes && !device_.read(param_addr, r.params.data(), param_bytes))
         return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, param_addr, fmt::format("LAUNCH: the parameters at 0x{:x} are not mapped", param_addr));
       ++launches_;
-      const LaunchOutcome o = device_.launch(r);
-      now_ns_ += o.duration_ns;
-      if (o.error_kind == SCGPU_ERROR_KIND_NONE) return true;
-      if (!isKernelFault(o.error_kind)) return bad(o.error_kind, desc, o.message);
-      // A kernel fault: the channel stops, and the error registers say where.
-      ErrorInfo e;
-      e.kind = o.error_kind;
-      e.method = header;
-      e.word = word;
-      e.address = o.address;
-      e.module = r.module_slot;
-      e.launch = launches_;
-      for (int i = 0; i < 3; ++i) e.block[i] = o.block[i];
-      e.warp = o.warp;
-      e.lane = o.lane;
-      e.pc = o.pc;
-      e.ptx_line = o.ptx_line;
-      stopChannel(c, e, o.message);
+      // Kernels completing before this one starts are seen first (their channels may go on).
+      collectCompletions();
+      LaunchOutcome refused;
+      const std::uint32_t id =
+          device_.startLaunch(r, c, (ch.control & SCGPU_CH_CONTROL_PRIORITY_MASK) >> SCGPU_CH_CONTROL_PRIORITY_SHIFT, t_, &refused);
+      if (!id) return bad(refused.error_kind, desc, refused.message);
+      ch.kernel = id;
+      ch.kernel_header = header;
+      ch.kernel_word = word;
+      ch.kernel_entry = ch.gp_get;
+      ch.kernel_module = r.module_slot;
+      ch.kernel_launch = launches_;
       return true;
     }
     case SCGPU_METHOD_COPY: {
@@ -518,7 +668,9 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
           done += n;
         }
       }
-      now_ns_ += transferNs(src_host || dst_host, std::uint64_t(width) * height);
+      const CopyEngine engine = src_host && !dst_host ? kHostToDevice : dst_host ? kDeviceToHost : kWithinDevice;
+      if (engine == kWithinDevice) useEngine(c, engine, std::uint64_t(width) * height, transferNs(false, std::uint64_t(width) * height));
+      else pcieCopy(c, engine, std::uint64_t(width) * height);
       return true;
     }
     case SCGPU_METHOD_MEMSET: {
@@ -544,7 +696,8 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
             ok = device_.write(t + done, pattern.data(), std::min<std::uint64_t>(pattern.size(), width - done));
         if (!ok) return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, t, fmt::format("MEMSET: [0x{:x}, +{}) is not mapped", t, width));
       }
-      now_ns_ += std::uint64_t(std::ceil(double(width) * height / params_.memset_bandwidth_bytes_per_ns));
+      useEngine(c, kWithinDevice, std::uint64_t(width) * height,
+                std::uint64_t(std::ceil(double(width) * height / params_.memset_bandwidth_bytes_per_ns)));
       return true;
     }
     case SCGPU_METHOD_SEM_RELEASE: {
@@ -556,12 +709,13 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
       const bool in_host = flags & 2u;
       std::uint8_t rec[16] = {};
       std::memcpy(rec, &value, 4);
-      const std::uint64_t stamp = now_ns_;
+      const std::uint64_t stamp = t_;
       std::memcpy(rec + 8, &stamp, 8);
       const std::uint64_t n = (flags & 1u) ? 16 : 4;
       if (!memWrite(in_host, addr, rec, n))
         return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, addr, fmt::format("SEM_RELEASE: [0x{:x}, +{}) cannot be written", addr, n));
-      now_ns_ += in_host ? params_.pcie_latency_ns : 0;
+      t_ += in_host ? params_.pcie_latency_ns : 0;
+      wakeWaiters(t_);  // a channel waiting on this semaphore may go on now
       return true;
     }
     case SCGPU_METHOD_SEM_ACQUIRE: {

@@ -7,11 +7,16 @@
 // The SystemC wrapper (host_interface_block.h) puts it behind a TLM target socket for BAR0 and an
 // initiator socket for DMA.
 //
-// Progress: the front end runs inside every MMIO access (service()): channels are served in
-// priority order (then by index), each executing commands until it empties, blocks on a
-// SEM_ACQUIRE or stops on an error, until no channel can move. Work completes in device time,
-// which advances by each command's modelled duration (PCIe transfers from the config's latency and
-// bandwidth, kernels by what the device port reports) and by every MMIO access's latency.
+// Progress: MMIO writes are posted (PCIe): a doorbell only records when the channel's work became
+// visible. An MMIO read (and a look at the interrupt line) lets the front end run first
+// (service()), until no channel can move: the host sees the device after the work it queued. Inside
+// service() the channels run side by side in device time, as an event-driven simulation: the
+// channel whose next step is earliest goes first (ties: higher priority, then lower index), each
+// command takes its modelled time (fetches and copies over PCIe from the config's latency and
+// bandwidth, copies on the copy engine of their direction, kernels as long as the device port
+// runs them), and a LAUNCH holds its channel until the kernel completes while other channels go on
+// - so kernels of different channels, and copies and kernels, overlap. Device time also advances
+// by every MMIO access's latency.
 #pragma once
 
 #include <array>
@@ -19,6 +24,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tlm/host/host_params.h"
@@ -60,8 +66,22 @@ class DevicePort {
   // Modules (LOAD_MODULE/UNLOAD_MODULE); false with a reason when refused.
   virtual bool loadModule(std::uint32_t slot, const std::string& ptx, std::uint64_t globals_va, std::string* why) = 0;
   virtual bool unloadModule(std::uint32_t slot, std::string* why) = 0;
-  // Runs a kernel to completion.
-  virtual LaunchOutcome launch(const LaunchRequest& request) = 0;
+  // Starts a kernel at device time `now_ns` (the device has been advanced to it; kernels already
+  // running go on beside it): its id (above 0), or 0 with `refused` filled in (error_kind
+  // LAUNCH_REFUSED and why) when it cannot start. `priority` is its channel's.
+  virtual std::uint32_t startLaunch(const LaunchRequest& request, std::uint32_t channel, std::uint32_t priority,
+                                    std::uint64_t now_ns, LaunchOutcome* refused) = 0;
+  // Runs the device's kernels up to device time `until_ns` (kNoBound: until the next completion),
+  // and gives the first launch that completed by then (at `end_ns`), if any; call again for more.
+  virtual std::optional<std::pair<std::uint32_t, LaunchOutcome>> advance(std::uint64_t until_ns,
+                                                                        std::uint64_t* end_ns) = 0;
+  // Kernels started and not yet given back by advance().
+  virtual bool busy() const = 0;
+  // For timelines: copy engine `engine` (0 host to device, 1 device to host, 2 within the device)
+  // moved `bytes` for `channel` between two device times.
+  virtual void noteCopy(std::uint32_t /*engine*/, std::uint32_t /*channel*/, std::uint64_t /*bytes*/,
+                        std::uint64_t /*start_ns*/, std::uint64_t /*end_ns*/) {}
+  static constexpr std::uint64_t kNoBound = ~std::uint64_t{0};
   // Drops every module and mapping (device reset).
   virtual void reset() = 0;
 };
@@ -97,20 +117,25 @@ struct HostEvent {
   std::uint32_t channel;  // ~0u for device-wide events
   std::uint32_t offset_or_method;
   std::uint64_t value;
+  // INTR_STATUS and the interrupt line right after the event.
+  std::uint32_t intr_status = 0;
+  bool line = false;
 };
 
 class HostInterface {
  public:
   HostInterface(const HostParams& params, const DeviceIdentity& identity, DevicePort& device, HostMemoryPort& host);
 
-  // BAR0 accesses of 32 bits. Each costs params.mmio_latency_ns of device time, then lets the front
-  // end run. Unaligned or undefined offsets read SCGPU_UNDEFINED_READ_VALUE and set
+  // BAR0 accesses of 32 bits. Each costs params.mmio_latency_ns of device time; a read first lets
+  // the front end run. Unaligned or undefined offsets read SCGPU_UNDEFINED_READ_VALUE and set
   // STATUS.BAD_ACCESS; writes to them are dropped.
   std::uint32_t read(std::uint32_t offset);
   void write(std::uint32_t offset, std::uint32_t value);
 
   // The interrupt line: (INTR_STATUS & INTR_ENABLE) != 0 and INTR_MASK.ALL == 0.
   bool interruptLine() const;
+  // The line as the host sees it when it looks: the front end runs first, as for a read.
+  bool pollInterrupt();
   std::uint32_t interruptStatus() const { return intr_status_; }
   // Device time in ns.
   std::uint64_t timeNs() const { return now_ns_; }
@@ -119,7 +144,9 @@ class HostInterface {
   // True when no channel has work.
   bool idle() const;
 
-  // Every event, when a listener is set (waveforms, the MMIO log).
+  // Every event, when a listener is set (waveforms, the MMIO log), in time order: events of the
+  // front end are delivered when it has run (channels run side by side, so they happen out of
+  // order), sorted by their device time.
   void setListener(std::function<void(const HostEvent&)> listener) { listener_ = std::move(listener); }
 
   std::uint32_t numChannels() const { return std::uint32_t(channels_.size()); }
@@ -132,7 +159,12 @@ class HostInterface {
     std::uint32_t control = 0;
     std::uint32_t error = 0;
     std::uint32_t intr_payload = 0;
-    bool waiting = false;
+    bool waiting = false;   // on a SEM_ACQUIRE not yet satisfied
+    bool recheck = false;   // ... and something may have released it: try again
+    std::uint64_t ready_ns = 0;  // device time from which the channel can take its next step
+    // A LAUNCH in flight holds the channel until its kernel completes; what its fault would report.
+    std::uint32_t kernel = 0;
+    std::uint32_t kernel_header = 0, kernel_word = 0, kernel_entry = 0, kernel_module = 0, kernel_launch = 0;
     // The entry being executed: its command buffer and where in it the next command starts.
     bool have_entry = false;
     std::vector<std::uint32_t> buffer;
@@ -144,6 +176,8 @@ class HostInterface {
     std::uint32_t module = 0, launch = 0, block[3] = {0, 0, 0}, warp = 0, lane = 0, pc = 0, ptx_line = 0;
   };
   enum class Step { Progress, Blocked, Empty };
+  // Copy engines, one per direction: host to device, device to host, within the device.
+  enum CopyEngine : std::uint32_t { kHostToDevice = 0, kDeviceToHost = 1, kWithinDevice = 2, kCopyEngines = 3 };
 
   void resetDevice();
   void resetChannel(Channel& ch);
@@ -151,6 +185,22 @@ class HostInterface {
   bool writeRegister(std::uint32_t offset, std::uint32_t value);
   Step step(std::uint32_t c);
   bool fetchEntry(std::uint32_t c);
+  // Channel c can take a step (enabled, no error, no kernel in flight, work or a recheck to do).
+  bool runnable(std::uint32_t c) const;
+  // A kernel completed at `end_ns`: its channel goes on (or stops on its fault).
+  void completeLaunch(std::uint32_t kernel, const LaunchOutcome& o, std::uint64_t end_ns);
+  // Every channel waiting on a SEM_ACQUIRE looks at its semaphore again, from `at_ns` on (something
+  // may have released it then).
+  void wakeWaiters(std::uint64_t at_ns);
+  // Takes every completion up to t_ from the device.
+  void collectCompletions();
+  // Occupies copy engine `e` for `duration` ns from t_ (or from when it frees up); moves t_ to the
+  // end; gives the start.
+  std::uint64_t useEngine(std::uint32_t c, CopyEngine e, std::uint64_t bytes, std::uint64_t duration, bool note = true);
+  // A copy over PCIe on engine `e` (host to device or device to host) for channel c: the latency,
+  // then the bytes at the link's bandwidth - at its pcie_duplex_bandwidth_fraction instead while
+  // the other direction moves data too, which also stretches the copy in flight there.
+  void pcieCopy(std::uint32_t c, CopyEngine e, std::uint64_t bytes);
   // Executes the command at ch.next_word; false when it blocks (SEM_ACQUIRE not yet satisfied).
   bool execute(std::uint32_t c, std::uint32_t header, const std::uint32_t* args, std::uint32_t count);
   void stopChannel(std::uint32_t c, std::uint32_t kind, std::uint32_t method, std::uint32_t word,
@@ -158,7 +208,8 @@ class HostInterface {
   // Stops channel c on error `e` (its channel and ring entry filled in here): the channel's
   // CH_ERROR, the error registers (the first error is kept), the message, and the interrupt
   // (FAULT for a kernel fault, ERROR otherwise).
-  void stopChannel(std::uint32_t c, ErrorInfo e, const std::string& message);
+  // gp_entry: the ring entry to report (~0u: the one at GP_GET).
+  void stopChannel(std::uint32_t c, ErrorInfo e, const std::string& message, std::uint32_t gp_entry = ~0u);
   void recordError(const ErrorInfo& e);
   void raise(std::uint32_t status_bits);
   bool memRead(bool in_host, std::uint64_t addr, void* dst, std::uint64_t bytes);
@@ -171,7 +222,18 @@ class HostInterface {
   DevicePort& device_;
   HostMemoryPort& host_;
   std::vector<Channel> channels_;
-  std::uint64_t now_ns_ = 0;
+  std::uint64_t now_ns_ = 0;  // the host's view of device time
+  std::uint64_t t_ = 0;       // inside service(): the device time of the step being executed
+  std::array<std::uint64_t, kCopyEngines> engine_free_ns_{};
+  // The last PCIe copy of each direction: whose, and when its data phase starts and ends.
+  struct PcieTransfer {
+    std::uint32_t channel = 0;
+    std::uint64_t start = 0, data_start = 0, end = 0, bytes = 0;
+    double bandwidth = 0;
+    bool noted = true;  // shown on the timeline (once its end is final)
+  };
+  std::array<PcieTransfer, 2> pcie_{};
+  void notePcie(PcieTransfer& t, CopyEngine e);
   std::uint32_t scratch_ = 0, quiesce_ = 0;
   std::uint32_t intr_status_ = 0, intr_enable_ = 0, intr_channel_ = 0, intr_mask_ = 0;
   bool bad_access_ = false;
@@ -179,6 +241,7 @@ class HostInterface {
   ErrorInfo error_;
   std::uint32_t launches_ = 0;
   bool in_service_ = false;
+  std::vector<HostEvent> service_events_;  // emitted inside service(), delivered sorted at its end
   std::function<void(const HostEvent&)> listener_;
 
  public:

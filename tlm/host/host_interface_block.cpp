@@ -9,6 +9,15 @@ HostInterfaceBlock::HostInterfaceBlock(sc_core::sc_module_name name, const HostP
     : sc_module(name), bar0("bar0"), dma("dma"), params_(params), hif_(params, identity, device, *this) {
   bar0.register_b_transport(this, &HostInterfaceBlock::bar0Transport);
   bar0.register_transport_dbg(this, &HostInterfaceBlock::bar0Debug);
+  SC_HAS_PROCESS(HostInterfaceBlock);
+  SC_METHOD(frontEnd);
+  sensitive << posted_;
+  dont_initialize();
+}
+
+void HostInterfaceBlock::frontEnd() {
+  const bool line_before = hif_.interruptLine();
+  if (hif_.pollInterrupt() != line_before) irq_changed.notify(sc_core::SC_ZERO_TIME);
 }
 
 void HostInterfaceBlock::bar0Transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
@@ -34,6 +43,7 @@ void HostInterfaceBlock::bar0Transport(tlm::tlm_generic_payload& p, sc_core::sc_
   delay += sc_core::sc_time(double(params_.mmio_latency_ns), sc_core::SC_NS);
   p.set_response_status(tlm::TLM_OK_RESPONSE);
   if (hif_.interruptLine() != line_before) irq_changed.notify(delay);
+  if (p.is_write()) posted_.notify(delay);
 }
 
 // Debug access (tools, waveform viewers): reads without side effects are not possible for every

@@ -5,6 +5,8 @@
 //   blocking transactions at the IOVAs the driver gave it; a response other than OK is a refusal
 //   (the command that asked for it stops its channel with BAD_ADDRESS).
 // The interrupt line is `irq()`, with `irq_changed` notified whenever it may have changed.
+// BAR0 writes are posted: a write wakes the front end, a process of the block, which runs the work
+// at the end of the access's delay; a read runs it first (the HostInterface rules).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +38,8 @@ class HostInterfaceBlock : public sc_core::sc_module, private HostMemoryPort {
   bool dmaRead(std::uint64_t iova, void* dst, std::uint64_t bytes) override;
   bool dmaWrite(std::uint64_t iova, const void* src, std::uint64_t bytes) override;
   bool dmaTransfer(tlm::tlm_command cmd, std::uint64_t iova, void* data, std::uint64_t bytes);
+  void frontEnd();
+  sc_core::sc_event posted_;
 
   HostParams params_;
   HostInterface hif_;

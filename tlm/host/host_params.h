@@ -10,6 +10,7 @@ struct HostParams {
   std::uint32_t mmio_latency_ns = 1000;      // one BAR0 register access across PCIe
   std::uint32_t pcie_latency_ns = 2000;      // first byte of a DMA transfer
   double pcie_bandwidth_bytes_per_ns = 25;   // host <-> device DMA
+  double pcie_duplex_bandwidth_fraction = 1;  // of pcie_bandwidth, each direction while both move data
   double copy_bandwidth_bytes_per_ns = 1000; // device <-> device copies (bytes copied)
   double memset_bandwidth_bytes_per_ns = 2000; // memsets (bytes written)
   std::uint32_t command_latency_ns = 100;    // front end: one method decoded and dispatched
