@@ -165,7 +165,7 @@ TEST(MmuConfig, PresetsAndChecks) {
   EXPECT_EQ(hopper.mmu.l1_tlb_entries, 256u);
   EXPECT_EQ(hopper.mmu.l1_tlb_associativity, 16u);
   EXPECT_EQ(hopper.mmu.l2_tlb_hit_latency_cycles, 10u);
-  EXPECT_EQ(hopper.mmu.walk_latency_cycles, 408u);
+  EXPECT_EQ(hopper.mmu.walk_latency_cycles, 409u);
   for (const char* n : {"tiny", "fermi", "kepler", "turing", "ampere"})
     EXPECT_FALSE(GpuConfig::load(GpuConfig::resolve(n)).params().mmu.enabled) << n;
   EXPECT_NE(configError("extends: tiny\nmmu: {l1_tlb_entries: 24, l1_tlb_associativity: 16}\n")
