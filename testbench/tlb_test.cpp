@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/config.h"
 #include "base/stats.h"
@@ -177,6 +179,64 @@ TEST(MmuConfig, PresetsAndChecks) {
             std::string::npos);
   EXPECT_NE(configError("extends: tiny\nmmu: {page_bytes: 3000}\n").find("mmu.page_bytes"), std::string::npos);
   EXPECT_EQ(configError("extends: tiny\nmmu: {enabled: true, page_bytes: 4096}\n"), "");
+}
+
+}  // namespace
+}  // namespace scgpu::memsys
+
+
+namespace scgpu::memsys {
+namespace {
+
+// The hopper preset's TLBs replayed on the H100 chases of docs/validation.md "TLB" (one warm pass,
+// then timed passes; extra cycles per hop, which the H100 adds to an L2 hit of ~276 cycles).
+namespace replay {
+
+double extraPerHop(const MmuParams& m, const std::vector<std::uint64_t>& hops, bool warm = true) {
+  Tlb l2(m.l2_tlb_entries, m.l2_tlb_associativity, m.page_bytes);
+  TranslationPath path(m, &l2);
+  if (warm)
+    for (std::uint64_t va : hops) path.translate(0, va);
+  std::uint64_t extra = 0;
+  for (std::uint64_t va : hops) extra += path.translate(0, va).extra_cycles;
+  return double(extra) / double(hops.size());
+}
+
+std::vector<std::uint64_t> strided(std::uint64_t n, std::uint64_t stride) {
+  std::vector<std::uint64_t> v;
+  for (std::uint64_t i = 0; i < n; ++i) v.push_back(0x7000'0000'0000ull + i * stride);
+  return v;
+}
+
+std::vector<std::uint64_t> shuffled(std::vector<std::uint64_t> v) {
+  std::uint64_t x = 12345;  // a fixed xorshift: the order only has to be scattered and repeatable
+  for (std::size_t i = v.size() - 1; i > 1; --i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    std::swap(v[i], v[1 + x % i]);
+  }
+  return v;
+}
+
+}  // namespace replay
+
+TEST(TlbHopperReplay, StepsWhereTheH100Steps) {
+  using namespace replay;
+  const MmuParams m = GpuConfig::load(GpuConfig::resolve("hopper")).params().mmu;
+  constexpr std::uint64_t k2M = 2 << 20, k32M = 32 << 20;
+  // 32 MiB strides: pages 16 apart share one of the L1 TLB's 16 sets: 16 fit, 20 do not, and
+  // then every hop misses the L1 TLB and hits the L2 TLB (H100: +10 from 16 to 20 pages).
+  EXPECT_EQ(extraPerHop(m, strided(16, k32M)), 0.0);
+  EXPECT_EQ(extraPerHop(m, strided(20, k32M)), double(m.l2_tlb_hit_latency_cycles));
+  // Random order over consecutive pages: 256 fill the 16 x 16 L1 TLB exactly (H100: the rise is
+  // half done at 256 and complete by 2048).
+  EXPECT_EQ(extraPerHop(m, shuffled(strided(128, k2M))), 0.0);
+  EXPECT_EQ(extraPerHop(m, shuffled(strided(256, k2M))), 0.0);
+  EXPECT_GT(extraPerHop(m, shuffled(strided(2048, k2M))), 0.9 * m.l2_tlb_hit_latency_cycles);
+  // 16384 pages never walk once warm (H100: no walk-sized step to 16384 pages)...
+  EXPECT_EQ(extraPerHop(m, strided(16384, k2M)), double(m.l2_tlb_hit_latency_cycles));
+  // ... but in address order the model pays the L1 TLB miss that the H100 does not (a known gap).
+  // Cold, every page walks (H100: +403 to +432).
+  EXPECT_EQ(extraPerHop(m, strided(4096, k2M), false), double(m.walk_latency_cycles));
 }
 
 }  // namespace
