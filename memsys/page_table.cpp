@@ -1,5 +1,6 @@
 #include "memsys/page_table.h"
 
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 
@@ -89,6 +90,50 @@ Translation PageTableWalker::walk(std::uint64_t root_pa, std::uint64_t va, bool 
     return t;
   }
   throw std::logic_error("page-table walk ran past the last level");  // the loop returns at level 3
+}
+
+TranslationCache::TranslationCache(ReadEntry read, StatsRegistry* stats, const std::string& name)
+    : walker_(std::move(read), stats, name + ".walker") {
+  if (stats) {
+    c_hits_ = stats->counter(name + ".translation_cache.hits", "translations found without a walk");
+    c_misses_ = stats->counter(name + ".translation_cache.misses", "translations that walked");
+  }
+}
+
+Translation TranslationCache::translate(std::uint64_t root_pa, std::uint64_t va, bool write) {
+  for (unsigned level = 1; level < PageTableFormat::kLevels; ++level) {
+    const std::uint64_t size = PageTableFormat::coverage(level);
+    auto it = pages_[level].find(Key{root_pa, va & ~(size - 1)});
+    if (it == pages_[level].end()) continue;
+    const Page& p = it->second;
+    if (write && !p.writable) break;  // walk again for the fault's level and entry
+    ++hits_;
+    if (c_hits_) ++*c_hits_;
+    Translation t;
+    t.ok = true;
+    t.page_pa = p.page_pa;
+    t.page_bytes = p.page_bytes;
+    t.pa = p.page_pa + (va & (size - 1));
+    t.writable = p.writable;
+    return t;
+  }
+  ++misses_;
+  if (c_misses_) ++*c_misses_;
+  const Translation t = walker_.walk(root_pa, va, write);
+  if (t.ok) {
+    const int level = PageTableFormat::levelOfPage(t.page_bytes);
+    pages_[level][Key{root_pa, va & ~(t.page_bytes - 1)}] = Page{t.page_pa, t.page_bytes, t.writable};
+  }
+  return t;
+}
+
+void TranslationCache::invalidate() {
+  for (auto& m : pages_) m.clear();
+}
+
+void TranslationCache::invalidate(std::uint64_t root_pa) {
+  for (auto& m : pages_)
+    for (auto it = m.begin(); it != m.end();) it = it->first.root == root_pa ? m.erase(it) : std::next(it);
 }
 
 PageTableBuilder::PageTableBuilder(AllocTable alloc_table, ReadEntry read_entry, WriteEntry write_entry)

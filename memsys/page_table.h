@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
 
 namespace scgpu {
 class StatsRegistry;
@@ -112,6 +113,44 @@ class PageTableWalker {
   Counter* c_walks_ = nullptr;
   Counter* c_faults_ = nullptr;
   Counter* c_entry_reads_ = nullptr;
+};
+
+// The functional side's translation for every access of a channel: the walker, with the pages it
+// found remembered per root, as a TLB would (so that an access costs a hash lookup, not four
+// memory reads). Like a TLB it does not see later writes to the tables: whoever changes a table
+// that was used must call invalidate() (the driver's TLB invalidation). A write to a page cached as
+// read-only walks again, so the fault names its level and entry as an uncached walk would.
+class TranslationCache {
+ public:
+  // Statistics (when `stats` is given) under `name`: the walker's, plus hits and misses.
+  explicit TranslationCache(ReadEntry read, StatsRegistry* stats = nullptr, const std::string& name = "mmu");
+
+  Translation translate(std::uint64_t root_pa, std::uint64_t va, bool write);
+  void invalidate();                      // every address space
+  void invalidate(std::uint64_t root_pa);  // one
+
+  const PageTableWalker& walker() const { return walker_; }
+  std::uint64_t hits() const { return hits_; }
+  std::uint64_t misses() const { return misses_; }
+
+ private:
+  struct Key {
+    std::uint64_t root, page_va;  // page_va: va aligned down to the page's size
+    bool operator==(const Key& o) const { return root == o.root && page_va == o.page_va; }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const { return std::hash<std::uint64_t>()(k.root * 0x9E3779B97F4A7C15ull ^ k.page_va); }
+  };
+  struct Page {
+    std::uint64_t page_pa, page_bytes;
+    bool writable;
+  };
+  PageTableWalker walker_;
+  // One map per page size, so that a lookup tries each size once (1 GiB, 2 MiB, 4 KiB).
+  std::unordered_map<Key, Page, KeyHash> pages_[PageTableFormat::kLevels];
+  std::uint64_t hits_ = 0, misses_ = 0;
+  Counter* c_hits_ = nullptr;
+  Counter* c_misses_ = nullptr;
 };
 
 // Writes page tables in this format into a memory given as callbacks: tables come from

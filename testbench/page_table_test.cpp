@@ -274,3 +274,65 @@ TEST(PageTableFormat, AgreesWithTheGeneratedRegisterMap) {
 
 }  // namespace
 }  // namespace scgpu::memsys
+
+namespace scgpu::memsys {
+namespace {
+
+TEST(TranslationCache, WalksOncePerPageUntilInvalidated) {
+  Memory m;
+  pathToLevel2(m);
+  m.set(kL2, 7, 0x4000'0000 | V | W | L);
+  m.set(kL2, 8, 0x4020'0000 | V | L);  // read-only
+  StatsRegistry stats;
+  TranslationCache c(m.reader(), &stats, "gpu.mmu");
+  Translation t = c.translate(kRoot, va(3, 5, 7, 0, 0x10), true);
+  ASSERT_TRUE(t.ok);
+  EXPECT_EQ(m.reads, 3u);
+  t = c.translate(kRoot, va(3, 5, 7, 0x1FF, 0xFFF), false);  // the same 2 MiB page, its last byte
+  ASSERT_TRUE(t.ok);
+  EXPECT_EQ(t.pa, 0x4000'0000u + 2 * kMiB - 1);
+  EXPECT_EQ(t.reads, 0u);
+  EXPECT_EQ(m.reads, 3u) << "no walk";
+  EXPECT_TRUE(c.translate(kRoot, va(3, 5, 8, 0, 0), false).ok);  // the read-only page: a walk
+  EXPECT_EQ(m.reads, 6u);
+  t = c.translate(kRoot, va(3, 5, 8, 0, 0), true);  // cached read-only: walks again for the fault
+  EXPECT_EQ(t.reason, FaultReason::NotWritable);
+  EXPECT_EQ(t.level, 2u);
+  EXPECT_EQ(t.entry_pa, kL2 + 8 * 8);
+  EXPECT_EQ(m.reads, 9u);
+  // Like a TLB, it keeps a page whose entry changed until told.
+  m.set(kL2, 7, 0);
+  EXPECT_TRUE(c.translate(kRoot, va(3, 5, 7, 0, 0), false).ok);
+  c.invalidate(kRoot + 0x1000);  // another address space: nothing of this one goes
+  EXPECT_TRUE(c.translate(kRoot, va(3, 5, 7, 0, 0), false).ok);
+  c.invalidate(kRoot);
+  EXPECT_EQ(c.translate(kRoot, va(3, 5, 7, 0, 0), false).reason, FaultReason::NotPresent);
+  EXPECT_EQ(c.hits(), 3u);
+  EXPECT_EQ(c.misses(), 4u);
+  EXPECT_EQ(stats.value("gpu.mmu.translation_cache.hits"), 3u);
+  EXPECT_EQ(stats.value("gpu.mmu.walker.walks"), 4u);
+  EXPECT_EQ(stats.value("gpu.mmu.walker.faults"), 2u);
+}
+
+TEST(TranslationCache, FourKiBAndOneGiBPagesAndFaultsAreNotCached) {
+  Memory m;
+  pathToLevel2(m);
+  m.set(kL2, 8, kL3 | V | W);
+  m.set(kL3, 1, 0x7000'1000 | V | W | L);
+  m.set(kL1, 6, 0x80'0000'0000 | V | W | L);
+  TranslationCache c(m.reader());
+  EXPECT_TRUE(c.translate(kRoot, va(3, 5, 8, 1, 0), false).ok);
+  EXPECT_TRUE(c.translate(kRoot, va(3, 5, 8, 1, 0xFF8), true).ok);
+  EXPECT_EQ(c.translate(kRoot, va(3, 5, 8, 2, 0), false).reason, FaultReason::NotPresent)
+      << "the neighbouring 4 KiB page is not the cached one";
+  EXPECT_EQ(c.translate(kRoot, va(3, 5, 8, 2, 0), false).reason, FaultReason::NotPresent);
+  const Translation t = c.translate(kRoot, va(3, 6, 0x100, 0, 7), false);
+  ASSERT_TRUE(t.ok);
+  EXPECT_EQ(t.pa, 0x80'0000'0000u + (0x100ull << 21) + 7);
+  EXPECT_TRUE(c.translate(kRoot, va(3, 6, 0, 0, 0), true).ok);
+  EXPECT_EQ(c.hits(), 2u) << "the second 4 KiB access and the second 1 GiB access";
+  EXPECT_EQ(c.misses(), 4u) << "two walks that found pages, two faults (never cached)";
+}
+
+}  // namespace
+}  // namespace scgpu::memsys
