@@ -74,4 +74,17 @@ struct DramParams {
   DramTimingParams timing;
 };
 
+// Address translation's timing (memsys/tlb.h): an L1 TLB per SM, one L2 TLB shared by all SMs, and
+// a page walk after a miss in both. Values for the hopper preset come from docs/validation.md "TLB".
+struct MmuParams {
+  bool enabled = false;                          // off: global accesses pay no translation cycles
+  std::uint64_t page_bytes = 2ull << 20;         // what one TLB entry covers
+  std::uint32_t l1_tlb_entries = 16;             // per SM
+  std::uint32_t l1_tlb_associativity = 16;
+  std::uint32_t l2_tlb_entries = 512;            // shared by all SMs
+  std::uint32_t l2_tlb_associativity = 16;
+  std::uint32_t l2_tlb_hit_latency_cycles = 10;  // extra core cycles of an L1 TLB miss that hits the L2 TLB
+  std::uint32_t walk_latency_cycles = 400;       // extra core cycles of a miss in both (page walk)
+};
+
 }  // namespace scgpu

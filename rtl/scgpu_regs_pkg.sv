@@ -125,6 +125,14 @@ package scgpu_regs_pkg;
   localparam logic [31:0] REG_ERR_CLEAR_RESET = 32'h00000000;
   localparam int unsigned ERR_CLEAR_CLEAR_LSB = 0;
   localparam int unsigned ERR_CLEAR_CLEAR_WIDTH = 1;
+  localparam logic [15:0] REG_ERR_MMU_FAULT = 16'h0148;
+  localparam logic [31:0] REG_ERR_MMU_FAULT_RESET = 32'h00000000;
+  localparam int unsigned ERR_MMU_FAULT_LEVEL_LSB = 0;
+  localparam int unsigned ERR_MMU_FAULT_LEVEL_WIDTH = 2;
+  localparam int unsigned ERR_MMU_FAULT_REASON_LSB = 4;
+  localparam int unsigned ERR_MMU_FAULT_REASON_WIDTH = 4;
+  localparam int unsigned ERR_MMU_FAULT_WRITE_LSB = 8;
+  localparam int unsigned ERR_MMU_FAULT_WRITE_WIDTH = 1;
   localparam logic [15:0] CH_BASE = 16'h1000;
   localparam logic [15:0] CH_STRIDE = 16'h0040;
   localparam int unsigned CH_MAX_COUNT = 64;
@@ -162,6 +170,10 @@ package scgpu_regs_pkg;
   localparam int unsigned CH_RESET_CHANNEL_WIDTH = 1;
   localparam logic [15:0] CH_INTR_PAYLOAD_OFFSET = 16'h0024;
   localparam logic [31:0] CH_INTR_PAYLOAD_RESET = 32'h00000000;
+  localparam logic [15:0] CH_PAGE_TABLE_LO_OFFSET = 16'h0030;
+  localparam logic [31:0] CH_PAGE_TABLE_LO_RESET = 32'h00000000;
+  localparam logic [15:0] CH_PAGE_TABLE_HI_OFFSET = 16'h0034;
+  localparam logic [31:0] CH_PAGE_TABLE_HI_RESET = 32'h00000000;
   typedef enum logic [31:0] {
     ERROR_KIND_NONE = 32'd0,
     ERROR_KIND_BAD_METHOD = 32'd1,
@@ -176,8 +188,29 @@ package scgpu_regs_pkg;
     ERROR_KIND_ASSERT = 32'd10,
     ERROR_KIND_TRAP = 32'd11,
     ERROR_KIND_TIMEOUT = 32'd12,
-    ERROR_KIND_BAD_RING = 32'd13
+    ERROR_KIND_BAD_RING = 32'd13,
+    ERROR_KIND_PAGE_FAULT = 32'd14
   } error_kind_e;
+  typedef enum logic [31:0] {
+    MMU_FAULT_REASON_NONE = 32'd0,
+    MMU_FAULT_REASON_NOT_PRESENT = 32'd1,
+    MMU_FAULT_REASON_NOT_WRITABLE = 32'd2,
+    MMU_FAULT_REASON_BAD_ENTRY = 32'd3,
+    MMU_FAULT_REASON_VA_OUT_OF_RANGE = 32'd4,
+    MMU_FAULT_REASON_TABLE_UNREADABLE = 32'd5
+  } mmu_fault_reason_e;
+  localparam int unsigned PAGE_TABLE_ENTRY_ENTRY_VALID_LSB = 0;
+  localparam int unsigned PAGE_TABLE_ENTRY_ENTRY_VALID_WIDTH = 1;
+  localparam int unsigned PAGE_TABLE_ENTRY_ENTRY_WRITABLE_LSB = 1;
+  localparam int unsigned PAGE_TABLE_ENTRY_ENTRY_WRITABLE_WIDTH = 1;
+  localparam int unsigned PAGE_TABLE_ENTRY_ENTRY_LEAF_LSB = 2;
+  localparam int unsigned PAGE_TABLE_ENTRY_ENTRY_LEAF_WIDTH = 1;
+  localparam int unsigned PAGE_TABLE_ENTRY_ENTRY_RESERVED_LOW_LSB = 3;
+  localparam int unsigned PAGE_TABLE_ENTRY_ENTRY_RESERVED_LOW_WIDTH = 9;
+  localparam int unsigned PAGE_TABLE_ENTRY_ENTRY_ADDRESS_LSB = 12;
+  localparam int unsigned PAGE_TABLE_ENTRY_ENTRY_ADDRESS_WIDTH = 40;
+  localparam int unsigned PAGE_TABLE_ENTRY_ENTRY_RESERVED_HIGH_LSB = 52;
+  localparam int unsigned PAGE_TABLE_ENTRY_ENTRY_RESERVED_HIGH_WIDTH = 12;
   typedef enum logic [15:0] {
     METHOD_NOP = 16'h0000,
     METHOD_MAP = 16'h0001,

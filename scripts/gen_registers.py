@@ -35,15 +35,21 @@ def field_mask(f):
     return ((1 << (hi - lo + 1)) - 1) << lo
 
 
-def check_fields(where, fields):
+def check_fields(where, fields, width=32):
     used = 0
     for f in fields:
         hi, lo = f["bits"]
-        if not (0 <= lo <= hi <= 31):
-            raise MapError(f"{where}.{f['name']}: bits [{hi}, {lo}] are not inside a 32-bit register")
+        if not (0 <= lo <= hi < width):
+            raise MapError(f"{where}.{f['name']}: bits [{hi}, {lo}] are not inside {width} bits")
         if used & field_mask(f):
             raise MapError(f"{where}.{f['name']}: overlaps another field")
         used |= field_mask(f)
+
+
+def implemented(r):
+    """False for a register defined ahead of the device (drivers may be written against it; the
+    device reads it as an undefined offset until it implements it)."""
+    return r.get("implemented", True)
 
 
 def load():
@@ -65,6 +71,8 @@ def load():
         if r["offset"] in seen:
             raise MapError(f"{name}: offset 0x{r['offset']:x} is also {seen[r['offset']]}")
         seen[r["offset"]] = name
+        if not isinstance(implemented(r), bool):
+            raise MapError(f"{name}: implemented must be true or false")
         check_fields(name, r.get("fields", []))
     for a in m["arrays"]:
         inner = {}
@@ -76,6 +84,8 @@ def load():
             if r["offset"] in inner:
                 raise MapError(f"{a['name']}_{r['name']}: offset 0x{r['offset']:x} is also {inner[r['offset']]}")
             inner[r["offset"]] = r["name"]
+            if not isinstance(implemented(r), bool):
+                raise MapError(f"{a['name']}_{r['name']}: implemented must be true or false")
             check_fields(f"{a['name']}_{r['name']}", r.get("fields", []))
         end = a["base"] + a["stride"] * a["max_count"]
         if end > m["bar0_size_bytes"]:
@@ -83,6 +93,9 @@ def load():
         for off, name in seen.items():
             if a["base"] <= off < end:
                 raise MapError(f"{name} at 0x{off:x} lies inside array {a['name']}")
+    for st in m["structures"]:
+        for f in st["fields"]:
+            check_fields(f"{st['name']}.{f['name']}", f.get("fields", []), f["bytes"] * 8)
     codes = {}
     for meth in m["methods"]:
         if meth["code"] in codes:
@@ -161,6 +174,12 @@ def gen_c(m):
         L.append(f"#define SCGPU_{s['name']}_SIZE_BYTES {s['size_bytes']}u")
         for f in s["fields"]:
             L.append(f"#define SCGPU_{s['name']}_{f['name']}_OFFSET {f['offset']}u")
+            suffix = "ull" if f["bytes"] > 4 else "u"
+            digits = f["bytes"] * 2
+            for b in f.get("fields", []):
+                hi, lo = b["bits"]
+                L.append(f"#define SCGPU_{s['name']}_{f['name']}_{b['name']}_SHIFT {lo}u")
+                L.append(f"#define SCGPU_{s['name']}_{f['name']}_{b['name']}_MASK 0x{field_mask(b):0{digits}X}{suffix}")
         L.append(f"typedef struct scgpu_{s['name'].lower()} {{")
         for f in s["fields"]:
             L.append(f"  uint{f['bytes'] * 8}_t {f['name'].lower()};")
@@ -190,6 +209,8 @@ def gen_c(m):
           "} scgpu_reg_info;",
           "static const scgpu_reg_info scgpu_registers[] = {"]
     for cname, r, a in all_registers(m):
+        if not implemented(r):
+            continue  # the device reads it as an undefined offset: not a register to conform to yet
         off = r["offset"] + (a["base"] if a else 0)
         stride = a["stride"] if a else 0
         rs = reset_of(r)
@@ -233,6 +254,12 @@ def gen_sv(m):
         L.append(f"  typedef enum logic [31:0] {{")
         L.append(",\n".join(f"    {ename.upper()}_{v['name']} = 32'd{v['value']}" for v in values))
         L.append(f"  }} {ename}_e;")
+    for st in m["structures"]:
+        for f in st["fields"]:
+            for b in f.get("fields", []):
+                hi, lo = b["bits"]
+                L.append(f"  localparam int unsigned {st['name']}_{f['name']}_{b['name']}_LSB = {lo};")
+                L.append(f"  localparam int unsigned {st['name']}_{f['name']}_{b['name']}_WIDTH = {hi - lo + 1};")
     L.append("  typedef enum logic [15:0] {")
     L.append(",\n".join(f"    METHOD_{meth['name']} = 16'h{meth['code']:04X}" for meth in m["methods"]))
     L.append("  } method_e;")
@@ -253,8 +280,14 @@ def gen_md(m):
          "nothing. Both set STATUS.BAD_ACCESS.",
          "", "The C header `tlm/host/scgpu_regs.h` and the SystemVerilog package `rtl/scgpu_regs_pkg.sv` "
          "carry the same names: register `X` is `SCGPU_REG_X`, field `F` of it `SCGPU_X_F_SHIFT` / "
-         "`SCGPU_X_F_MASK`; a channel register `Y` is `SCGPU_REG_CH_Y(c)`.", "", "## Registers", "",
+         "`SCGPU_X_F_MASK`; a channel register `Y` is `SCGPU_REG_CH_Y(c)`.", "",
+         "Registers whose access reads *planned* are defined ahead of the device, so that drivers can be "
+         "written against them: this device does not implement them yet (they read and write as an "
+         "undefined offset) and they are not in the header's register table.", "", "## Registers", "",
          "| offset | name | access | reset | description |", "|---|---|---|---|---|"]
+
+    def access_text(r):
+        return r["access"] if implemented(r) else f"{r['access']} (planned)"
 
     def reset_text(r):
         rs = reset_of(r)
@@ -267,7 +300,7 @@ def gen_md(m):
             L.append(f"| | `.{f['name']}` [{bits}] | | | {md_escape(f['description'])} |")
 
     for r in m["registers"]:
-        L.append(f"| 0x{r['offset']:03X} | `{r['name']}` | {r['access']} | {reset_text(r)} | {md_escape(r['description'])} |")
+        L.append(f"| 0x{r['offset']:03X} | `{r['name']}` | {access_text(r)} | {reset_text(r)} | {md_escape(r['description'])} |")
         field_rows(r)
     for a in m["arrays"]:
         n = a["name"]
@@ -276,7 +309,7 @@ def gen_md(m):
               f"(at most {a['max_count']}).", "",
               "| offset | name | access | reset | description |", "|---|---|---|---|---|"]
         for r in a["registers"]:
-            L.append(f"| +0x{r['offset']:02X} | `{n}_{r['name']}` | {r['access']} | {reset_text(r)} | {md_escape(r['description'])} |")
+            L.append(f"| +0x{r['offset']:02X} | `{n}_{r['name']}` | {access_text(r)} | {reset_text(r)} | {md_escape(r['description'])} |")
             field_rows(r)
     for ename, values in m["enums"].items():
         L += ["", f"## {ename}", "", "| value | name | meaning |", "|---|---|---|"]
@@ -288,6 +321,10 @@ def gen_md(m):
               "| offset | bytes | field | description |", "|---|---|---|---|"]
         for f in s["fields"]:
             L.append(f"| {f['offset']} | {f['bytes']} | `{f['name']}` | {md_escape(f['description'])} |")
+            for b in f.get("fields", []):
+                hi, lo = b["bits"]
+                bits = f"{hi}" if hi == lo else f"{hi}:{lo}"
+                L.append(f"| | | `.{b['name']}` [{bits}] | {md_escape(b['description'])} |")
     L += ["", "## Methods", "",
           "A command buffer is a sequence of commands: a header word (method in bits 15:0, the count of "
           "data words that follow in bits 31:16), then the data words. The commands of one channel "

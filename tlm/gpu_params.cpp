@@ -394,6 +394,21 @@ Schema buildSchema() {
             "core cycles from a kernel's launch to its first block dispatch (front end, parameters)");
   b.integer("gigathread.completion_latency_cycles", FIELD(gigathread.completion_latency_cycles), 0, 100000000,
             "core cycles from the last block's retirement to the kernel's completion (flush, signal)");
+  b.section("mmu", "address translation's timing: an L1 TLB per SM, a shared L2 TLB, page walks (memsys/tlb.h)");
+  b.boolean("mmu.enabled", FIELD(mmu.enabled),
+            "global accesses go through the TLBs and pay their extra cycles (off: translation is free)");
+  b.integer("mmu.page_bytes", FIELD(mmu.page_bytes), 4096, 1ll << 30,
+            "bytes one TLB entry covers: a page size of the page-table format (4 KiB, 2 MiB or 1 GiB)")
+      .powerOfTwo();
+  b.integer("mmu.l1_tlb_entries", FIELD(mmu.l1_tlb_entries), 1, 1 << 20, "entries of each SM's L1 TLB");
+  b.integer("mmu.l1_tlb_associativity", FIELD(mmu.l1_tlb_associativity), 1, 1 << 20,
+            "ways per set of the L1 TLB (its entries: fully associative)");
+  b.integer("mmu.l2_tlb_entries", FIELD(mmu.l2_tlb_entries), 1, 1 << 24, "entries of the L2 TLB that all SMs share");
+  b.integer("mmu.l2_tlb_associativity", FIELD(mmu.l2_tlb_associativity), 1, 1 << 24, "ways per set of the L2 TLB");
+  b.integer("mmu.l2_tlb_hit_latency_cycles", FIELD(mmu.l2_tlb_hit_latency_cycles), 0, 1000000,
+            "extra core cycles of an access that misses its L1 TLB and hits the L2 TLB");
+  b.integer("mmu.walk_latency_cycles", FIELD(mmu.walk_latency_cycles), 0, 10000000,
+            "extra core cycles of an access that misses both TLBs (the page walk)");
   b.section("host", "the host interface: channels and the PCIe link (docs/registers.md, docs/driver-bring-up.md)");
   b.integer("host.channels", FIELD(host.channels), 1, 64, "GPFIFO channels (NUM_CHANNELS; at most 64)");
   b.integer("host.mmio_latency_ns", FIELD(host.mmio_latency_ns), 0, 1000000, "device time one BAR0 register access takes");
@@ -1046,6 +1061,20 @@ class Checker {
            fmt::format("crossbar.output_buffer_flits ({}) cannot hold one packet of {} flits "
                        "(crossbar.request_header_bytes + l2.cache.line_bytes = {} bytes in {}-byte flits)",
                        x.output_buffer_flits, packet_flits, x.request_header_bytes + p_.l2.cache.line_bytes, x.flit_bytes));
+
+    // Address translation (memsys/tlb.h, memsys/page_table.h).
+    const MmuParams& m = p_.mmu;
+    if (m.page_bytes != 4096 && m.page_bytes != (2ull << 20) && m.page_bytes != (1ull << 30))
+      fail({"mmu.page_bytes"}, fmt::format("mmu.page_bytes ({}) is not a page size of the page-table format: "
+                                           "4096, 2097152 or 1073741824", m.page_bytes));
+    if (m.l1_tlb_entries % m.l1_tlb_associativity != 0)
+      fail({"mmu.l1_tlb_entries", "mmu.l1_tlb_associativity"},
+           fmt::format("mmu.l1_tlb_entries ({}) is not a multiple of mmu.l1_tlb_associativity ({})",
+                       m.l1_tlb_entries, m.l1_tlb_associativity));
+    if (m.l2_tlb_entries % m.l2_tlb_associativity != 0)
+      fail({"mmu.l2_tlb_entries", "mmu.l2_tlb_associativity"},
+           fmt::format("mmu.l2_tlb_entries ({}) is not a multiple of mmu.l2_tlb_associativity ({})",
+                       m.l2_tlb_entries, m.l2_tlb_associativity));
 
     // L2 slices and DRAM channels (memsys/address_map.h).
     const L2Params& l2 = p_.l2;

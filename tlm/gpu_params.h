@@ -56,6 +56,7 @@ struct GpuParams {
   L2Params l2;
   DramParams dram;
   GigaThreadParams gigathread;
+  MmuParams mmu;
   host::HostParams host;
   WatchdogParams watchdog;
   std::uint64_t global_size_bytes = 4ull << 30;

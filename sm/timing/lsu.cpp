@@ -31,6 +31,7 @@ struct Lsu::Op {
 Lsu::Lsu(const SmParams& p, std::uint32_t sm_index, StatsRegistry& stats, const std::string& name)
     : p_(p),
       sm_index_(sm_index),
+      name_(name),
       queue_capacity_(std::max<std::uint32_t>(p.lsu_queue_entries, 1)),
       out_capacity_(std::max<std::uint32_t>(p.lsu_queue_entries, 1)),
       line_bytes_(p.l1.line_bytes),
@@ -69,6 +70,32 @@ Lsu::Lsu(const SmParams& p, std::uint32_t sm_index, StatsRegistry& stats, const 
 }
 
 Lsu::~Lsu() = default;
+
+void Lsu::attachTranslation(const MmuParams& mmu, memsys::Tlb* shared_l2, StatsRegistry& stats) {
+  if (!mmu.enabled) return;
+  translation_ = std::make_unique<memsys::TranslationPath>(mmu, shared_l2, &stats, name_ + ".lsu");
+}
+
+void Lsu::dispatch(const MemRequest& r, std::uint64_t now) {
+  const std::uint32_t extra = translation_ ? translation_->translate(asid_, r.addr).extra_cycles : 0;
+  if (extra == 0) {
+    out_.push_back(r);
+    return;
+  }
+  translating_.emplace_back(now + extra, r);
+}
+
+void Lsu::releaseTranslated(std::uint64_t now) {
+  // Translations finish out of order (an L2 TLB hit overtakes a walk); each leaves when done.
+  for (auto it = translating_.begin(); it != translating_.end();) {
+    if (it->first <= now) {
+      out_.push_back(it->second);
+      it = translating_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
 
 std::uint64_t Lsu::localAddress(std::uint32_t slot, std::uint32_t local_stride, int lane, std::uint64_t offset) const {
   const std::uint64_t words = (std::uint64_t(local_stride) + 3) / 4;
@@ -311,7 +338,7 @@ void Lsu::handleResponse(const MemRequest& r, std::uint64_t cycle) {
 }
 
 bool Lsu::stepLine(Op& op, Step& s, std::uint64_t now) {
-  if (out_.size() >= out_capacity_) return false;
+  if (out_.size() + translating_.size() >= out_capacity_) return false;
   const std::uint32_t id = std::uint32_t(&op - ops_.data());
   auto send = [&](MemOp kind, std::uint32_t mask) {
     MemRequest r;
@@ -325,7 +352,7 @@ bool Lsu::stepLine(Op& op, Step& s, std::uint64_t now) {
     r.tag = id;
     r.issue_cycle = now;
     r.atomic_ops = s.atomic_ops;
-    out_.push_back(r);
+    dispatch(r, now);
   };
   if (s.mem == MemOp::Read) {
     const memsys::SectorCache::Result probe = l1_ ? l1_->probe(s.addr, s.mask) : memsys::SectorCache::Result{false, 0, s.mask};
@@ -396,6 +423,7 @@ void Lsu::handleResponses(std::uint64_t now) {
 }
 
 void Lsu::step(std::uint64_t now) {
+  if (!translating_.empty()) releaseTranslated(now);
   if (queue_.empty()) return;
   const std::uint32_t id = queue_.front();
   Op& op = ops_[id];
@@ -447,6 +475,7 @@ std::string Lsu::dump() const {
     s += "\n";
   }
   if (!out_.empty()) s += fmt::format("  requests to the crossbar: {} queued\n", out_.size());
+  if (!translating_.empty()) s += fmt::format("  requests waiting for their translation: {}\n", translating_.size());
   if (!responses_.empty()) s += fmt::format("  responses received, not yet handled: {}\n", responses_.size());
   return s;
 }

@@ -4,6 +4,11 @@
 // sectored L1 data cache with MSHRs, writes global stores through to L2, sends atomics to L2 and
 // serves constant and kernel-parameter loads from the constant cache. One pipeline step per
 // cycle, in order: a shared-memory wavefront, an L1 access for one line, or one constant-cache pass.
+// With address translation attached (mmu.enabled), every access that leaves the SM (an L1 read
+// miss, a store, an atomic) first looks its page up in the SM's L1 TLB, the shared L2 TLB, or
+// walks, and waits that many cycles before it goes to the crossbar; later accesses do not wait
+// for it (hit under miss). L1 hits skip translation: on the H100 an L1 hit costs the same however
+// many pages the lines lie on (docs/validation.md "TLB").
 #pragma once
 
 #include <cstdint>
@@ -15,6 +20,7 @@
 
 #include "memsys/mem_request.h"
 #include "memsys/sector_cache.h"
+#include "memsys/tlb.h"
 #include "sm/exec_context.h"
 #include "sm/sm_params.h"
 #include "sm/timing/coalescer.h"
@@ -55,6 +61,13 @@ class Lsu {
   Lsu(const SmParams& p, std::uint32_t sm_index, StatsRegistry& stats, const std::string& name);
   ~Lsu();
 
+  // Puts translation in front of the accesses that leave the SM, when `mmu.enabled`: this SM's L1
+  // TLB (statistics under the LSU's name + ".lsu") and `shared_l2`, the chip's L2 TLB, which must
+  // outlive the LSU. Call before the first instruction; without it translation costs nothing.
+  void attachTranslation(const MmuParams& mmu, memsys::Tlb* shared_l2, StatsRegistry& stats);
+  // Address space of the accesses from now on (the channel whose page table translates them).
+  void setAddressSpace(std::uint32_t asid) { asid_ = asid; }
+
   // The queue of instructions waiting for the pipeline is full: issue stalls (mio_throttle).
   bool full() const { return queue_.size() >= queue_capacity_; }
   // Takes a memory instruction; returns the dependency kind of its results (Long when it touches
@@ -74,7 +87,9 @@ class Lsu {
   void popRequest() { out_.pop_front(); }
 
   // Nothing queued, in flight, waiting to be sent or received.
-  bool idle() const { return queue_.empty() && in_flight_ == 0 && out_.empty() && responses_.empty(); }
+  bool idle() const {
+    return queue_.empty() && in_flight_ == 0 && out_.empty() && translating_.empty() && responses_.empty();
+  }
   std::string dump() const;
   // Waveform probes: memory instructions queued, and L1 MSHRs in use.
   std::uint32_t queueDepth() const { return std::uint32_t(queue_.size()); }
@@ -95,9 +110,14 @@ class Lsu {
   void finish(std::uint32_t id);
   void handleResponse(const memsys::MemRequest& r, std::uint64_t cycle);
   std::uint32_t allocOp();
+  // A request that leaves the SM: to the crossbar queue now, or after its translation.
+  void dispatch(const memsys::MemRequest& r, std::uint64_t now);
+  // Moves the requests whose translation is done by `now` to the crossbar queue, oldest first.
+  void releaseTranslated(std::uint64_t now);
 
   const SmParams p_;
   const std::uint32_t sm_index_;
+  const std::string name_;
   std::uint32_t queue_capacity_, out_capacity_;
   std::uint32_t line_bytes_, sector_bytes_;
   std::unique_ptr<Coalescer> coalescer_;  // global accesses to lines (model, RTL or both)
@@ -112,6 +132,9 @@ class Lsu {
   std::deque<std::uint32_t> queue_;  // ops waiting for / in the pipeline, in order
   std::uint32_t in_flight_ = 0;      // ops allocated (queued or waiting for responses)
   std::deque<memsys::MemRequest> out_;
+  std::unique_ptr<memsys::TranslationPath> translation_;  // null: translation is free
+  std::uint32_t asid_ = 0;
+  std::deque<std::pair<std::uint64_t, memsys::MemRequest>> translating_;  // (cycle translated, request)
   std::deque<std::pair<memsys::MemRequest, std::uint64_t>> responses_;
   std::vector<LsuDone> done_;
   std::uint64_t next_request_id_ = 0;
