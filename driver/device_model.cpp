@@ -1,5 +1,6 @@
 #include "driver/device_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -39,7 +40,12 @@ DeviceModel::DeviceModel(const GpuConfig& config, Mode mode, const TraceOptions&
     : mode_(mode),
       props_(DeviceProperties::fromConfig(config)),
       core_clock_mhz_(config.getDouble("clocks.core_clock_mhz", 1000)),
-      memory_(props_.total_global_mem) {
+      memory_(props_.total_global_mem),
+      mmu_([this](std::uint64_t pa, std::uint64_t* v) {
+        if (!memory_.valid(pa, 8)) return false;
+        memory_.read(pa, v, 8);
+        return true;
+      }) {
   limits_.watchdog_warp_instructions_per_block =
       std::uint64_t(config.getInt("limits.watchdog_warp_instructions_per_block", 1'000'000'000));
   limits_.warp_instructions_per_launch = std::uint64_t(
@@ -65,23 +71,57 @@ host::DeviceIdentity DeviceModel::identity() const {
   return id;
 }
 
+template <typename Fn>
+bool DeviceModel::forEachPiece(std::uint64_t va, std::uint64_t bytes, bool write, Fn fn) {
+  if (!root_) return fn(va, 0, bytes);
+  for (std::uint64_t done = 0; done < bytes;) {
+    const memsys::Translation t = mmu_.translate(root_, va + done, write);
+    if (!t.ok) {
+      page_fault_ = host::PageFault{va + done, t.level | std::uint32_t(t.reason) << 4 | (write ? 1u : 0u) << 8};
+      return false;
+    }
+    const std::uint64_t n = std::min(bytes - done, t.page_bytes - (t.pa - t.page_pa));
+    if (!fn(t.pa, done, n)) return false;
+    done += n;
+  }
+  return true;
+}
+
+void DeviceModel::invalidateTranslations(std::uint64_t root) {
+  mmu_.invalidate(root);
+  if (timing_) timing_->invalidateTlbs();  // the chip's TLBs hold one address space
+}
+
+bool DeviceModel::takePageFault(host::PageFault* fault) {
+  if (!page_fault_) return false;
+  *fault = *page_fault_;
+  page_fault_.reset();
+  return true;
+}
+
 bool DeviceModel::read(std::uint64_t addr, void* dst, std::uint64_t bytes) {
   if (bytes == 0) return true;
-  if (!memory_.valid(addr, bytes)) return false;
-  memory_.read(addr, dst, bytes);
-  return true;
+  return forEachPiece(addr, bytes, false, [&](std::uint64_t pa, std::uint64_t off, std::uint64_t n) {
+    if (!memory_.valid(pa, n)) return false;
+    memory_.read(pa, static_cast<std::uint8_t*>(dst) + off, n);
+    return true;
+  });
 }
 bool DeviceModel::write(std::uint64_t addr, const void* src, std::uint64_t bytes) {
   if (bytes == 0) return true;
-  if (!memory_.valid(addr, bytes)) return false;
-  memory_.write(addr, src, bytes);
-  return true;
+  return forEachPiece(addr, bytes, true, [&](std::uint64_t pa, std::uint64_t off, std::uint64_t n) {
+    if (!memory_.valid(pa, n)) return false;
+    memory_.write(pa, static_cast<const std::uint8_t*>(src) + off, n);
+    return true;
+  });
 }
 bool DeviceModel::fill(std::uint64_t addr, std::uint8_t value, std::uint64_t bytes) {
   if (bytes == 0) return true;
-  if (!memory_.valid(addr, bytes)) return false;
-  memory_.fill(addr, value, bytes);
-  return true;
+  return forEachPiece(addr, bytes, true, [&](std::uint64_t pa, std::uint64_t, std::uint64_t n) {
+    if (!memory_.valid(pa, n)) return false;
+    memory_.fill(pa, value, n);
+    return true;
+  });
 }
 bool DeviceModel::map(std::uint64_t va, std::uint64_t bytes, std::string* why) {
   if (memory_.allocateAt(va, bytes, why)) return true;
@@ -154,6 +194,8 @@ std::uint32_t DeviceModel::startLaunch(const host::LaunchRequest& r, std::uint32
   if (refused != Error::Success) return refuse(why, refused);
   ++grid_id_;
   launch->params = r.params;
+  launch->mmu = &mmu_;
+  launch->page_table_root = r.page_table_root;
   const std::uint32_t id = next_id_++;
   Pending& p = pending_[id];
   p.program = &prog;
@@ -211,9 +253,12 @@ void DeviceModel::finish(const Done& d, host::LaunchOutcome* o) {
     const ptx::Program& prog = *p.program;
     report.fault = f;
     report.status = errorOfFault(f.kind);
-    o->error_kind = errorKindOfFault(f.kind);
+    // A failed translation is an illegal address to the kernel (as CUDA says), a page fault to the
+    // error registers.
+    o->error_kind = f.mmu_fault ? SCGPU_ERROR_KIND_PAGE_FAULT : errorKindOfFault(f.kind);
     o->message = f.toString();
     o->address = f.address;
+    o->mmu_fault = f.mmu_fault;
     for (int i = 0; i < 3; ++i) o->block[i] = f.block[i];
     o->warp = f.warp;
     o->lane = f.lane;
@@ -234,6 +279,9 @@ void DeviceModel::reset() {
   for (auto& m : modules_) m.reset();
   memory_.reset();
   grid_id_ = 0;
+  root_ = 0;
+  page_fault_.reset();
+  mmu_.invalidate();
   printf_.clear();
   last_launch_ = LaunchReport{};
   history_.clear();

@@ -60,6 +60,9 @@ class DeviceModel : public host::DevicePort {
   DeviceModel(const GpuConfig& config, Mode mode = Mode::Functional, const TraceOptions& trace = {});
   ~DeviceModel() override;
 
+  void setAddressSpace(std::uint64_t root) override { root_ = root; }
+  void invalidateTranslations(std::uint64_t root) override;
+  bool takePageFault(host::PageFault* fault) override;
   bool read(std::uint64_t addr, void* dst, std::uint64_t bytes) override;
   bool write(std::uint64_t addr, const void* src, std::uint64_t bytes) override;
   bool fill(std::uint64_t addr, std::uint8_t value, std::uint64_t bytes) override;
@@ -93,7 +96,14 @@ class DeviceModel : public host::DevicePort {
   Mode mode_;
   DeviceProperties props_;
   double core_clock_mhz_;
-  memsys::BackingStore memory_;
+  memsys::BackingStore memory_;  // physical device memory
+  // The MMU's translations (walks read the tables from memory_), shared by commands and kernels.
+  memsys::TranslationCache mmu_;
+  std::uint64_t root_ = 0;  // the address space of the current command (0: physical)
+  std::optional<host::PageFault> page_fault_;
+  // Calls fn(pa, offset, n) for each piece of [va, va + bytes) within one page (one piece when
+  // translation is off); false when a translation fails (page_fault_ says where) or fn does.
+  template <typename Fn> bool forEachPiece(std::uint64_t va, std::uint64_t bytes, bool write, Fn fn);
   std::array<std::unique_ptr<Module>, kModuleSlots> modules_;
   sm::EngineLimits limits_;
   std::uint64_t call_depth_frames_;

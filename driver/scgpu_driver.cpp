@@ -1,8 +1,16 @@
 // The user-mode driver behind scgpu_driver.h. It owns the device's address space (a first-fit
 // allocator of 256-byte-aligned ranges, mapped with MAP), the host memory the device may reach
 // (an IOVA table of registered buffers: rings, command buffers, staging, semaphores, the
-// caller's buffers of asynchronous copies), and one channel per stream. Nothing here calls the
-// device model: every effect goes through Transport (registers) and the rings.
+// caller's buffers of asynchronous copies), one channel per stream, and the page tables every
+// channel translates through (one address space per device handle, as one CUDA context has).
+// Nothing here calls the device model: every effect goes through Transport (registers) and the
+// rings.
+//
+// Page tables: physical memory is taken with MAP at the same address as the virtual range that
+// uses it (an identity layout keeps the allocator simple), and the tables map each 2 MiB page any
+// allocation touches (the H100's page size, docs/validation.md "TLB"). A page stays mapped after
+// its allocations are freed (their physical memory is gone: an access there is an illegal
+// address); an address in no mapped page is a page fault.
 #include "driver/scgpu_driver.h"
 
 #include <algorithm>
@@ -20,6 +28,7 @@
 #include "driver/module.h"
 #include "driver/runtime.h"
 #include "driver/transport.h"
+#include "memsys/page_table.h"
 #include "ptx/decoder.h"
 #include "ptx/ir.h"
 #include "ptx/parser.h"
@@ -38,6 +47,11 @@ constexpr std::uint64_t kVaAlign = 256;
 constexpr std::uint64_t kIovaBase = 0x0000'1000'0000ull;       // where host registrations start
 constexpr std::uint32_t kRingEntries = 256;
 constexpr std::uint64_t kArenaBytes = 64 * 1024;  // per stream: launch descriptors, names, parameters
+// The page tables' pool: physical memory of its own, mapped into the tables too (the tables are
+// written by COPY commands of a channel that translates).
+constexpr std::uint64_t kPageTableBase = 0x0000'7E00'0000'0000ull;
+constexpr std::uint64_t kPageTablePoolBytes = 4ull << 20;
+constexpr std::uint64_t kPageBytes = 2ull << 20;
 constexpr std::uint32_t kMaxPolls = 1u << 20;     // of a synchronising wait before it gives up
 constexpr std::uint32_t kWaitingPolls = 1000;     // ... while the channel waits on a semaphore
 std::string g_open_error;                         // why the last scgpu_open failed
@@ -118,6 +132,16 @@ struct scgpu_device : scgpu::host::HostMemoryPort {
     bool internal;
   };
   std::map<std::uint64_t, Allocation> allocations;  // by base
+  // The page tables: a host copy of the pool, what of it changed since the last upload, and the
+  // 2 MiB pages mapped.
+  struct PageTables {
+    std::vector<std::uint8_t> shadow;
+    std::uint64_t used = 0;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> dirty;  // (offset, bytes) of tables written
+    std::unique_ptr<scgpu::memsys::PageTableBuilder> builder;
+    std::map<std::uint64_t, bool> pages;
+    std::uint64_t root() const { return builder ? builder->root() : 0; }
+  } tables;
   // Host memory the device may reach.
   std::map<std::uint64_t, std::pair<std::uint8_t*, std::uint64_t>> iova;  // iova -> (host, bytes)
   std::uint64_t next_iova = kIovaBase;
@@ -182,6 +206,8 @@ void setupChannel(scgpu_stream* s, unsigned priority) {
   d->wr(SCGPU_REG_CH_GPFIFO_BASE_LO(c), lo(s->ring_iova));
   d->wr(SCGPU_REG_CH_GPFIFO_BASE_HI(c), hi(s->ring_iova));
   d->wr(SCGPU_REG_CH_GPFIFO_ENTRIES(c), kRingEntries);
+  d->wr(SCGPU_REG_CH_PAGE_TABLE_LO(c), lo(d->tables.root()));
+  d->wr(SCGPU_REG_CH_PAGE_TABLE_HI(c), hi(d->tables.root()));
   d->wr(SCGPU_REG_CH_CONTROL(c), SCGPU_CH_CONTROL_ENABLE_MASK | SCGPU_CH_CONTROL_RING_IN_HOST_MASK |
                                      ((priority << SCGPU_CH_CONTROL_PRIORITY_SHIFT) & SCGPU_CH_CONTROL_PRIORITY_MASK));
 }
@@ -246,6 +272,7 @@ const char* errorKindName(std::uint32_t k) {
     case SCGPU_ERROR_KIND_TRAP: return "trap";
     case SCGPU_ERROR_KIND_TIMEOUT: return "timeout";
     case SCGPU_ERROR_KIND_BAD_RING: return "bad ring";
+    case SCGPU_ERROR_KIND_PAGE_FAULT: return "page fault";
     default: return "unknown";
   }
 }
@@ -269,24 +296,31 @@ scgpu_status channelError(scgpu_stream* s) {
   i.lane = d->rd(SCGPU_REG_ERR_LANE);
   i.pc = d->rd(SCGPU_REG_ERR_PC);
   i.ptx_line = d->rd(SCGPU_REG_ERR_PTX_LINE);
+  i.mmu_fault = d->rd(SCGPU_REG_ERR_MMU_FAULT);
   const std::uint32_t kind = d->rd(SCGPU_REG_CH_ERROR(s->channel));
+  // A kernel's fault (a page fault too, when a launch made it) against an error of a command.
+  const bool kernel_fault = (kind >= SCGPU_ERROR_KIND_ILLEGAL_ADDRESS && kind <= SCGPU_ERROR_KIND_TIMEOUT) ||
+                            (kind == SCGPU_ERROR_KIND_PAGE_FAULT && i.launch != 0);
   d->wr(SCGPU_REG_ERR_CLEAR, SCGPU_ERR_CLEAR_CLEAR_MASK);
   d->wr(SCGPU_REG_INTR_STATUS, SCGPU_INTR_STATUS_ERROR_MASK | SCGPU_INTR_STATUS_FAULT_MASK);
   std::string where = fmt::format("channel {}, GPFIFO entry {}", s->channel, d->rd(SCGPU_REG_CH_GP_GET(s->channel)));
-  if (kind >= SCGPU_ERROR_KIND_ILLEGAL_ADDRESS && kind <= SCGPU_ERROR_KIND_TIMEOUT)
+  if (kernel_fault)
     where += fmt::format(": launch {} of module {}, block ({}, {}, {}), warp {}, lane {}, pc {}, PTX line {}, address 0x{:x}",
                          i.launch, i.module, i.block[0], i.block[1], i.block[2], i.warp, i.lane, i.pc, i.ptx_line, i.address);
   else if (i.address)
     where += fmt::format(", address 0x{:x}", i.address);
+  if (kind == SCGPU_ERROR_KIND_PAGE_FAULT)
+    where += fmt::format(" (page-table level {}, reason {}{})", i.mmu_fault & SCGPU_ERR_MMU_FAULT_LEVEL_MASK,
+                         (i.mmu_fault & SCGPU_ERR_MMU_FAULT_REASON_MASK) >> SCGPU_ERR_MMU_FAULT_REASON_SHIFT,
+                         (i.mmu_fault & SCGPU_ERR_MMU_FAULT_WRITE_MASK) ? ", a write" : "");
   // Restart the channel: its queued work is dropped, as after a fault on silicon.
   d->wr(SCGPU_REG_CH_RESET(s->channel), SCGPU_CH_RESET_CHANNEL_MASK);
   s->put = s->get = 0;
   s->semaphore = s->submitted;
   const scgpu_status st = kind == SCGPU_ERROR_KIND_MODULE_LOAD       ? SCGPU_ERROR_MODULE
                           : kind == SCGPU_ERROR_KIND_LAUNCH_REFUSED  ? SCGPU_ERROR_LAUNCH_REFUSED
-                          : kind >= SCGPU_ERROR_KIND_ILLEGAL_ADDRESS && kind <= SCGPU_ERROR_KIND_TIMEOUT
-                              ? SCGPU_ERROR_FAULT
-                              : SCGPU_ERROR_DEVICE;
+                          : kernel_fault                             ? SCGPU_ERROR_FAULT
+                                                                     : SCGPU_ERROR_DEVICE;
   return d->fail(st, fmt::format("device error '{}' on {}", errorKindName(kind), where));
 }
 
@@ -390,6 +424,81 @@ scgpu_status mapRange(scgpu_device* d, std::uint64_t va, std::uint64_t bytes) {
   return st != SCGPU_SUCCESS ? st : synchronize(d->control.get());
 }
 
+// Writes the tables changed since the last upload into the pool, on the control channel.
+scgpu_status uploadTables(scgpu_device* d) {
+  auto& t = d->tables;
+  if (t.dirty.empty()) return SCGPU_SUCCESS;
+  scgpu_stream* s = d->control.get();
+  std::vector<std::uint32_t> w;
+  // Overlapping and adjacent ranges go as one copy.
+  std::sort(t.dirty.begin(), t.dirty.end());
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;  // [begin, end)
+  for (const auto& [off, bytes] : t.dirty)
+    if (!runs.empty() && off <= runs.back().second) runs.back().second = std::max(runs.back().second, off + bytes);
+    else runs.emplace_back(off, off + bytes);
+  for (const auto& [begin, end] : runs)
+    stageCopy(s, std::vector<std::uint8_t>(t.shadow.begin() + long(begin), t.shadow.begin() + long(end)),
+              kPageTableBase + begin, w);
+  t.dirty.clear();
+  const scgpu_status st = submit(s, std::move(w));
+  return st != SCGPU_SUCCESS ? st : synchronize(s);
+}
+
+// Maps every 2 MiB page of [va, va + bytes) that is not mapped yet, identity, writable.
+scgpu_status mapPages(scgpu_device* d, std::uint64_t va, std::uint64_t bytes) {
+  auto& t = d->tables;
+  try {
+    for (std::uint64_t page = va / kPageBytes * kPageBytes; page < va + bytes; page += kPageBytes)
+      if (t.pages.emplace(page, true).second) t.builder->map(page, page, kPageBytes, kPageBytes, true);
+  } catch (const std::exception& e) {
+    return d->fail(SCGPU_ERROR_OUT_OF_MEMORY, fmt::format("page tables: {}", e.what()));
+  }
+  return uploadTables(d);
+}
+
+// Builds the page tables: the pool (physical, through the control channel before it translates),
+// the root, and the pool's own pages; then every channel opened later uses the root.
+scgpu_status initPageTables(scgpu_device* d) {
+  auto& t = d->tables;
+  t = scgpu_device::PageTables{};
+  scgpu_status st = mapRange(d, kPageTableBase, kPageTablePoolBytes);
+  if (st != SCGPU_SUCCESS) return st;
+  t.shadow.assign(kPageTablePoolBytes, 0);
+  auto alloc = [d](std::uint64_t bytes) -> std::uint64_t {
+    auto& tt = d->tables;
+    const std::uint64_t at = roundUp(tt.used, scgpu::memsys::PageTableFormat::kTableAlignBytes);
+    if (at + bytes > tt.shadow.size()) throw std::runtime_error("the page-table pool is full");
+    tt.used = at + bytes;
+    std::fill(tt.shadow.begin() + long(at), tt.shadow.begin() + long(at + bytes), 0);
+    tt.dirty.emplace_back(at, bytes);
+    return kPageTableBase + at;
+  };
+  auto read = [d](std::uint64_t pa, std::uint64_t* v) {
+    auto& tt = d->tables;
+    if (pa < kPageTableBase || pa + 8 > kPageTableBase + tt.shadow.size()) return false;
+    std::memcpy(v, tt.shadow.data() + (pa - kPageTableBase), 8);
+    return true;
+  };
+  auto write = [d](std::uint64_t pa, std::uint64_t v) {
+    auto& tt = d->tables;
+    std::memcpy(tt.shadow.data() + (pa - kPageTableBase), &v, 8);
+    // Whole tables go up: few commands, however many entries changed.
+    const std::uint64_t table = (pa - kPageTableBase) / scgpu::memsys::PageTableFormat::kTableAlignBytes *
+                                scgpu::memsys::PageTableFormat::kTableAlignBytes;
+    tt.dirty.emplace_back(table, scgpu::memsys::PageTableFormat::kTableAlignBytes);
+  };
+  try {
+    t.builder = std::make_unique<scgpu::memsys::PageTableBuilder>(alloc, read, write);
+  } catch (const std::exception& e) {
+    return d->fail(SCGPU_ERROR_OUT_OF_MEMORY, fmt::format("page tables: {}", e.what()));
+  }
+  st = mapPages(d, kPageTableBase, kPageTablePoolBytes);
+  if (st != SCGPU_SUCCESS) return st;
+  d->wr(SCGPU_REG_CH_PAGE_TABLE_LO(0), lo(t.root()));
+  d->wr(SCGPU_REG_CH_PAGE_TABLE_HI(0), hi(t.root()));
+  return SCGPU_SUCCESS;
+}
+
 scgpu_status openStream(scgpu_device* d, unsigned priority, std::uint32_t channel, std::unique_ptr<scgpu_stream>& out) {
   auto s = std::make_unique<scgpu_stream>();
   s->device = d;
@@ -422,7 +531,11 @@ scgpu_status initDevice(scgpu_device* d) {
   d->iova.clear();
   d->next_iova = kIovaBase;
   d->wr(SCGPU_REG_INTR_ENABLE, SCGPU_INTR_STATUS_CHANNEL_MASK | SCGPU_INTR_STATUS_ERROR_MASK | SCGPU_INTR_STATUS_FAULT_MASK);
-  return openStream(d, 15, 0, d->control);
+  d->tables = scgpu_device::PageTables{};
+  const scgpu_status st = openStream(d, 15, 0, d->control);
+  if (st != SCGPU_SUCCESS) return st;
+  // Devices without an MMU address physical memory directly.
+  return (d->rd(SCGPU_REG_CAPS) & SCGPU_CAPS_MMU_MASK) ? initPageTables(d) : SCGPU_SUCCESS;
 }
 
 // Maps `bytes` (rounded up to 256) of the caller's or the driver's own address space.
@@ -430,7 +543,8 @@ scgpu_status allocate(scgpu_device* d, std::uint64_t bytes, bool internal, scgpu
   const std::uint64_t size = roundUp(std::max<std::uint64_t>(bytes, 1), kVaAlign);
   scgpu_device::AddressSpace& space = internal ? d->internal : d->user;
   const std::uint64_t va = space.take(size);
-  const scgpu_status st = mapRange(d, va, size);
+  scgpu_status st = mapRange(d, va, size);
+  if (st == SCGPU_SUCCESS && d->tables.builder) st = mapPages(d, va, size);
   if (st != SCGPU_SUCCESS) {
     space.give(va, size);
     return st == SCGPU_ERROR_DEVICE ? d->fail(SCGPU_ERROR_OUT_OF_MEMORY, d->last_error) : st;

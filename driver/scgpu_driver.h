@@ -44,6 +44,7 @@ typedef struct scgpu_error_info {
   uint32_t module, launch;
   uint32_t block[3];
   uint32_t warp, lane, pc, ptx_line;
+  uint32_t mmu_fault; /* PAGE_FAULT: ERR_MMU_FAULT (level, reason, write) */
 } scgpu_error_info;
 
 /* Opens a device in this process, built from a GPU config file (NULL: configs/tiny.yaml), in

@@ -61,6 +61,7 @@ std::vector<std::pair<std::uint32_t, TimingResult>> TimingBackend::advance(doubl
   return out;
 }
 
+void TimingBackend::invalidateTlbs() { top_->invalidateTlbs(); }
 double TimingBackend::deviceNs() const { return top_->deviceNs(); }
 bool TimingBackend::busy() const { return top_->busy(); }
 void TimingBackend::noteCopy(std::uint32_t engine, std::uint32_t track, std::uint64_t bytes, double start_ns,

@@ -50,6 +50,7 @@ class TimingBackend {
   double deviceNs() const;
   bool busy() const;
   void noteCopy(std::uint32_t engine, std::uint32_t track, std::uint64_t bytes, double start_ns, double end_ns);
+  void invalidateTlbs();
   // Every component's counters and the derived metrics, plus the effective parameters' name.
   nlohmann::json statistics() const;
   const GpuParams& params() const { return params_; }

@@ -223,6 +223,7 @@ package scgpu_regs_pkg;
     METHOD_SEM_RELEASE = 16'h0008,
     METHOD_SEM_ACQUIRE = 16'h0009,
     METHOD_WAIT_FOR_IDLE = 16'h000A,
+    METHOD_MMU_INVALIDATE = 16'h000C,
     METHOD_INTERRUPT = 16'h000B
   } method_e;
 

@@ -21,6 +21,8 @@ struct FaultReport {
   std::uint32_t pc = 0;         // instruction index in the kernel's program
   std::uint64_t cycle = 0;      // timing mode: the core cycle the fault was seen (0 in functional mode)
   std::uint64_t address = 0;    // the faulting address, for memory faults (0 otherwise)
+  // Page faults: where the walk failed, as ERR_MMU_FAULT encodes it (level | reason << 4 | write << 8).
+  std::uint32_t mmu_fault = 0;
 
   std::string toString() const;
 };
@@ -31,6 +33,7 @@ struct FaultSignal {
   std::string message;
   std::uint32_t lane;
   std::uint64_t address = 0;  // memory faults: the address accessed
+  std::uint32_t mmu_fault = 0;  // page faults (FaultReport::mmu_fault)
 };
 
 }  // namespace scgpu::sm

@@ -122,6 +122,7 @@ FaultReport makeFaultReport(const FaultSignal& s, const LaunchState& launch, con
   r.kind = s.kind;
   r.message = s.message;
   r.address = s.address;
+  r.mmu_fault = s.mmu_fault;
   r.kernel = prog.kernel_name;
   for (int i = 0; i < 3; ++i) r.block[i] = block.ctaid[i];
   r.warp = w.index;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "memsys/backing_store.h"
+#include "memsys/page_table.h"
 #include "ptx/decoded.h"
 #include "sm/warp.h"
 
@@ -33,6 +34,15 @@ struct BlockState {
 struct LaunchState {
   const ptx::Program* program = nullptr;
   memsys::BackingStore* memory = nullptr;
+  // Address translation: with a page-table root, every global address is virtual and goes through
+  // `mmu` (the device's translations, shared by its launches); `page` remembers the last page this
+  // launch used, so most accesses skip even the cache's lookup. Root 0: addresses are physical.
+  memsys::TranslationCache* mmu = nullptr;
+  std::uint64_t page_table_root = 0;
+  struct LastPage {
+    std::uint64_t va = 1, pa = 0, mask = 0;  // va = 1: none (pages are aligned)
+    bool writable = false;
+  } page;
   std::vector<std::uint8_t> params;  // the kernel parameter buffer
   std::uint32_t grid[3] = {1, 1, 1};
   std::uint32_t block[3] = {1, 1, 1};

@@ -190,6 +190,33 @@ TEST_F(DriverApi, KernelFaultIsReportedAndTheStreamRecovers) {
   EXPECT_EQ(scgpu_stream_synchronize(s2), SCGPU_SUCCESS);
 }
 
+// The driver's page tables map the 2 MiB pages its allocations touch: a kernel reaching outside
+// them takes a page fault (cudaErrorIllegalAddress on silicon), one inside a mapped page but
+// outside any allocation an illegal address.
+TEST_F(DriverApi, AddressesOutsideTheMappedPagesArePageFaults) {
+  EXPECT_TRUE(scgpu_mmio_read(dev, SCGPU_REG_CAPS) & SCGPU_CAPS_MMU_MASK);
+  EXPECT_NE(std::uint64_t(scgpu_mmio_read(dev, SCGPU_REG_CH_PAGE_TABLE_HI(0))) << 32 |
+                scgpu_mmio_read(dev, SCGPU_REG_CH_PAGE_TABLE_LO(0)),
+            0u);
+  scgpu_devptr p;
+  ASSERT_EQ(scgpu_mem_alloc(dev, 64, &p), SCGPU_SUCCESS);
+  const scgpu_devptr wild = p + (1ull << 32);  // 4 GiB on: no allocation's page
+  ASSERT_EQ(launchAddBias(s1, wild, 1), SCGPU_SUCCESS);
+  EXPECT_EQ(scgpu_stream_synchronize(s1), SCGPU_ERROR_FAULT);
+  scgpu_error_info info;
+  scgpu_error_info_get(dev, &info);
+  EXPECT_EQ(info.kind, SCGPU_ERROR_KIND_PAGE_FAULT);
+  EXPECT_EQ(info.address, wild);
+  EXPECT_EQ((info.mmu_fault & SCGPU_ERR_MMU_FAULT_REASON_MASK) >> SCGPU_ERR_MMU_FAULT_REASON_SHIFT,
+            SCGPU_MMU_FAULT_REASON_NOT_PRESENT);
+  EXPECT_NE(std::string(scgpu_last_error(dev)).find("page fault"), std::string::npos) << scgpu_last_error(dev);
+  // In a mapped page, past the allocation (the page is 2 MiB, the allocation 256 bytes).
+  ASSERT_EQ(launchAddBias(s1, p + 4096, 1), SCGPU_SUCCESS);
+  EXPECT_EQ(scgpu_stream_synchronize(s1), SCGPU_ERROR_FAULT);
+  scgpu_error_info_get(dev, &info);
+  EXPECT_EQ(info.kind, SCGPU_ERROR_KIND_ILLEGAL_ADDRESS);
+}
+
 TEST_F(DriverApi, RefusedLaunchAndUnknownKernel) {
   const std::uint32_t one[3] = {1, 1, 1}, huge[3] = {2048, 1, 1};
   const Params prm{0, 0, 0};

@@ -25,6 +25,7 @@
 #include "testbench/socket_test_util.h"
 #include "tlm/gpu_config.h"
 #include "tlm/gpu_params.h"
+#include "memsys/page_table.h"
 #include "tlm/host/buffer_host_memory.h"
 
 namespace scgpu::driver {
@@ -700,6 +701,132 @@ TEST_P(OnEachTransport, KernelFaultFillsErrorRegisters) {
   EXPECT_TRUE(d.rd(SCGPU_REG_INTR_STATUS) & SCGPU_INTR_STATUS_FAULT_MASK);
   EXPECT_TRUE(d.t->interruptPending());
   EXPECT_EQ(d.mem.u32(kSemOff), 0u) << "the work after the fault did not run";
+}
+
+// ---- address translation ----------------------------------------------------------------------
+
+// Page tables for channel `c`: built in the test's host memory (at 0xC0000) with `maps` of 2 MiB
+// pages (va, pa), copied by channel 1 (which does not translate) into physical device memory at
+// kTables, and installed in CH_PAGE_TABLE(c). Returns the root.
+constexpr std::uint64_t kTables = 0x6000'0000'0000ull, kTablesHostOff = 0xC0000, kTablesBytes = 0x10000;
+constexpr std::uint64_t kPage = 2ull << 20;
+std::uint64_t installTables(Device& d, std::uint32_t c, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& maps,
+                            bool map_pool = true) {
+  std::uint64_t used = 0;
+  std::uint8_t* pool = d.mem.bytes.data() + kTablesHostOff;
+  std::memset(pool, 0, kTablesBytes);
+  memsys::PageTableBuilder b(
+      [&](std::uint64_t bytes) {
+        const std::uint64_t at = (used + 4095) / 4096 * 4096;
+        used = at + bytes;
+        return kTables + at;
+      },
+      [&](std::uint64_t pa, std::uint64_t* v) {
+        std::memcpy(v, pool + (pa - kTables), 8);
+        return true;
+      },
+      [&](std::uint64_t pa, std::uint64_t v) { std::memcpy(pool + (pa - kTables), &v, 8); });
+  for (const auto& [va, pa] : maps) b.map(va, pa, kPage, kPage, true);
+  if (map_pool) d.submit(1, Device::map(kTables, kTablesBytes));
+  d.submit(1, Device::copy(TestHostMemory::kBase + kTablesHostOff, kTables, std::uint32_t(kTablesBytes), 1u));
+  d.wr(SCGPU_REG_CH_PAGE_TABLE_LO(c), lo(b.root()));
+  d.wr(SCGPU_REG_CH_PAGE_TABLE_HI(c), hi(b.root()));
+  return b.root();
+}
+
+// A channel with a page table reaches physical memory through it: bytes copied to a virtual page
+// land at the physical page it maps to, read back by a channel without translation.
+TEST_P(OnEachTransport, PageTablesTranslateCommandAddresses) {
+  Device d(factory(GetParam()));
+  d.openChannel(1);
+  d.openChannel(2);
+  EXPECT_TRUE(d.rd(SCGPU_REG_CAPS) & SCGPU_CAPS_MMU_MASK);
+  const std::uint64_t va = 0x5000'0000'0000ull, pa = 0x4000'0040'0000ull;
+  d.submit(1, Device::map(pa, kPage));
+  const std::uint64_t root = installTables(d, 2, {{va, pa}});
+  EXPECT_EQ(std::uint64_t(d.rd(SCGPU_REG_CH_PAGE_TABLE_HI(2))) << 32 | d.rd(SCGPU_REG_CH_PAGE_TABLE_LO(2)), root);
+  std::memcpy(d.mem.bytes.data() + kBufOff + 0x70000, "translated!", 12);
+  d.submit(2, Device::copy(TestHostMemory::kBase + kBufOff + 0x70000, va + 0x1234, 12, 1u));
+  EXPECT_EQ(d.rd(SCGPU_REG_CH_ERROR(2)), 0u);
+  d.submit(1, Device::copy(pa + 0x1234, TestHostMemory::kBase + kSemOff + 0x100, 12, 2u));
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(d.mem.bytes.data() + kSemOff + 0x100)), "translated!");
+}
+
+// A command touching a virtual address no entry maps stops its channel with PAGE_FAULT: the
+// address, the level and reason of the walk, the FAULT interrupt; other channels go on.
+TEST_P(OnEachTransport, UnmappedAddressOfACommandIsAPageFault) {
+  Device d(factory(GetParam()));
+  d.openChannel(1);
+  d.openChannel(2);
+  d.wr(SCGPU_REG_INTR_ENABLE, SCGPU_INTR_STATUS_FAULT_MASK);
+  const std::uint64_t va = 0x5000'0000'0000ull, pa = 0x4000'0040'0000ull;
+  d.submit(1, Device::map(pa, kPage));
+  installTables(d, 2, {{va, pa}});
+  const std::uint64_t hole = va + kPage + 0x40;  // the next 2 MiB page: its level-2 entry is empty
+  d.submit(2, Device::join({Device::copy(TestHostMemory::kBase, hole, 8, 1u), Device::release(kSemOff, 9)}));
+  EXPECT_EQ(d.rd(SCGPU_REG_CH_ERROR(2)), SCGPU_ERROR_KIND_PAGE_FAULT);
+  EXPECT_EQ(d.rd(SCGPU_REG_ERR_KIND), SCGPU_ERROR_KIND_PAGE_FAULT);
+  EXPECT_EQ(std::uint64_t(d.rd(SCGPU_REG_ERR_ADDR_HI)) << 32 | d.rd(SCGPU_REG_ERR_ADDR_LO), hole);
+  const std::uint32_t mmu = d.rd(SCGPU_REG_ERR_MMU_FAULT);
+  EXPECT_EQ(mmu & SCGPU_ERR_MMU_FAULT_LEVEL_MASK, 2u);
+  EXPECT_EQ((mmu & SCGPU_ERR_MMU_FAULT_REASON_MASK) >> SCGPU_ERR_MMU_FAULT_REASON_SHIFT,
+            std::uint32_t(memsys::FaultReason::NotPresent));
+  EXPECT_TRUE(mmu & SCGPU_ERR_MMU_FAULT_WRITE_MASK);
+  EXPECT_TRUE(d.rd(SCGPU_REG_INTR_STATUS) & SCGPU_INTR_STATUS_FAULT_MASK);
+  EXPECT_EQ(d.mem.u32(kSemOff), 0u);
+  d.submit(1, Device::release(kSemOff + 16, 3));
+  EXPECT_EQ(d.mem.u32(kSemOff + 16), 3u) << "the channel without the fault goes on";
+}
+
+// A kernel's global store through an unmapped page faults as the kernel's fault, with the launch,
+// lane and PC, and the walk's level and reason.
+TEST_P(OnEachTransport, UnmappedAddressOfAKernelIsAPageFault) {
+  Device d(factory(GetParam()));
+  d.openChannel(1);
+  d.openChannel(2);
+  // Identity pages for the module image, descriptors and globals (kVa's first 4 MiB); the data
+  // page (kVa + 4 MiB) is physical memory but not in the tables.
+  installTables(d, 2, {{kVa, kVa}, {kVa + kPage, kVa + kPage}});
+  const std::uint64_t globals = kVa + 0x300000, data = kVa + 0x400000;
+  d.submit(1, Device::join({Device::map(globals, 4096), Device::map(data, 64)}));
+  d.loadModule(2, 0, kKernels, globals);
+  d.launch(2, 0, "add_one", 1, 32, u64Params({data, 16}));
+  EXPECT_EQ(d.rd(SCGPU_REG_CH_ERROR(2)), SCGPU_ERROR_KIND_PAGE_FAULT);
+  EXPECT_EQ(std::uint64_t(d.rd(SCGPU_REG_ERR_ADDR_HI)) << 32 | d.rd(SCGPU_REG_ERR_ADDR_LO), data);
+  EXPECT_EQ(d.rd(SCGPU_REG_ERR_LAUNCH), 1u);
+  EXPECT_EQ(d.rd(SCGPU_REG_ERR_LANE), 0u);
+  const std::uint32_t mmu = d.rd(SCGPU_REG_ERR_MMU_FAULT);
+  EXPECT_EQ(mmu & SCGPU_ERR_MMU_FAULT_LEVEL_MASK, 2u);
+  EXPECT_FALSE(mmu & SCGPU_ERR_MMU_FAULT_WRITE_MASK) << "add_one loads before it stores";
+}
+
+// Changed entries take effect after MMU_INVALIDATE, not before (the MMU keeps translations, as
+// TLBs do).
+TEST_P(OnEachTransport, MmuInvalidateMakesChangedEntriesTakeEffect) {
+  Device d(factory(GetParam()));
+  d.openChannel(1);
+  d.openChannel(2);
+  const std::uint64_t va = 0x5000'0000'0000ull, pa_a = 0x4000'0000'0000ull, pa_b = 0x4000'0080'0000ull;
+  d.submit(1, Device::join({Device::map(pa_a, kPage), Device::map(pa_b, kPage)}));
+  installTables(d, 2, {{va, pa_a}});
+  d.mem.bytes[kBufOff + 0x70000] = 0xA1;
+  d.submit(2, Device::copy(TestHostMemory::kBase + kBufOff + 0x70000, va, 1, 1u));
+  // Re-point the page at pa_b in the tables (channel 1 rewrites them), without and then with
+  // MMU_INVALIDATE.
+  installTables(d, 2, {{va, pa_b}}, /*map_pool=*/false);  // same layout: only the leaf differs
+  d.mem.bytes[kBufOff + 0x70000] = 0xB2;
+  d.submit(2, Device::copy(TestHostMemory::kBase + kBufOff + 0x70000, va + 1, 1, 1u));
+  d.submit(2, Device::cmd(SCGPU_METHOD_MMU_INVALIDATE, {}));
+  d.submit(2, Device::copy(TestHostMemory::kBase + kBufOff + 0x70000, va + 2, 1, 1u));
+  d.submit(1, Device::join({Device::copy(pa_a, TestHostMemory::kBase + kSemOff + 0x200, 4, 2u),
+                            Device::copy(pa_b, TestHostMemory::kBase + kSemOff + 0x300, 4, 2u)}));
+  EXPECT_EQ(d.rd(SCGPU_REG_CH_ERROR(2)), 0u);
+  const std::uint8_t* a = d.mem.bytes.data() + kSemOff + 0x200;
+  const std::uint8_t* b = d.mem.bytes.data() + kSemOff + 0x300;
+  EXPECT_EQ(a[0], 0xA1);
+  EXPECT_EQ(a[1], 0xB2) << "before MMU_INVALIDATE the old translation is used";
+  EXPECT_EQ(b[2], 0xB2) << "after it the new one";
+  EXPECT_EQ(a[2], 0);
 }
 
 TEST_P(OnEachTransport, RefusedLaunchIsAnErrorNotAFault) {

@@ -524,7 +524,8 @@ TEST(PtxHardening, PrintfFieldWidthsAreBounded) {
 
 TEST(PtxHardening, LocalMemoryOfEveryResidentThreadMustFitInDeviceMemory) {
   // tiny: 2 SMs x 2048 threads; a 16 MiB stack each is 64 GiB, more than the 4 GiB device (less
-  // the 64 KiB launch arena the runtime's stream keeps in device memory, driver/scgpu_driver.cpp).
+  // the 64 KiB launch arena the runtime's stream keeps in device memory and the 4 MiB page-table
+  // pool, driver/scgpu_driver.cpp).
   Runtime rt(GpuConfig::loadDefault({"limits.stack_size_bytes=16777216"}));
   auto& f = rt.getFunction(rt.loadModuleString(ptx(".visible .entry k()\n{\n  ret;\n}\n"), "t.ptx"), "k");
   EXPECT_EQ(rt.launch(f, Dim3(1), Dim3(1), 0, KernelArgs()), Error::MemoryAllocation);
@@ -532,7 +533,7 @@ TEST(PtxHardening, LocalMemoryOfEveryResidentThreadMustFitInDeviceMemory) {
   EXPECT_EQ(rt.lastLaunchError(), "cannot launch kernel 'k' with grid 1x1x1 and block 1x1x1: local memory for 4096 "
                                   "resident threads of 16777216 bytes each (the kernel's 0-byte frame, its 0 register "
                                   "slots of 8 bytes and limits.stack_size_bytes = 16777216) is 68719476736 bytes, more "
-                                  "than the 4294901760 bytes of device memory free");
+                                  "than the 4290707456 bytes of device memory free");
   Runtime ok(GpuConfig::loadDefault({"limits.stack_size_bytes=65536"}));
   auto& g = ok.getFunction(ok.loadModuleString(ptx(".visible .entry k()\n{\n  ret;\n}\n"), "t.ptx"), "k");
   EXPECT_EQ(ok.launch(g, Dim3(1), Dim3(1), 0, KernelArgs()), Error::Success);
@@ -557,8 +558,8 @@ TEST(PtxHardening, RecursionWithManyRegistersStopsAtTheRegisterShare) {
   std::string body = ".func down()\n{\n  .reg .b32 %r<20000>;\n";
   for (int i = 0; i < 20000; ++i) body += "  mov.u32 %r" + std::to_string(i) + ", 1;\n";
   body += "  call.uni down;\n  ret;\n}\n.visible .entry k()\n{\n  call.uni down;\n  ret;\n}\n";
-  // 4 GiB less the runtime stream's 64 KiB launch arena, over 4096 threads: 1 MiB - 16 bytes
-  // each, less the 1 KiB stack.
+  // 4 GiB less the runtime stream's 64 KiB launch arena and the driver's 4 MiB page-table pool,
+  // over 4096 threads: 1 MiB - 1040 bytes each, less the 1 KiB stack.
   Runtime rt;
   auto& f = rt.getFunction(rt.loadModuleString(ptx(body), "t.ptx"), "k");
   EXPECT_EQ(rt.launch(f, Dim3(1), Dim3(1), 0, KernelArgs()), Error::IllegalAddress);
@@ -567,7 +568,7 @@ TEST(PtxHardening, RecursionWithManyRegistersStopsAtTheRegisterShare) {
   // 20001 slots a frame (with the constant 1): the 7th call's frames would take 1120056 bytes.
   EXPECT_EQ(rt.lastFault()->message,
             "call to 'down': the register slots of the call chain take 1120056 bytes per thread, more than the "
-            "1047536 bytes per thread that the free device memory leaves for them over every resident thread");
+            "1046512 bytes per thread that the free device memory leaves for them over every resident thread");
 }
 
 // ---- Item 10: zero costs nothing, and device memory is checked first --------------------------

@@ -61,6 +61,13 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
     sms_.push_back(std::make_unique<SmBlock>(fmt::format("sm_{}", i).c_str(), params.sm, i, stats,
                                              fmt::format("gpu.sm[{}]", i), core_clk_));
   core_clk_.add({[this](std::uint64_t c) { coreTick(c); }, [this] { return running_.empty(); }, {}});
+  // Address translation's timing: an L1 TLB per SM in front of the shared L2 TLB and the walker
+  // (one address space: a device's channels share the driver's page tables).
+  if (params.mmu.enabled) {
+    l2_tlb_ = std::make_unique<memsys::Tlb>(params.mmu.l2_tlb_entries, params.mmu.l2_tlb_associativity,
+                                           params.mmu.page_bytes, &stats, "gpu.l2_tlb");
+    for (auto& s : sms_) s->core.attachTranslation(params.mmu, l2_tlb_.get(), stats);
+  }
   // Interconnect domain: crossbar, then the slices.
   xbar_ = std::make_unique<XbarBlock>("xbar", params.crossbar, nsm, nslice, map_, stats, icnt_clk_);
   for (std::uint32_t j = 0; j < nslice; ++j)
@@ -341,6 +348,11 @@ KernelRun GpuTop::run(sm::LaunchState& launch, const sm::KernelResources& k) {
     for (const KernelRun& r : done)
       if (r.id == *id) return r;
   }
+}
+
+void GpuTop::invalidateTlbs() {
+  if (l2_tlb_) l2_tlb_->invalidateAll();
+  for (auto& s : sms_) s->core.invalidateTranslations();
 }
 
 void GpuTop::noteCopy(std::uint32_t engine, std::uint32_t track, std::uint64_t bytes, double start_ns, double end_ns) {

@@ -21,6 +21,7 @@
 
 #include "memsys/address_map.h"
 #include "memsys/backing_store.h"
+#include "memsys/tlb.h"
 #include "sm/fault.h"
 #include "sm/launch_state.h"
 #include "sm/occupancy.h"
@@ -71,6 +72,8 @@ class GpuTop : public sc_core::sc_module {
   // A copy engine moved `bytes` for `track` (the host channel) between two device times: for the
   // timeline.
   void noteCopy(std::uint32_t engine, std::uint32_t track, std::uint64_t bytes, double start_ns, double end_ns);
+  // MMU_INVALIDATE: every TLB forgets its translations.
+  void invalidateTlbs();
 
   // Derived metrics (IPC, occupancy, hit rates, bandwidth, ...) into the registry.
   void computeMetrics();
@@ -107,6 +110,7 @@ class GpuTop : public sc_core::sc_module {
   std::vector<std::unique_ptr<DramBlock>> dram_;
   bool dram_cosim_ = false;  // dram.impl = cosim: the channels' schedulers are compared
   std::unique_ptr<ChipProbes> probes_;
+  std::unique_ptr<memsys::Tlb> l2_tlb_;  // the TLB the SMs share (mmu.enabled)
 
   // Kernels in progress.
   struct Running {

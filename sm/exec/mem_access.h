@@ -26,6 +26,27 @@ namespace scgpu::sm {
   throw FaultSignal{kind, msg, std::uint32_t(lane), addr};
 }
 
+// The physical address of a global access at virtual `va`, through the launch's page tables; a
+// page fault names the level and the reason of the failed walk.
+inline std::uint64_t translateGlobal(ExecContext& c, int lane, std::uint64_t va, std::uint32_t size, bool write) {
+  LaunchState::LastPage& p = c.launch->page;
+  if ((va & ~p.mask) == p.va && (p.writable || !write)) return p.pa | (va & p.mask);
+  const memsys::Translation t = c.launch->mmu->translate(c.launch->page_table_root, va, write);
+  if (!t.ok) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%u-byte %s of global address 0x%016" PRIx64 ": page fault at level %u (%s)", size,
+                  write ? "write" : "read", va, t.level, memsys::faultReasonName(t.reason));
+    // CUDA reports an unmapped page as an illegal address; the report and ERR_MMU_FAULT say more.
+    throw FaultSignal{"illegal address", buf, std::uint32_t(lane), va,
+                      t.level | std::uint32_t(t.reason) << 4 | (write ? 1u : 0u) << 8};
+  }
+  p.mask = t.page_bytes - 1;
+  p.va = va & ~p.mask;
+  p.pa = t.page_pa;
+  p.writable = t.writable;
+  return t.pa;
+}
+
 // Bytes for an access of `size` bytes at `addr` in space S by `lane`. `write` only selects the
 // wording of the fault and rejects writes to read-only spaces.
 template <ptx::Space S>
@@ -39,6 +60,7 @@ inline std::uint8_t* resolve(ExecContext& c, int lane, std::uint64_t addr, std::
     if (addr & (size - 1)) memFault("misaligned address", "a", addr, size, lane, what);
     if constexpr (S == ptx::Space::Global || S == ptx::Space::Const) {
       memsys::BackingStore& mem = *c.launch->memory;
+      if (S == ptx::Space::Global && c.launch->page_table_root) addr = translateGlobal(c, lane, addr, size, write);
       if (!mem.valid(addr, size))
         memFault("illegal address", S == ptx::Space::Const ? "constant" : "global", addr, size, lane, what);
       return mem.hostPtr(addr);

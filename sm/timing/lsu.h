@@ -65,6 +65,10 @@ class Lsu {
   // TLB (statistics under the LSU's name + ".lsu") and `shared_l2`, the chip's L2 TLB, which must
   // outlive the LSU. Call before the first instruction; without it translation costs nothing.
   void attachTranslation(const MmuParams& mmu, memsys::Tlb* shared_l2, StatsRegistry& stats);
+  // Forgets the L1 TLB's translations (MMU_INVALIDATE).
+  void invalidateTranslations() {
+    if (translation_) translation_->l1().invalidateAll();
+  }
   // Address space of the accesses from now on (the channel whose page table translates them).
   void setAddressSpace(std::uint32_t asid) { asid_ = asid; }
 

@@ -678,6 +678,11 @@ bool SmCore::popFinishedBlock(std::uint32_t* kernel, std::uint64_t* linear_block
   return true;
 }
 
+void SmCore::attachTranslation(const MmuParams& mmu, memsys::Tlb* shared_l2, StatsRegistry& stats) {
+  impl_->lsu.attachTranslation(mmu, shared_l2, stats);
+}
+void SmCore::invalidateTranslations() { impl_->lsu.invalidateTranslations(); }
+
 bool SmCore::hasMemRequest() const { return impl_->lsu.hasRequest(); }
 const memsys::MemRequest& SmCore::peekMemRequest() const { return impl_->lsu.peekRequest(); }
 void SmCore::popMemRequest() { impl_->lsu.popRequest(); }

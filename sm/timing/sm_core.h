@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "memsys/mem_request.h"
+#include "memsys/memsys_params.h"
+#include "memsys/tlb.h"
 #include "sm/fault.h"
 #include "sm/launch_state.h"
 #include "sm/occupancy.h"
@@ -43,6 +45,12 @@ class SmCore {
   // A block whose warps all exited and whose memory operations all completed; its resources are
   // free. Gives its kernel and linear block id.
   bool popFinishedBlock(std::uint32_t* kernel, std::uint64_t* linear_block_id);
+
+  // Address translation in front of the accesses that leave the SM (Lsu::attachTranslation): this
+  // SM's L1 TLB and the chip's shared L2 TLB, which must outlive the SM.
+  void attachTranslation(const MmuParams& mmu, memsys::Tlb* shared_l2, StatsRegistry& stats);
+  // Forgets this SM's translations (MMU_INVALIDATE).
+  void invalidateTranslations();
 
   // Requests to the crossbar: L1 read misses, write-through stores, atomics.
   bool hasMemRequest() const;

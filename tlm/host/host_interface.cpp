@@ -26,8 +26,11 @@ constexpr std::uint32_t kMaxParamBytes = 32764;
 constexpr std::uint64_t kChunkBytes = 1u << 20;
 
 std::uint64_t lo_hi(std::uint32_t lo, std::uint32_t hi) { return std::uint64_t(hi) << 32 | lo; }
+// Faults raise INTR_STATUS.FAULT (errors of the command stream raise ERROR): a kernel's, and a
+// failed translation of a kernel or a command.
 bool isKernelFault(std::uint32_t kind) {
-  return kind >= SCGPU_ERROR_KIND_ILLEGAL_ADDRESS && kind <= SCGPU_ERROR_KIND_TIMEOUT;
+  return (kind >= SCGPU_ERROR_KIND_ILLEGAL_ADDRESS && kind <= SCGPU_ERROR_KIND_TIMEOUT) ||
+         kind == SCGPU_ERROR_KIND_PAGE_FAULT;
 }
 template <typename T> T load(const std::uint8_t* p) {
   T v;
@@ -104,6 +107,8 @@ std::uint32_t HostInterface::readRegister(std::uint32_t offset, bool* defined) {
       case SCGPU_CH_GP_PUT_OFFSET: return ch.gp_put;
       case SCGPU_CH_GP_GET_OFFSET: return ch.gp_get;
       case SCGPU_CH_CONTROL_OFFSET: return ch.control;
+      case SCGPU_CH_PAGE_TABLE_LO_OFFSET: return std::uint32_t(ch.page_table);
+      case SCGPU_CH_PAGE_TABLE_HI_OFFSET: return std::uint32_t(ch.page_table >> 32);
       case SCGPU_CH_STATUS_OFFSET: {
         std::uint32_t s = 0;
         if (!ch.have_entry && ch.gp_get == ch.gp_put && !ch.kernel) s |= SCGPU_CH_STATUS_IDLE_MASK;
@@ -125,7 +130,8 @@ std::uint32_t HostInterface::readRegister(std::uint32_t offset, bool* defined) {
     case SCGPU_REG_NUM_SMS: return identity_.num_sms;
     case SCGPU_REG_NUM_CHANNELS: return std::uint32_t(channels_.size());
     case SCGPU_REG_CAPS:
-      return (identity_.timing ? SCGPU_CAPS_TIMING_MASK : 0) | SCGPU_CAPS_COPY_2D_MASK | SCGPU_CAPS_SEM_TIMESTAMP_MASK;
+      return (identity_.timing ? SCGPU_CAPS_TIMING_MASK : 0) | SCGPU_CAPS_COPY_2D_MASK | SCGPU_CAPS_SEM_TIMESTAMP_MASK |
+             SCGPU_CAPS_MMU_MASK;
     case SCGPU_REG_MEM_SIZE_LO: return std::uint32_t(identity_.memory_bytes);
     case SCGPU_REG_MEM_SIZE_HI: return std::uint32_t(identity_.memory_bytes >> 32);
     case SCGPU_REG_CORE_CLOCK_MHZ: return std::uint32_t(std::lround(identity_.core_clock_mhz));
@@ -163,6 +169,7 @@ std::uint32_t HostInterface::readRegister(std::uint32_t offset, bool* defined) {
     case SCGPU_REG_ERR_LANE: return error_.lane;
     case SCGPU_REG_ERR_PC: return error_.pc;
     case SCGPU_REG_ERR_PTX_LINE: return error_.ptx_line;
+    case SCGPU_REG_ERR_MMU_FAULT: return error_.mmu_fault;
     case SCGPU_REG_ERR_CLEAR: return 0;
     default: *defined = false; return 0;
   }
@@ -178,6 +185,8 @@ bool HostInterface::writeRegister(std::uint32_t offset, std::uint32_t value) {
       case SCGPU_CH_GPFIFO_BASE_LO_OFFSET: ch.ring_base = (ch.ring_base & ~0xFFFFFFFFull) | value; return true;
       case SCGPU_CH_GPFIFO_BASE_HI_OFFSET: ch.ring_base = (ch.ring_base & 0xFFFFFFFFull) | std::uint64_t(value) << 32; return true;
       case SCGPU_CH_GPFIFO_ENTRIES_OFFSET: ch.ring_entries = value; return true;
+      case SCGPU_CH_PAGE_TABLE_LO_OFFSET: ch.page_table = (ch.page_table & ~0xFFFFFFFFull) | value; return true;
+      case SCGPU_CH_PAGE_TABLE_HI_OFFSET: ch.page_table = (ch.page_table & 0xFFFFFFFFull) | std::uint64_t(value) << 32; return true;
       case SCGPU_CH_GP_PUT_OFFSET:
         // New work is visible from now: an idle channel starts on it no earlier.
         ch.ready_ns = std::max(ch.ready_ns, now_ns_);
@@ -225,7 +234,7 @@ bool HostInterface::writeRegister(std::uint32_t offset, std::uint32_t value) {
     case SCGPU_REG_ERR_METHOD: case SCGPU_REG_ERR_WORD: case SCGPU_REG_ERR_ADDR_LO: case SCGPU_REG_ERR_ADDR_HI:
     case SCGPU_REG_ERR_MODULE: case SCGPU_REG_ERR_LAUNCH: case SCGPU_REG_ERR_BLOCK_X: case SCGPU_REG_ERR_BLOCK_Y:
     case SCGPU_REG_ERR_BLOCK_Z: case SCGPU_REG_ERR_WARP: case SCGPU_REG_ERR_LANE: case SCGPU_REG_ERR_PC:
-    case SCGPU_REG_ERR_PTX_LINE:
+    case SCGPU_REG_ERR_PTX_LINE: case SCGPU_REG_ERR_MMU_FAULT:
       return true;  // read-only: the write is dropped
     default: return false;
   }
@@ -358,6 +367,7 @@ void HostInterface::completeLaunch(std::uint32_t kernel, const LaunchOutcome& o,
       e.lane = o.lane;
       e.pc = o.pc;
       e.ptx_line = o.ptx_line;
+      e.mmu_fault = o.mmu_fault;
       stopChannel(c, e, o.message, ch.kernel_entry);
     }
     t_ = saved;
@@ -514,6 +524,7 @@ HostInterface::Step HostInterface::step(std::uint32_t c) {
                             ch.next_word, count, ch.buffer.size()));
     return Step::Empty;
   }
+  device_.setAddressSpace(ch.page_table);
   if (!execute(c, header, ch.buffer.data() + ch.next_word + 1, count)) {
     ch.waiting = !ch.error;
     ch.recheck = false;
@@ -538,7 +549,21 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
   const std::uint32_t method = header & SCGPU_CMD_METHOD_MASK;
   const std::uint32_t word = ch.next_word;
   auto bad = [&](std::uint32_t kind, std::uint64_t address, const std::string& what) {
-    stopChannel(c, kind, header, word, address, what);
+    ErrorInfo e;
+    e.kind = kind;
+    e.method = header;
+    e.word = word;
+    e.address = address;
+    PageFault pf;
+    std::string why = what;
+    // A device address that did not translate is a page fault at that (virtual) address.
+    if (kind == SCGPU_ERROR_KIND_BAD_ADDRESS && device_.takePageFault(&pf)) {
+      e.kind = SCGPU_ERROR_KIND_PAGE_FAULT;
+      e.address = pf.va;
+      e.mmu_fault = pf.mmu_fault;
+      why += fmt::format(" (page fault at 0x{:x})", pf.va);
+    }
+    stopChannel(c, e, why);
     return true;  // the command is done with (the channel stopped)
   };
   auto want = [&](std::uint32_t n, const char* name) {
@@ -604,6 +629,7 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
       if (!device_.read(desc, d, sizeof d))
         return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, desc, fmt::format("LAUNCH: the descriptor at 0x{:x} is not mapped", desc));
       LaunchRequest r;
+      r.page_table_root = ch.page_table;
       r.module_slot = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_MODULE_SLOT_OFFSET);
       const auto name_bytes = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_ENTRY_NAME_BYTES_OFFSET);
       const auto name_addr = load<std::uint64_t>(d + SCGPU_LAUNCH_DESC_ENTRY_NAME_ADDR_OFFSET);
@@ -733,6 +759,10 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
       // Commands of a channel run one after another, each to completion: everything before this
       // one has completed.
       want(SCGPU_METHOD_WAIT_FOR_IDLE_WORDS, "WAIT_FOR_IDLE");
+      return true;
+    case SCGPU_METHOD_MMU_INVALIDATE:
+      if (!want(SCGPU_METHOD_MMU_INVALIDATE_WORDS, "MMU_INVALIDATE")) return true;
+      device_.invalidateTranslations(ch.page_table);
       return true;
     case SCGPU_METHOD_INTERRUPT:
       if (!want(SCGPU_METHOD_INTERRUPT_WORDS, "INTERRUPT")) return true;

@@ -33,6 +33,7 @@ namespace scgpu::host {
 
 // A launch as LAUNCH_DESC describes it, read from device memory.
 struct LaunchRequest {
+  std::uint64_t page_table_root = 0;  // the channel's (0: physical addresses)
   std::uint32_t module_slot = 0;
   std::string entry;
   std::uint32_t grid[3] = {1, 1, 1};
@@ -50,13 +51,27 @@ struct LaunchOutcome {
   std::uint64_t address = 0;
   std::uint32_t block[3] = {0, 0, 0};
   std::uint32_t warp = 0, lane = 0, pc = 0, ptx_line = 0;
+  std::uint32_t mmu_fault = 0;  // page faults: ERR_MMU_FAULT
+};
+
+// A translation that failed on an access of a command (ERR_ADDR and ERR_MMU_FAULT).
+struct PageFault {
+  std::uint64_t va = 0;
+  std::uint32_t mmu_fault = 0;  // level | reason << 4 | write << 8
 };
 
 // The chip side of the host interface.
 class DevicePort {
  public:
   virtual ~DevicePort() = default;
-  // Device memory; false when any byte lies outside a mapping.
+  // The address space of the commands that follow: a channel's page-table root (0: addresses are
+  // physical). Device memory accesses below translate through it.
+  virtual void setAddressSpace(std::uint64_t root) = 0;
+  // Drops every translation of `root` the MMU holds (MMU_INVALIDATE).
+  virtual void invalidateTranslations(std::uint64_t root) = 0;
+  // After an access below failed: true (once) when a translation failed, with where.
+  virtual bool takePageFault(PageFault* fault) = 0;
+  // Device memory; false when any byte lies outside a mapping or its translation fails.
   virtual bool read(std::uint64_t addr, void* dst, std::uint64_t bytes) = 0;
   virtual bool write(std::uint64_t addr, const void* src, std::uint64_t bytes) = 0;
   virtual bool fill(std::uint64_t addr, std::uint8_t value, std::uint64_t bytes) = 0;
@@ -157,6 +172,7 @@ class HostInterface {
     std::uint32_t ring_entries = 0;
     std::uint32_t gp_put = 0, gp_get = 0;
     std::uint32_t control = 0;
+    std::uint64_t page_table = 0;  // CH_PAGE_TABLE: the root of its address space (0: none)
     std::uint32_t error = 0;
     std::uint32_t intr_payload = 0;
     bool waiting = false;   // on a SEM_ACQUIRE not yet satisfied
@@ -174,6 +190,7 @@ class HostInterface {
     std::uint32_t kind = 0, channel = 0, gp_entry = 0, method = 0, word = 0;
     std::uint64_t address = 0;
     std::uint32_t module = 0, launch = 0, block[3] = {0, 0, 0}, warp = 0, lane = 0, pc = 0, ptx_line = 0;
+    std::uint32_t mmu_fault = 0;
   };
   enum class Step { Progress, Blocked, Empty };
   // Copy engines, one per direction: host to device, device to host, within the device.
