@@ -330,7 +330,8 @@ Schema buildSchema() {
             "interconnect");
   b.choice("l2.impl", FIELD(l2.impl), {"model", "rtl", "cosim"},
            "the slices' tag/MSHR stage: model: C++; rtl: rtl/l2_tag_mshr.sv through Verilator; cosim: both, every "
-           "tag operation compared (a divergence stops the run with exit status 4)");
+           "tag operation compared (a divergence stops the run with exit status 4); slice J alone: l2[J].impl "
+           "(docs/rtl-cosim.md)");
 
   b.section("dram", "DRAM channels: `standard` picks a preset (memsys/dram_presets.cpp), its timings rescaled to "
                     "clocks.dram_clock_mhz; every other key overrides the preset");
@@ -369,7 +370,8 @@ Schema buildSchema() {
             "controller pipeline, in DRAM cycles, each way");
   b.choice("dram.impl", FIELD(dram.impl), {"model", "rtl", "cosim"},
            "the command scheduler of every channel: model: C++; rtl: rtl/dram_cmd_sched.sv through Verilator; "
-           "cosim: both, commands compared every DRAM cycle (a divergence stops the run with exit status 4)");
+           "cosim: both, commands compared every DRAM cycle (a divergence stops the run with exit status 4); "
+           "channel C alone: dram[C].impl (docs/rtl-cosim.md)");
   b.section("dram.timing", "DRAM timing parameters, in DRAM command-clock cycles (tCK = 1 / clocks.dram_clock_mhz)");
   const std::vector<std::pair<std::string, std::string>> timings{
       {"tRCD", "ACT to RD/WR"}, {"tRP", "PRE to ACT"}, {"tRAS", "ACT to PRE; at least tRCD"},
