@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <string>
 
 namespace scgpu {
@@ -21,6 +22,17 @@ void checkBlockImpl(const std::string& key, const std::string& impl, bool rtl_av
 std::string cosimWaveformStem(const std::string& instance, const std::string& when);
 inline std::string cosimWaveformStem(const std::string& instance, std::uint64_t cycle) {
   return cosimWaveformStem(instance, "cycle" + std::to_string(cycle));
+}
+
+// rtl-verif: the report's lines about a divergence's waveform: rtl.writeWaveform(stem), or, when
+// writing it fails, a line saying why (reported in its place, not instead of the divergence).
+template <typename Rtl>
+std::string cosimWaveform(Rtl& rtl, const std::string& stem) {
+  try {
+    return rtl.writeWaveform(stem);
+  } catch (const std::exception& e) {
+    return "  waveform: not written: " + std::string(e.what()) + "\n";
+  }
 }
 
 // The last `capacity` transactions of one block instance, oldest first.

@@ -153,8 +153,8 @@ Crossbar::Crossbar(const CrossbarParams& params, std::uint32_t sm_ports, std::ui
     n->latency = params.latency_cycles;
   }
   const bool rr = params.arbitration == "round_robin";
-  req_.arbiter = makeCrossbarArbiter(params.impl, ArbiterParams{sm_ports, l2_ports, rr}, name + ".request_arbiter");
-  rsp_.arbiter = makeCrossbarArbiter(params.impl, ArbiterParams{l2_ports, sm_ports, rr}, name + ".response_arbiter");
+  req_.arbiter = makeCrossbarArbiter(params.requestImpl(), ArbiterParams{sm_ports, l2_ports, rr}, name + ".request_arbiter");
+  rsp_.arbiter = makeCrossbarArbiter(params.responseImpl(), ArbiterParams{l2_ports, sm_ports, rr}, name + ".response_arbiter");
   auto c = [&](const std::string& n, const char* d) { return stats.counter(name + "." + n, d); };
   req_.flits_switched = c("request_flits", "flits switched on the request network");
   rsp_.flits_switched = c("response_flits", "flits switched on the response network");

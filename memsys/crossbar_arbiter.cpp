@@ -31,9 +31,12 @@ ArbiterFactory& rtlArbiterFactory() {
 class CosimArbiter : public CrossbarArbiter {
  public:
   CosimArbiter(std::unique_ptr<CrossbarArbiter> model, std::unique_ptr<CrossbarArbiter> rtl, std::string instance)
-      : model_(std::move(model)), rtl_(std::move(rtl)), instance_(std::move(instance)) {}
+      : model_(std::move(model)), rtl_(std::move(rtl)), instance_(std::move(instance)) {
+    rtl_->keepWaveform();
+  }
   std::uint32_t grant(std::uint32_t output, const std::vector<std::uint64_t>& requests, std::uint64_t cycle) override {
     const std::uint32_t want = model_->grant(output, requests, cycle);
+    rtl_->expect(want);
     const std::uint32_t got = rtl_->grant(output, requests, cycle);
     auto text = [](std::uint32_t i) { return i == kNone ? std::string("none") : fmt::format("input {}", i); };
     std::string reqs;
@@ -43,8 +46,9 @@ class CosimArbiter : public CrossbarArbiter {
     if (want != got && divergence_.empty()) {
       divergence_ = fmt::format("RTL and model differ at cycle {} in {} (rtl/xbar_arbiter.sv), port gnt of output {}: "
                                 "expected (model) {}, got (RTL) {}\n  requesting inputs:{}\n  the instance's last {} "
-                                "operations:\n{}",
-                                cycle, instance_, output, text(want), text(got), reqs, history_.size(), history_.text());
+                                "operations:\n{}{}",
+                                cycle, instance_, output, text(want), text(got), reqs, history_.size(), history_.text(),
+                                cosimWaveform(*rtl_, cosimWaveformStem(instance_, cycle)));
     }
     history_.remember(fmt::format("cycle {}: output {} requests:{} -> {}", cycle, output, reqs, text(want)));
     return want;

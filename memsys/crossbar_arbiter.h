@@ -30,6 +30,14 @@ class CrossbarArbiter {
   virtual void done(std::uint32_t output, std::uint32_t input) = 0;
   // Co-simulation: the first grant on which the RTL differed from the model (null otherwise).
   virtual const std::string* divergence() const { return nullptr; }
+  // rtl-verif, used by cosim only (an implementation that keeps no waveform ignores them):
+  // keepWaveform() asks the RTL to keep the window of its last cycles from now on; expect() gives
+  // it the model's answer to the grant about to be made, for the waveform's model side;
+  // writeWaveform() writes the window (stem.fst, stem.gtkw) and returns the report's lines about
+  // it ("" when it keeps none).
+  virtual void keepWaveform() {}
+  virtual void expect(std::uint32_t /*model_grant*/) {}
+  virtual std::string writeWaveform(const std::string& /*stem*/) { return ""; }
 };
 
 // The C++ model: a round-robin pointer per output (the input after the last one served).

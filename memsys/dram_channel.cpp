@@ -67,7 +67,7 @@ DramChannel::DramChannel(const DramParams& p, std::uint32_t index, StatsRegistry
   ctrl_ = p.controller_latency_cycles;
   capacity_[0] = p.read_queue_entries;
   capacity_[1] = p.write_queue_entries;
-  sched_ = makeDramScheduler(p.impl, DramSchedParams::from(p), name + ".scheduler");
+  sched_ = makeDramScheduler(p.implOf(index), DramSchedParams::from(p), name + ".scheduler");
 
   auto c = [&](const char* n, const char* d) { return stats.counter(name + "." + n, d); };
   reads_ = c("reads", "RD commands (column reads of access_bytes each)");

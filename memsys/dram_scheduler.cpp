@@ -410,7 +410,9 @@ std::string commandText(const DramSchedCommand& c) {
 class CosimDramScheduler : public DramScheduler {
  public:
   CosimDramScheduler(std::unique_ptr<DramScheduler> model, std::unique_ptr<DramScheduler> rtl, std::string instance)
-      : model_(std::move(model)), rtl_(std::move(rtl)), instance_(std::move(instance)) {}
+      : model_(std::move(model)), rtl_(std::move(rtl)), instance_(std::move(instance)) {
+    rtl_->keepWaveform();
+  }
   void enqueue(const DramSchedRequest& r) override {
     model_->enqueue(r);
     rtl_->enqueue(r);
@@ -419,13 +421,14 @@ class CosimDramScheduler : public DramScheduler {
   }
   DramSchedCommand step(std::uint64_t t) override {
     const DramSchedCommand want = model_->step(t);
+    rtl_->expect(want);
     const DramSchedCommand got = rtl_->step(t);
     if (want != got && divergence_.empty())
       divergence_ = fmt::format("RTL and model differ at cycle {} in {} (rtl/dram_cmd_sched.sv), port cmd: expected "
                                 "(model) {}, got (RTL) {}\n  the instance's last {} commands:\n{}  and its last {} "
-                                "bursts enqueued:\n{}",
+                                "bursts enqueued:\n{}{}",
                                 t, instance_, commandText(want), commandText(got), issued_.size(), issued_.text(),
-                                enqueued_.size(), enqueued_.text());
+                                enqueued_.size(), enqueued_.text(), cosimWaveform(*rtl_, cosimWaveformStem(instance_, t)));
     if (want.kind != DramSchedCommand::None) issued_.remember(fmt::format("cycle {}: {}", t, commandText(want)));
     return want;
   }

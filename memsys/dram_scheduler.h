@@ -75,6 +75,14 @@ class DramScheduler {
   virtual std::uint64_t wake() const = 0;
   // Co-simulation: the first cycle on which the RTL's command differed from the model's.
   virtual const std::string* divergence() const { return nullptr; }
+  // rtl-verif, used by cosim only (an implementation that keeps no waveform ignores them):
+  // keepWaveform() asks the RTL to keep the window of its last cycles from now on; expect() gives
+  // it the model's answer to the step about to be made, for the waveform's model side;
+  // writeWaveform() writes the window (stem.fst, stem.gtkw) and returns the report's lines about
+  // it ("" when it keeps none).
+  virtual void keepWaveform() {}
+  virtual void expect(const DramSchedCommand& /*model_command*/) {}
+  virtual std::string writeWaveform(const std::string& /*stem*/) { return ""; }
 };
 
 // The RTL implementation's factory, registered by rtl/ when it is linked in. Throws

@@ -8,9 +8,9 @@
 namespace scgpu::memsys {
 namespace {
 
-std::unique_ptr<L2TagMshr> makeTags(const L2Params& p, const std::string& name) {
+std::unique_ptr<L2TagMshr> makeTags(const L2Params& p, std::uint32_t index, const std::string& name) {
   try {
-    return makeL2TagMshr(p.impl, L2TagParams{p.cache}, name + ".tags");
+    return makeL2TagMshr(p.implOf(index), L2TagParams{p.cache}, name + ".tags");
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(name + ": " + e.what());
   }
@@ -21,7 +21,7 @@ std::unique_ptr<L2TagMshr> makeTags(const L2Params& p, const std::string& name) 
 L2Slice::L2Slice(const L2Params& params, std::uint32_t index, StatsRegistry& stats, const std::string& name)
     : params_(params),
       index_(index),
-      tags_(makeTags(params, name)),
+      tags_(makeTags(params, index, name)),
       write_back_(params.cache.write_policy == "write_back"),
       allocate_on_write_(params.cache.allocate_on_write),
       line_bytes_(params.cache.line_bytes),

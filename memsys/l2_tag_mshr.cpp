@@ -57,15 +57,19 @@ std::string firstDifference(const L2TagResult& a, const L2TagResult& b) {
 class CosimL2TagMshr : public L2TagMshr {
  public:
   CosimL2TagMshr(std::unique_ptr<L2TagMshr> model, std::unique_ptr<L2TagMshr> rtl, std::string instance)
-      : model_(std::move(model)), rtl_(std::move(rtl)), instance_(std::move(instance)) {}
+      : model_(std::move(model)), rtl_(std::move(rtl)), instance_(std::move(instance)) {
+    rtl_->keepWaveform();
+  }
   L2TagResult operate(const L2TagRequest& req, std::uint64_t cycle) override {
     const L2TagResult want = model_->operate(req, cycle);
+    rtl_->expect(want);
     const L2TagResult got = rtl_->operate(req, cycle);
     if (want != got && divergence_.empty())
       divergence_ = fmt::format("RTL and model differ at cycle {} in {} (rtl/l2_tag_mshr.sv), port {}\n  operation: {}\n"
-                                "  model: {}\n  RTL:   {}\n  the instance's last {} operations:\n{}",
+                                "  model: {}\n  RTL:   {}\n  the instance's last {} operations:\n{}{}",
                                 cycle, instance_, firstDifference(want, got), text(req), text(want), text(got),
-                                history_.size(), history_.text());
+                                history_.size(), history_.text(),
+                                cosimWaveform(*rtl_, cosimWaveformStem(instance_, cycle)));
     history_.remember(fmt::format("cycle {}: {} -> {}", cycle, text(req), text(want)));
     return want;
   }

@@ -74,6 +74,14 @@ class L2TagMshr {
   virtual L2TagResult operate(const L2TagRequest& req, std::uint64_t cycle) = 0;
   // Co-simulation: the first operation on which the RTL differed from the model (null otherwise).
   virtual const std::string* divergence() const { return nullptr; }
+  // rtl-verif, used by cosim only (an implementation that keeps no waveform ignores them):
+  // keepWaveform() asks the RTL to keep the window of its last cycles from now on; expect() gives
+  // it the model's answer to the operation about to be made, for the waveform's model side;
+  // writeWaveform() writes the window (stem.fst, stem.gtkw) and returns the report's lines about
+  // it ("" when it keeps none).
+  virtual void keepWaveform() {}
+  virtual void expect(const L2TagResult& /*model_result*/) {}
+  virtual std::string writeWaveform(const std::string& /*stem*/) { return ""; }
 };
 
 // The C++ model: SectorCache for the tags, an indexed MSHR table beside it.

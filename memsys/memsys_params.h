@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace scgpu {
@@ -28,6 +29,11 @@ struct CrossbarParams {
   std::string arbitration = "round_robin";       // round_robin | fixed_priority
   std::uint32_t request_header_bytes = 8;        // a read request's size on the wire
   std::string impl = "model";                    // switch allocators: model | rtl | cosim (docs/rtl-cosim.md)
+  // Each network's allocator alone (`crossbar.request.impl`, `crossbar.response.impl`); empty: as
+  // `impl` (the config check fills them in, so the effective config shows what is built).
+  std::string request_impl, response_impl;
+  const std::string& requestImpl() const { return request_impl.empty() ? impl : request_impl; }
+  const std::string& responseImpl() const { return response_impl.empty() ? impl : response_impl; }
 };
 
 struct L2Params {
@@ -39,6 +45,12 @@ struct L2Params {
   std::string hash = "xor";                      // linear | xor
   std::uint32_t interleave_bytes = 256;          // consecutive bytes mapped to one slice
   std::string impl = "model";                    // tag/MSHR stage: model | rtl | cosim (docs/rtl-cosim.md)
+  // Per-instance choices (`l2[3].impl`: slice 3's tag/MSHR stage), by slice; `impl` for the rest.
+  std::map<std::uint32_t, std::string> impl_of;
+  const std::string& implOf(std::uint32_t slice) const {
+    auto it = impl_of.find(slice);
+    return it == impl_of.end() ? impl : it->second;
+  }
 };
 
 struct DramTimingParams {
@@ -71,6 +83,12 @@ struct DramParams {
   std::uint32_t channel_interleave_bytes = 256;
   std::uint32_t controller_latency_cycles = 4;   // queueing pipeline, in DRAM cycles, each way
   std::string impl = "model";                    // command scheduler: model | rtl | cosim (docs/rtl-cosim.md)
+  // Per-instance choices (`dram[3].impl`: channel 3's command scheduler), by channel; `impl` for the rest.
+  std::map<std::uint32_t, std::string> impl_of;
+  const std::string& implOf(std::uint32_t channel) const {
+    auto it = impl_of.find(channel);
+    return it == impl_of.end() ? impl : it->second;
+  }
   DramTimingParams timing;
 };
 

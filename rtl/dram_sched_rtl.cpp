@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "Vdram_cmd_sched.h"
+#include "Vdram_cmd_sched_wave.h"
 #include "rtl/dram_sched_transactor.h"
 #include "rtl/rtl_params.h"
 
@@ -51,7 +52,7 @@ std::unique_ptr<memsys::DramScheduler> makeRtlDramScheduler(const memsys::DramSc
       refuse(fmt::format("dram.timing: {} = {} cycles, but the RTL scheduler (rtl/dram_cmd_sched.sv) was built "
                          "with TIME_BITS = {} (at most {})",
                          name, v, kDramTimeBits, limit));
-  return std::make_unique<DramSchedTransactor<Vdram_cmd_sched>>(p, instance);
+  return std::make_unique<DramSchedTransactor<Vdram_cmd_sched, Vdram_cmd_sched_wave>>(p, instance);
 }
 
 }  // namespace scgpu::rtl

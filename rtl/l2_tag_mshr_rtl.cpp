@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "Vl2_tag_mshr.h"
+#include "Vl2_tag_mshr_wave.h"
 #include "rtl/rtl_params.h"
 #include "rtl/l2_tag_transactor.h"
 
@@ -38,7 +39,7 @@ std::unique_ptr<memsys::L2TagMshr> makeRtlL2TagMshr(const memsys::L2TagParams& p
   if (c.mshr_max_merge > kL2MshrMerge) refuse("l2.cache.mshr_max_merge", c.mshr_max_merge, "MERGE", kL2MshrMerge);
   if (64 - log2u(c.line_bytes) > kL2LineBits)
     refuse("64 - log2(l2.cache.line_bytes), the line-number bits,", 64 - log2u(c.line_bytes), "LINE_W", kL2LineBits);
-  return std::make_unique<L2TagTransactor<Vl2_tag_mshr>>(p, sets);
+  return std::make_unique<L2TagTransactor<Vl2_tag_mshr, Vl2_tag_mshr_wave>>(p, sets);
 }
 
 }  // namespace scgpu::rtl

@@ -15,7 +15,9 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rtl/verilated_block.h"
@@ -100,6 +102,69 @@ class WaveWindow {
   VerilatedBlock<WaveModel> lag_;
   std::deque<Pins> ring_;
   std::uint64_t lag_cycles_ = 0;
+};
+
+// What a transactor keeps for its divergence waveform, whatever the block: the block's first
+// `reset_cycles` cycles are always kept (the cosim wrapper asks for the window only once the
+// transactor, which resets its block when it is built, exists), then, from keep() on, the window.
+// Cycles are counted from the live block's first: record() is called once per live clock edge,
+// before it, with that cycle's pins; markMismatch() before the record() of the cycle on which the
+// RTL's output first differs from the model's puts the marker there.
+template <typename WaveModel, typename Pins>
+class WaveRecorder {
+ public:
+  static constexpr bool kEnabled = true;
+  WaveRecorder(std::size_t window_cycles, std::size_t reset_cycles)
+      : window_cycles_(window_cycles), reset_cycles_(reset_cycles) {}
+  void keep() {
+    if (window_) return;
+    window_ = std::make_unique<WaveWindow<WaveModel, Pins>>(window_cycles_);
+    for (const Pins& p : before_) window_->push(p);
+    before_.clear();
+  }
+  // Whether the next cycle's pins are wanted (the caller may skip building them otherwise).
+  bool wants() const { return window_ || before_.size() < reset_cycles_; }
+  bool keeping() const { return bool(window_); }
+  void record(const Pins& p) {
+    if (window_) window_->push(p);
+    else if (before_.size() < reset_cycles_) before_.push_back(p);
+    ++recorded_;
+  }
+  void markMismatch() {
+    if (window_ && !mismatch_) mismatch_ = recorded_;
+  }
+  // Writes the window to stem.fst and stem.gtkw; returns the first and last cycle it holds, or
+  // nothing when no window is kept.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> write(const std::string& stem,
+                                                               const std::vector<WaveSignal>& signals) {
+    if (!window_ || window_->size() == 0) return std::nullopt;
+    const std::uint64_t first = window_->firstCycle(), n = window_->size();
+    window_->write(stem, signals, mismatch_ ? *mismatch_ : first + n, mismatch_.has_value());
+    return std::pair{first, first + n - 1};
+  }
+
+ private:
+  std::size_t window_cycles_, reset_cycles_;
+  std::unique_ptr<WaveWindow<WaveModel, Pins>> window_;
+  std::vector<Pins> before_;
+  std::uint64_t recorded_ = 0;
+  std::optional<std::uint64_t> mismatch_;
+};
+
+// No waveform build (WaveModel void): nothing is kept.
+template <typename Pins>
+class WaveRecorder<void, Pins> {
+ public:
+  static constexpr bool kEnabled = false;
+  WaveRecorder(std::size_t, std::size_t) {}
+  void keep() {}
+  bool wants() const { return false; }
+  bool keeping() const { return false; }
+  void record(const Pins&) {}
+  void markMismatch() {}
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> write(const std::string&, const std::vector<WaveSignal>&) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace scgpu::rtl

@@ -59,7 +59,14 @@ module xbar_arbiter #(
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) ptr_q <= '0;
-    else if (done_valid && ROUND_ROBIN != 0) ptr_q[done_out*InBits +: InBits] <= done_in + 1'b1;
+    else if (done_valid && ROUND_ROBIN != 0)
+`ifdef SCGPU_PLANTED_BUG
+      // A deliberate bug for the co-simulation tests (built only into a test copy of the block):
+      // the pointer stays on the input just served, which then wins again over every other one.
+      ptr_q[done_out*InBits +: InBits] <= done_in;
+`else
+      ptr_q[done_out*InBits +: InBits] <= done_in + 1'b1;
+`endif
   end
 
 `ifdef FORMAL

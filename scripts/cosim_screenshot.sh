@@ -2,17 +2,26 @@
 # Regenerates docs/img/cosim_divergence.png, the GTKWave screenshot of a co-simulation divergence
 # in docs/rtl-cosim.md, headless (as scripts/waveform_screenshots.sh does for docs/waveforms.md).
 #
-#   scripts/cosim_screenshot.sh [BUILD_DIR] [OUT_DIR]
+#   scripts/cosim_screenshot.sh [BUILD_DIR] [OUT_DIR] [BLOCK]
 #
 # BUILD_DIR (default: build) must hold a built testbench/scgpu_tests (with the RTL blocks). The
-# divergence is the planted bug's (the test RtlCoalescer.DivergenceStopsTheRunWithExitStatus4:
-# saxpy on tiny with a buggy copy of the coalescer in cosim), whose FST and .gtkw land in a scratch
-# directory ($SCGPU_COSIM_WAVE_DIR); GTKWave opens the .gtkw on a private Xvfb server, zooms to the
-# cycles before the marker (the divergence), grabs its window and quits. Needs gtkwave and xvfb.
+# divergence is a planted bug's in saxpy on tiny, from the block's DivergenceStopsTheRunWithExitStatus4
+# test (BLOCK: coalescer, the default, writing cosim_divergence.png; crossbar, l2 or dram, writing
+# cosim_divergence_BLOCK.png), whose FST and .gtkw land in a scratch directory
+# ($SCGPU_COSIM_WAVE_DIR); GTKWave opens the .gtkw on a private Xvfb server, zooms to the cycles
+# before the marker (the divergence), grabs its window and quits. Needs gtkwave and xvfb.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${1:-$ROOT/build}"
 OUT="${2:-$ROOT/docs/img}"
+BLOCK="${3:-coalescer}"
+case "$BLOCK" in
+  coalescer) TEST=RtlCoalescer.DivergenceStopsTheRunWithExitStatus4; NAME=cosim_divergence.png ;;
+  crossbar) TEST=RtlXbarArbiterCosim.DivergenceStopsTheRunWithExitStatus4; NAME=cosim_divergence_crossbar.png ;;
+  l2) TEST=RtlL2TagCosim.DivergenceStopsTheRunWithExitStatus4; NAME=cosim_divergence_l2.png ;;
+  dram) TEST=RtlDramSchedCosim.DivergenceStopsTheRunWithExitStatus4; NAME=cosim_divergence_dram.png ;;
+  *) echo "cosim_screenshot: unknown block '$BLOCK' (coalescer, crossbar, l2, dram)" >&2; exit 2 ;;
+esac
 TESTS="$BUILD/testbench/scgpu_tests"
 WIDTH=1500
 HEIGHT=900
@@ -29,7 +38,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The divergence, with its waveform.
-SCGPU_COSIM_WAVE_DIR="$WORK" "$TESTS" --gtest_filter='RtlCoalescer.DivergenceStopsTheRunWithExitStatus4' \
+SCGPU_COSIM_WAVE_DIR="$WORK" "$TESTS" --gtest_filter="$TEST" \
   > "$WORK/test.log" 2>&1 || { cat "$WORK/test.log" >&2; die "the divergence test failed"; }
 gtkw="$(ls "$WORK"/cosim_*.gtkw 2>/dev/null | head -1)"
 [ -n "$gtkw" ] || die "the test wrote no .gtkw into $WORK"
@@ -62,5 +71,5 @@ EOF
   -S "$WORK/shot.tcl" "$gtkw" > "$WORK/gtkwave.log" 2>&1) || true
 [ -s "$png" ] || { cat "$WORK/gtkwave.log" >&2; die "gtkwave produced no screenshot"; }
 mkdir -p "$OUT"
-cp "$png" "$OUT/cosim_divergence.png"
-echo "wrote $OUT/cosim_divergence.png (window $from..$to ps, marker $marker ps)"
+cp "$png" "$OUT/$NAME"
+echo "wrote $OUT/$NAME (window $from..$to ps, marker $marker ps)"

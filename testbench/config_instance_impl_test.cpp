@@ -1,9 +1,12 @@
 // Per-instance block implementations (docs/rtl-cosim.md): `sm[N].scheduler.impl` and
-// `sm[N].coalescer.impl` choose model, rtl or cosim for SM N alone, from YAML or --set; a wrong
-// block, impl or index is an error at its file:line:col (or --set text); the effective config
-// keeps them. The choices that need the RTL are checked only where it is linked in.
+// `sm[N].coalescer.impl` choose model, rtl or cosim for SM N alone, `l2[J].impl` for slice J's
+// tag/MSHR stage, `dram[C].impl` for channel C's command scheduler, and `crossbar.request.impl` /
+// `crossbar.response.impl` for one network's switch allocator, from YAML or --set; a wrong block,
+// impl or index is an error at its file:line:col (or --set text); the effective config keeps them.
+// The choices that need the RTL are checked only where it is linked in.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -64,7 +67,86 @@ TEST(ConfigInstanceImpl, ErrorsNameTheirPosition) {
             "--set 'sm[1].coalescer=rtl': error: key 'sm[1].coalescer': expected a mapping with 'impl', got 'rtl'");
 }
 
+TEST(ConfigInstanceImpl, SlicesAndChannelsFromYamlAndSet) {
+  // hopper: 80 slices, 160 channels (model needs no RTL, so this holds in every build).
+  const GpuConfig c = GpuConfig::fromString("extends: hopper\nl2[79]:\n  impl: model\ndram[3]: {impl: model}\n",
+                                            "test.yaml", {"dram[159].impl=model", "l2[0].impl=model"});
+  const GpuParams& p = c.params();
+  EXPECT_EQ(p.l2.impl_of, (std::map<std::uint32_t, std::string>{{0, "model"}, {79, "model"}}));
+  EXPECT_EQ(p.dram.impl_of, (std::map<std::uint32_t, std::string>{{3, "model"}, {159, "model"}}));
+  EXPECT_EQ(p.l2.implOf(5), p.l2.impl);
+  const std::string dump = c.dump();
+  EXPECT_NE(dump.find("l2[79]:"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("dram[159]:"), std::string::npos) << dump;
+  const GpuConfig again = GpuConfig::fromString(dump, "dump.yaml");
+  EXPECT_EQ(again.params().l2.impl_of, p.l2.impl_of);
+  EXPECT_EQ(again.params().dram.impl_of, p.dram.impl_of);
+}
+
+TEST(ConfigInstanceImpl, SliceAndChannelErrorsNameTheirPosition) {
+  // tiny has 2 slices and 1 channel.
+  EXPECT_EQ(errorOf("extends: tiny\n", {"l2[2].impl=model"}),
+            "--set 'l2[2].impl=model': error: key 'l2[2].impl': L2 slice index 2 is out of range: l2.slices is 2 "
+            "(l2[0] .. l2[1])");
+  EXPECT_EQ(errorOf("extends: tiny\ndram[1]:\n  impl: model\n"),
+            "test.yaml:2:1: error: key 'dram[1].impl': DRAM channel index 1 is out of range: dram.channels is 1 "
+            "(dram[0] .. dram[0])");
+  EXPECT_EQ(errorOf("extends: tiny\nl2[1]:\n  impl: rtll\n"),
+            "test.yaml:3:9: error: key 'l2[1].impl': expected one of model, rtl, cosim; got 'rtll' (did you mean "
+            "'rtl'?)");
+  EXPECT_EQ(errorOf("extends: tiny\n", {"dram[0].impl=cosmi"}),
+            "--set 'dram[0].impl=cosmi': error: key 'dram[0].impl': expected one of model, rtl, cosim; got 'cosmi'");
+  EXPECT_EQ(errorOf("extends: tiny\nl2[0]:\n  cache:\n    impl: rtl\n"),
+            "test.yaml:3:3: error: unknown key 'l2[0].cache' (only 'impl' can be set per instance; the L2 slice's "
+            "other keys are those of 'l2')");
+  EXPECT_EQ(errorOf("extends: tiny\n", {"dram[-1].impl=rtl"}),
+            "--set 'dram[-1].impl=rtl': error: key 'dram[-1]': the DRAM channel index must be a non-negative integer, "
+            "got '-1'");
+  EXPECT_EQ(errorOf("extends: tiny\n", {"l2[0]=rtl"}),
+            "--set 'l2[0]=rtl': error: key 'l2[0]': expected a mapping with 'impl', got 'rtl'");
+}
+
+TEST(ConfigInstanceImpl, EachCrossbarNetworkFollowsCrossbarImplUnlessSet) {
+  const GpuParams a = GpuConfig::fromString("extends: tiny\n", "test.yaml").params();
+  EXPECT_EQ(a.crossbar.request_impl, "model");
+  EXPECT_EQ(a.crossbar.response_impl, "model");
+  EXPECT_EQ(errorOf("extends: tiny\ncrossbar:\n  request:\n    impl: rtll\n"),
+            "test.yaml:4:11: error: key 'crossbar.request.impl': expected one of model, rtl, cosim; got 'rtll' "
+            "(did you mean 'rtl'?)");
+  EXPECT_EQ(errorOf("extends: tiny\ncrossbar:\n  responce:\n    impl: rtl\n"),
+            "test.yaml:3:3: error: unknown key 'crossbar.responce'; did you mean 'response'?");
+}
+
 #ifdef SCGPU_HAVE_RTL
+TEST(ConfigInstanceImpl, RtlForOneSliceChannelOrNetwork) {
+  const GpuConfig c = GpuConfig::loadDefault(
+      {"l2[1].impl=cosim", "dram[0].impl=rtl", "crossbar.impl=rtl", "crossbar.response.impl=cosim"});
+  const GpuParams& p = c.params();
+  EXPECT_EQ(p.l2.implOf(1), "cosim");
+  EXPECT_EQ(p.l2.implOf(0), "model");
+  EXPECT_EQ(p.dram.implOf(0), "rtl");
+  // The request network follows crossbar.impl; the response network has its own.
+  EXPECT_EQ(p.crossbar.request_impl, "rtl");
+  EXPECT_EQ(p.crossbar.response_impl, "cosim");
+  // A geometry the RTL cannot hold is reported at the per-instance key.
+  EXPECT_EQ(errorOf("extends: tiny\nl2:\n  cache: {associativity: 64, size_bytes: 1048576}\nl2[1]:\n  impl: rtl\n")
+                .rfind("test.yaml:5:9: error: key 'l2[1].impl': gpu.l2.tags: l2.cache.associativity = 64, but the RTL "
+                       "tag/MSHR stage",
+                       0),
+            0u);
+  EXPECT_EQ(errorOf("extends: tiny\ndram: {read_queue_entries: 128}\ndram[0]:\n  impl: cosim\n")
+                .rfind("test.yaml:4:9: error: key 'dram[0].impl': gpu.dram.scheduler: dram.read_queue_entries = 128, "
+                       "but the RTL scheduler",
+                       0),
+            0u);
+  // More slices than the RTL allocator has ports: the response network's own key is blamed.
+  EXPECT_EQ(errorOf("extends: tiny\n", {"l2.slices=512", "crossbar.response.impl=rtl"})
+                .rfind("--set 'crossbar.response.impl=rtl': error: key 'crossbar.response.impl': gpu.xbar.response_arbiter: "
+                       "512 inputs",
+                       0),
+            0u);
+}
+
 TEST(ConfigInstanceImpl, RtlAndCosimForOneSm) {
   const GpuConfig c = GpuConfig::loadDefault({"sm[1].scheduler.impl=cosim", "sm[0].coalescer.impl=rtl"});
   const SmParams& sm = c.params().sm;

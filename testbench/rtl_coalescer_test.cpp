@@ -166,27 +166,7 @@ TEST(RtlCoalescer, PinLevelIdleCyclesAndBackPressure) {
   EXPECT_GT(idles, 0u);
 }
 
-// Divergence waveforms go to a scratch directory for the test's duration, unless the caller set
-// SCGPU_COSIM_WAVE_DIR (then they stay there).
-class ScratchWaveDir {
- public:
-  ScratchWaveDir()
-      : own_(!std::getenv("SCGPU_COSIM_WAVE_DIR")),
-        dir_(std::filesystem::temp_directory_path() / ("scgpu_cosim_wave_" + std::to_string(::getpid()))) {
-    if (!own_) return;
-    std::filesystem::create_directories(dir_);
-    ::setenv("SCGPU_COSIM_WAVE_DIR", dir_.c_str(), 1);
-  }
-  ~ScratchWaveDir() {
-    if (!own_) return;
-    std::filesystem::remove_all(dir_);
-    ::unsetenv("SCGPU_COSIM_WAVE_DIR");
-  }
-
- private:
-  bool own_;
-  std::filesystem::path dir_;
-};
+using scgpu::testing::ScratchWaveDir;
 
 // A copy of the RTL with a planted bug (a line touched in sectors 0 and 3 loses sector 3) behind
 // the cosim boundary: the first access that triggers it is reported with its cycle and port.

@@ -17,12 +17,14 @@
 #include <vector>
 
 #include "Vdram_cmd_sched_planted_bug.h"
+#include "Vdram_cmd_sched_planted_bug_wave.h"
 #include "app/cli.h"
 #include "kernels/workload.h"
 #include "memsys/dram_presets.h"
 #include "memsys/dram_scheduler.h"
 #include "rtl/dram_sched_rtl.h"
 #include "rtl/dram_sched_transactor.h"
+#include "rtl_wave_check.h"
 #include "tlm/gpu_config.h"
 
 namespace {
@@ -314,13 +316,17 @@ INSTANTIATE_TEST_SUITE_P(Channels, RtlDramSched, ::testing::ValuesIn(cases()),
 
 // A copy of the RTL with a planted bug (reads ignore tRCD) behind the cosim boundary: the report
 // names the first cycle on which that copy, run alone beside the model, issues another command.
+// It comes with the waveform of the edges before it (rtl-verif).
 TEST(RtlDramSchedCosim, ReportsThePlantedBugAtTheRightCycleAndPort) {
+  const scgpu::testing::ScratchWaveDir scratch;
   using Buggy = rtl::DramSchedTransactor<Vdram_cmd_sched_planted_bug>;
   registerRtlDramScheduler([](const DramSchedParams& p, const std::string& instance) {
-    return std::make_unique<Buggy>(p, instance);
+    return std::make_unique<rtl::DramSchedTransactor<Vdram_cmd_sched_planted_bug, Vdram_cmd_sched_planted_bug_wave>>(
+        p, instance);
   });
   const DramSchedParams p = tight();
   auto cosim = makeDramScheduler("cosim", p, "gpu.dram[2].scheduler");
+  registerRtlDramScheduler(rtl::makeRtlDramScheduler);
   auto model = makeModelDramScheduler(p);
   Buggy buggy(p, "reference");
   std::mt19937_64 rng(11);
@@ -356,6 +362,10 @@ TEST(RtlDramSchedCosim, ReportsThePlantedBugAtTheRightCycleAndPort) {
     EXPECT_NE(m.find("last 1 commands:\n    cycle"), std::string::npos) << m;  // the instance's history
     EXPECT_NE(m.find("bursts enqueued:\n    tag 0: read bank"), std::string::npos) << m;
     EXPECT_EQ(got.kind, Cmd::Rd) << "the planted bug issues a read early";
+    scgpu::testing::expectDivergenceWaveform(
+        m, (scratch.dir() / ("cosim_gpu_dram_2_scheduler_cycle" + std::to_string(t))).string(),
+        "TOP.dram_cmd_sched_wave.",
+        {"dut.col_ok", "dut.act_ok", "dut.bus_q", "cmd_kind", "model_kind", "model_cycle", "enq_bank"});
     std::printf("%s\n", m.c_str());
     return;
   }
@@ -364,19 +374,26 @@ TEST(RtlDramSchedCosim, ReportsThePlantedBugAtTheRightCycleAndPort) {
 
 // End to end: a workload with the buggy copy in cosim stops with the divergence as its fault, and
 // the command line's exit status for it is 4.
+// With two channels and only channel 1 co-simulated (`dram[1].impl`, per instance), the report
+// names that channel.
 TEST(RtlDramSchedCosim, DivergenceStopsTheRunWithExitStatus4) {
+  const scgpu::testing::ScratchWaveDir scratch;
   registerRtlDramScheduler([](const DramSchedParams& p, const std::string& instance) {
-    return std::make_unique<rtl::DramSchedTransactor<Vdram_cmd_sched_planted_bug>>(p, instance);
+    return std::make_unique<rtl::DramSchedTransactor<Vdram_cmd_sched_planted_bug, Vdram_cmd_sched_planted_bug_wave>>(
+        p, instance);
   });
-  driver::Runtime rt(GpuConfig::loadDefault({"dram.impl=cosim"}), driver::Mode::Timing);
+  driver::Runtime rt(GpuConfig::loadDefault({"dram.channels=2", "dram[1].impl=cosim"}), driver::Mode::Timing);
+  registerRtlDramScheduler(rtl::makeRtlDramScheduler);
   const kernels::Workload* w = kernels::findWorkload("saxpy");
   ASSERT_NE(w, nullptr);
   const auto result = w->run(rt, {});
   ASSERT_TRUE(rt.lastFault().has_value());
   const auto& f = *rt.lastFault();
   EXPECT_EQ(f.kind, "cosim divergence");
-  EXPECT_NE(f.message.find(".scheduler (rtl/dram_cmd_sched.sv), port cmd: expected (model)"), std::string::npos)
+  EXPECT_NE(f.message.find("in gpu.dram[1].scheduler (rtl/dram_cmd_sched.sv), port cmd: expected (model)"),
+            std::string::npos)
       << f.message;
+  EXPECT_NE(f.message.find("waveform: "), std::string::npos) << f.message;
   EXPECT_EQ(cli::faultExitCode(rt), cli::kExitCosimDivergence);
   std::printf("%s\n", f.toString().c_str());
 }

@@ -20,12 +20,14 @@
 
 #include "Vl2_tag_mshr_coverage.h"
 #include "Vl2_tag_mshr_planted_bug.h"
+#include "Vl2_tag_mshr_planted_bug_wave.h"
 #include "app/cli.h"
 #include "driver/runtime.h"
 #include "kernels/workload.h"
 #include "memsys/l2_tag_mshr.h"
 #include "rtl/l2_tag_mshr_rtl.h"
 #include "rtl/l2_tag_transactor.h"
+#include "rtl_wave_check.h"
 #include "tlm/gpu_config.h"
 
 namespace {
@@ -292,13 +294,16 @@ TEST(RtlL2TagReplacement, VictimsAreThePolicys) {
 void plantBug() {
   registerRtlL2TagMshr([](const L2TagParams& p, const std::string&) {
     const std::uint32_t sets = SectorCache(p.cache).sets();
-    return std::make_unique<scgpu::rtl::L2TagTransactor<Vl2_tag_mshr_planted_bug>>(p, sets);
+    return std::make_unique<scgpu::rtl::L2TagTransactor<Vl2_tag_mshr_planted_bug, Vl2_tag_mshr_planted_bug_wave>>(
+        p, sets);
   });
 }
 void unplantBug() { registerRtlL2TagMshr(scgpu::rtl::makeRtlL2TagMshr); }
 
-// The first operation that triggers the bug is reported with its cycle and the right pin.
+// The first operation that triggers the bug is reported with its cycle and the right pin, and with
+// the waveform of the operations before it (rtl-verif).
 TEST(RtlL2TagCosim, ReportsThePlantedBugAtTheRightCycleAndPort) {
+  const scgpu::testing::ScratchWaveDir scratch;
   plantBug();
   const L2TagParams p{cacheOf({"t", 128, 16, 32, 8, "lru", "write_back", true, 0})};
   auto cosim = makeL2TagMshr("cosim", p, "gpu.l2[1].tags");
@@ -321,6 +326,10 @@ TEST(RtlL2TagCosim, ReportsThePlantedBugAtTheRightCycleAndPort) {
               std::string::npos)
         << d;
     EXPECT_NE(d.find("last "), std::string::npos) << d;  // the instance's history
+    scgpu::testing::expectDivergenceWaveform(
+        d, (scratch.dir() / ("cosim_gpu_l2_1_tags_cycle" + std::to_string(cycle))).string(), "TOP.l2_tag_mshr_wave.",
+        {"dut.present", "dut.m_free", "dut.m_found", "dut.line_vm", "res_dram_mask", "model_dram_mask", "op_line"});
+    std::printf("%s\n", d.c_str());
     return;
   }
   FAIL() << "no operation triggered the planted bug";
@@ -328,9 +337,11 @@ TEST(RtlL2TagCosim, ReportsThePlantedBugAtTheRightCycleAndPort) {
 
 // End to end: a workload in timing mode with the buggy copy in cosim stops with the divergence as
 // its fault, and the command line's exit status for it is 4.
+// Only slice 1 is co-simulated (`l2[1].impl`, per instance): the report names it.
 TEST(RtlL2TagCosim, DivergenceStopsTheRunWithExitStatus4) {
+  const scgpu::testing::ScratchWaveDir scratch;
   plantBug();
-  scgpu::driver::Runtime rt(scgpu::GpuConfig::loadDefault({"l2.impl=cosim"}), scgpu::driver::Mode::Timing);
+  scgpu::driver::Runtime rt(scgpu::GpuConfig::loadDefault({"l2[1].impl=cosim"}), scgpu::driver::Mode::Timing);
   const scgpu::kernels::Workload* w = scgpu::kernels::findWorkload("saxpy");
   ASSERT_NE(w, nullptr);
   w->run(rt, {});
@@ -338,7 +349,9 @@ TEST(RtlL2TagCosim, DivergenceStopsTheRunWithExitStatus4) {
   ASSERT_TRUE(rt.lastFault().has_value());
   const auto& f = *rt.lastFault();
   EXPECT_EQ(f.kind, "cosim divergence");
-  EXPECT_NE(f.message.find("tags (rtl/l2_tag_mshr.sv), port res_dram_mask"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("in gpu.l2[1].tags (rtl/l2_tag_mshr.sv), port res_dram_mask"), std::string::npos)
+      << f.message;
+  EXPECT_NE(f.message.find("waveform: "), std::string::npos) << f.message;
   EXPECT_EQ(scgpu::cli::faultExitCode(rt), scgpu::cli::kExitCosimDivergence);
   std::printf("%s\n", f.toString().c_str());
 }

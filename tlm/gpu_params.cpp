@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -58,9 +59,11 @@ struct KeySpec {
   std::string description;
   bool required = false;                 // no default: every config must give it
   bool preset = false;                   // the default comes from the DRAM preset
+  std::string default_from;              // left out: the value of this key (an earlier one)
 
   KeySpec& powerOfTwo() { pow2 = true; return *this; }
   KeySpec& need() { required = true; return *this; }
+  KeySpec& defaultFrom(const std::string& path) { default_from = path; return *this; }
 };
 
 struct Section {
@@ -297,6 +300,15 @@ Schema buildSchema() {
   b.choice("crossbar.impl", FIELD(crossbar.impl), {"model", "rtl", "cosim"},
            "the switch allocators: model: C++; rtl: rtl/xbar_arbiter.sv through Verilator; cosim: both, grants "
            "compared (a divergence stops the run with exit status 4)");
+  // rtl-verif: one network's allocator alone (the two are separate blocks); left out, crossbar.impl.
+  b.section("crossbar.request", "the request network (SMs to L2 slices)");
+  b.choice("crossbar.request.impl", FIELD(crossbar.request_impl), {"model", "rtl", "cosim"},
+           "the request network's switch allocator alone: model, rtl or cosim, as crossbar.impl")
+      .defaultFrom("crossbar.impl");
+  b.section("crossbar.response", "the response network (L2 slices to SMs)");
+  b.choice("crossbar.response.impl", FIELD(crossbar.response_impl), {"model", "rtl", "cosim"},
+           "the response network's switch allocator alone: model, rtl or cosim, as crossbar.impl")
+      .defaultFrom("crossbar.impl");
   b.integer("crossbar.request_header_bytes", FIELD(crossbar.request_header_bytes), 0, 1024,
             "a request's header on the wire (a read request is only this)");
 
@@ -318,7 +330,8 @@ Schema buildSchema() {
             "interconnect");
   b.choice("l2.impl", FIELD(l2.impl), {"model", "rtl", "cosim"},
            "the slices' tag/MSHR stage: model: C++; rtl: rtl/l2_tag_mshr.sv through Verilator; cosim: both, every "
-           "tag operation compared (a divergence stops the run with exit status 4)");
+           "tag operation compared (a divergence stops the run with exit status 4); slice J alone: l2[J].impl "
+           "(docs/rtl-cosim.md)");
 
   b.section("dram", "DRAM channels: `standard` picks a preset (memsys/dram_presets.cpp), its timings rescaled to "
                     "clocks.dram_clock_mhz; every other key overrides the preset");
@@ -357,7 +370,8 @@ Schema buildSchema() {
             "controller pipeline, in DRAM cycles, each way");
   b.choice("dram.impl", FIELD(dram.impl), {"model", "rtl", "cosim"},
            "the command scheduler of every channel: model: C++; rtl: rtl/dram_cmd_sched.sv through Verilator; "
-           "cosim: both, commands compared every DRAM cycle (a divergence stops the run with exit status 4)");
+           "cosim: both, commands compared every DRAM cycle (a divergence stops the run with exit status 4); "
+           "channel C alone: dram[C].impl (docs/rtl-cosim.md)");
   b.section("dram.timing", "DRAM timing parameters, in DRAM command-clock cycles (tCK = 1 / clocks.dram_clock_mhz)");
   const std::vector<std::pair<std::string, std::string>> timings{
       {"tRCD", "ACT to RD/WR"}, {"tRP", "PRE to ACT"}, {"tRAS", "ACT to PRE; at least tRCD"},
@@ -554,15 +568,20 @@ class Checker {
                  (e.value.empty() || detail::parseConfigDouble(e.value) || detail::parseConfigBool(e.value) ||
                   e.value == "null" || e.value == "~" || e.value == "Null" || e.value == "NULL");
       e.default_origin =
-          k.preset ? fmt::format("dram preset '{}' at {} MHz", p_.dram.standard, p_.clocks.dram_clock_mhz) : "default";
+          k.preset                   ? fmt::format("dram preset '{}' at {} MHz", p_.dram.standard, p_.clocks.dram_clock_mhz)
+          : !k.default_from.empty() ? "as " + k.default_from
+                                     : "default";
       eff.push_back(std::move(e));
     }
-    // Per-instance choices follow the schema's keys, by SM then block.
-    for (const auto& [map, block] : {std::pair{&p_.sm.scheduler_impl_of, "scheduler"},
-                                     std::pair{&p_.sm.coalescer_impl_of, "coalescer"}})
+    // Per-instance choices follow the schema's keys: SMs by SM then block, then L2 slices, then
+    // DRAM channels.
+    for (const auto& [map, prefix] : {std::pair{&p_.sm.scheduler_impl_of, "sm[{}].scheduler.impl"},
+                                      std::pair{&p_.sm.coalescer_impl_of, "sm[{}].coalescer.impl"},
+                                      std::pair{&p_.l2.impl_of, "l2[{}].impl"},
+                                      std::pair{&p_.dram.impl_of, "dram[{}].impl"}})
       for (const auto& [index, impl] : *map) {
         EffectiveKey e;
-        e.path = fmt::format("sm[{}].{}.impl", index, block);
+        e.path = fmt::format(fmt::runtime(prefix), index);
         e.value = impl;
         e.default_origin = "default";
         eff.push_back(std::move(e));
@@ -637,49 +656,73 @@ class Checker {
   }
 
   // ---- rtl-verif: per-instance block implementations ------------------------------------------
-  // `sm[N]:` at the top level holds `scheduler.impl` and `coalescer.impl` for SM N alone (all of
-  // its schedulers, its coalescer); the block kind's `sm.scheduler.impl` / `sm.coalescer.impl`
-  // apply to every other SM. Nothing else may be set per instance: the key, the block, the impl
-  // and (once sm.count is read) the index are checked, each error at its file:line:col.
+  // At the top level, `sm[N]:` holds `scheduler.impl` and `coalescer.impl` for SM N alone (all of
+  // its schedulers, its coalescer), `l2[J]:` holds `impl` for slice J's tag/MSHR stage and
+  // `dram[C]:` `impl` for channel C's command scheduler; the block kind's `sm.scheduler.impl`,
+  // `sm.coalescer.impl`, `l2.impl`, `dram.impl` apply to every other instance. Nothing else may be
+  // set per instance: the key, the block, the impl and (once the counts are read) the index are
+  // checked, each error at its file:line:col.
+  struct InstanceKind {
+    const char* name;     // "sm": the key is "sm[N]"
+    const char* what;     // "SM": the index's name in messages
+    const char* count;    // the key holding the number of instances
+    std::vector<std::string> blocks;  // the blocks under it ("scheduler", ...), or none: `impl` directly
+  };
+  static const std::vector<InstanceKind>& instanceKinds() {
+    static const std::vector<InstanceKind> kinds{{"sm", "SM", "sm.count", {"scheduler", "coalescer"}},
+                                                 {"l2", "L2 slice", "l2.slices", {}},
+                                                 {"dram", "DRAM channel", "dram.channels", {}}};
+    return kinds;
+  }
   struct InstanceImpl {
-    std::string path;  // "sm[3].scheduler.impl"
+    std::string path;  // "sm[3].scheduler.impl", "l2[1].impl"
+    std::string kind;  // "sm", "l2", "dram"
     std::int64_t index;
-    std::string block, impl;
+    std::string block, impl;  // block: "" for l2 and dram
   };
   std::vector<InstanceImpl> instance_impls_;
-  static const std::vector<std::string>& instanceBlocks() {
-    static const std::vector<std::string> blocks{"scheduler", "coalescer"};
-    return blocks;
-  }
   static const std::vector<std::string>& implChoices() {
     static const std::vector<std::string> impls{"model", "rtl", "cosim"};
     return impls;
   }
-  static bool isInstanceKey(const std::string& key) {
-    return key.size() >= 4 && key.compare(0, 3, "sm[") == 0 && key.back() == ']';
+  static const InstanceKind* instanceKind(const std::string& key) {
+    for (const auto& k : instanceKinds()) {
+      const std::string open = std::string(k.name) + "[";
+      if (key.size() > open.size() && key.compare(0, open.size(), open) == 0 && key.back() == ']') return &k;
+    }
+    return nullptr;
   }
+  static bool isInstanceKey(const std::string& key) { return instanceKind(key) != nullptr; }
 
   void walkInstance(const std::string& key) {
-    const std::string idx = key.substr(3, key.size() - 4);
+    const InstanceKind& kind = *instanceKind(key);
+    const std::size_t open = std::string(kind.name).size() + 1;
+    const std::string idx = key.substr(open, key.size() - open - 1);
     const auto index = detail::parseConfigInt(idx);
     if (!index || *index < 0 || idx.find_first_not_of("0123456789") != std::string::npos) {
-      errors_.push_back(fmt::format("{}: error: key '{}': the SM index must be a non-negative integer, got '{}'",
-                                    c_.whereKey(key), key, idx));
+      errors_.push_back(fmt::format("{}: error: key '{}': the {} index must be a non-negative integer, got '{}'",
+                                    c_.whereKey(key), key, kind.what, idx));
       return;
     }
     if (c_.kind(key) != Config::Kind::Map) {
-      errors_.push_back(fmt::format("{}: error: key '{}': expected a mapping of blocks ({}), got {}", c_.where(key),
-                                    key, joinChoices(instanceBlocks()), describe(key)));
+      errors_.push_back(fmt::format("{}: error: key '{}': expected a mapping {}, got {}", c_.where(key), key,
+                                    kind.blocks.empty() ? std::string("with 'impl'")
+                                                        : "of blocks (" + joinChoices(kind.blocks) + ")",
+                                    describe(key)));
+      return;
+    }
+    if (kind.blocks.empty()) {
+      walkInstanceImpl(kind, key, *index, "", kind.name);
       return;
     }
     for (const auto& block : c_.keys(key)) {
       const std::string bpath = key + "." + block;
-      if (std::find(instanceBlocks().begin(), instanceBlocks().end(), block) == instanceBlocks().end()) {
-        auto n = nearest(block, instanceBlocks());
+      if (std::find(kind.blocks.begin(), kind.blocks.end(), block) == kind.blocks.end()) {
+        auto n = nearest(block, kind.blocks);
         errors_.push_back(fmt::format("{}: error: unknown block '{}' in '{}'{}", c_.whereKey(bpath), block, bpath,
                                       n ? fmt::format("; did you mean '{}.{}'?", key, *n)
-                                        : fmt::format(" (the blocks that can be chosen per SM are: {})",
-                                                      joinChoices(instanceBlocks()))));
+                                        : fmt::format(" (the blocks that can be chosen per {} are: {})", kind.what,
+                                                      joinChoices(kind.blocks))));
         continue;
       }
       if (c_.kind(bpath) != Config::Kind::Map) {
@@ -687,38 +730,49 @@ class Checker {
                                       bpath, describe(bpath)));
         continue;
       }
-      for (const auto& leaf : c_.keys(bpath)) {
-        const std::string path = bpath + "." + leaf;
-        if (leaf != "impl") {
-          errors_.push_back(fmt::format("{}: error: unknown key '{}' (only 'impl' can be set per instance; the "
-                                        "block's other keys are those of 'sm.{}')",
-                                        c_.whereKey(path), path, block));
-          continue;
-        }
-        const std::string text = c_.kind(path) == Config::Kind::Scalar ? c_.scalar(path) : std::string();
-        if (std::find(implChoices().begin(), implChoices().end(), text) == implChoices().end()) {
-          auto n = nearest(text, implChoices());
-          errors_.push_back(fmt::format("{}: error: key '{}': expected one of {}; got {}{}", c_.where(path), path,
-                                        joinChoices(implChoices()), describe(path),
-                                        n ? fmt::format(" (did you mean '{}'?)", *n) : std::string()));
-          continue;
-        }
-        instance_impls_.push_back({path, *index, block, text});
+      walkInstanceImpl(kind, bpath, *index, block, std::string(kind.name) + "." + block);
+    }
+  }
+  // The keys of one instance's block (`mapping`: "sm[1].scheduler", "l2[0]"), of which only `impl`
+  // exists; `kind_path` is the block kind's section ("sm.scheduler", "l2").
+  void walkInstanceImpl(const InstanceKind& kind, const std::string& mapping, std::int64_t index,
+                        const std::string& block, const std::string& kind_path) {
+    for (const auto& leaf : c_.keys(mapping)) {
+      const std::string path = mapping + "." + leaf;
+      if (leaf != "impl") {
+        errors_.push_back(fmt::format("{}: error: unknown key '{}' (only 'impl' can be set per instance; the "
+                                      "{}'s other keys are those of '{}')",
+                                      c_.whereKey(path), path, block.empty() ? std::string(kind.what) : "block",
+                                      kind_path));
+        continue;
       }
+      const std::string text = c_.kind(path) == Config::Kind::Scalar ? c_.scalar(path) : std::string();
+      if (std::find(implChoices().begin(), implChoices().end(), text) == implChoices().end()) {
+        auto n = nearest(text, implChoices());
+        errors_.push_back(fmt::format("{}: error: key '{}': expected one of {}; got {}{}", c_.where(path), path,
+                                      joinChoices(implChoices()), describe(path),
+                                      n ? fmt::format(" (did you mean '{}'?)", *n) : std::string()));
+        continue;
+      }
+      instance_impls_.push_back({path, kind.name, index, block, text});
     }
   }
 
-  // After readValues: the index against sm.count; the choices into the parameters.
+  // After readValues: the index against the instance count; the choices into the parameters.
   void applyInstances() {
     for (const auto& i : instance_impls_) {
-      if (i.index >= std::int64_t(p_.sm.count)) {
-        errors_.push_back(fmt::format("{}: error: key '{}': SM index {} is out of range: sm.count is {} (sm[0] .. "
-                                      "sm[{}])",
-                                      c_.whereKey(i.path.substr(0, i.path.find('.'))), i.path, i.index, p_.sm.count,
-                                      p_.sm.count - 1));
+      const InstanceKind& kind = *instanceKind(i.kind + "[0]");
+      const std::uint32_t count = i.kind == "sm" ? p_.sm.count : i.kind == "l2" ? p_.l2.slices : p_.dram.channels;
+      if (i.index >= std::int64_t(count)) {
+        errors_.push_back(fmt::format("{}: error: key '{}': {} index {} is out of range: {} is {} ({}[0] .. {}[{}])",
+                                      c_.whereKey(i.path.substr(0, i.path.find('.'))), i.path, kind.what, i.index,
+                                      kind.count, count, i.kind, i.kind, count - 1));
         continue;
       }
-      auto& map = i.block == "scheduler" ? p_.sm.scheduler_impl_of : p_.sm.coalescer_impl_of;
+      auto& map = i.kind == "l2"                ? p_.l2.impl_of
+                  : i.kind == "dram"            ? p_.dram.impl_of
+                  : i.block == "scheduler"      ? p_.sm.scheduler_impl_of
+                                                : p_.sm.coalescer_impl_of;
       map[std::uint32_t(i.index)] = i.impl;
     }
   }
@@ -841,6 +895,15 @@ class Checker {
       errors_.push_back(fmt::format("{}: error: key '{}' ({}): {}", c_.sourceName(), k.path, originLabel(k), *problem));
   }
 
+  // A key left out whose default is another key's value (read before it: schema order).
+  void copyDefault(const KeySpec& k) {
+    const KeySpec* from = s_.key(k.default_from);
+    FieldRef to = k.field(p_), src = from->field(p_);
+    if (to.kind != FieldRef::Str || src.kind != FieldRef::Str)
+      throw std::logic_error("schema: " + k.path + " takes its default from a key that is not a string");
+    *static_cast<std::string*>(to.ptr) = *static_cast<std::string*>(src.ptr);
+  }
+
   std::string originLabel(const KeySpec& k) const {
     return k.preset ? fmt::format("from the dram preset '{}' at {} MHz", p_.dram.standard, p_.clocks.dram_clock_mhz)
                     : "built-in default";
@@ -851,6 +914,7 @@ class Checker {
   void readValues() {
     for (const auto& k : s_.keys) {
       if (c_.kind(k.path) != Config::Kind::Missing) readExplicit(k);
+      else if (!k.default_from.empty()) copyDefault(k);
       else if (!k.required) checkDefault(k);
       if (k.path == "dram.standard") applyDramPreset();
     }
@@ -993,7 +1057,7 @@ class Checker {
     std::vector<std::pair<std::string, std::string>> coalescer_impls{{"sm.coalescer.impl", sm.coalescer_impl}},
         scheduler_impls{{"sm.scheduler.impl", sm.scheduler_impl}};
     for (const auto& i : instance_impls_)
-      (i.block == "scheduler" ? scheduler_impls : coalescer_impls).push_back({i.path, i.impl});
+      if (i.kind == "sm") (i.block == "scheduler" ? scheduler_impls : coalescer_impls).push_back({i.path, i.impl});
     for (const auto& [key, impl] : coalescer_impls) {
       if (impl == "model") continue;
       try {
@@ -1017,29 +1081,51 @@ class Checker {
         else errors_.push_back(fmt::format("{}: error: key '{}': {}", c_.where(key), key, e.what()));
       }
     }
-    if (p_.crossbar.impl != "model") {
+    {  // each network's allocator, by its own key or crossbar.impl
       const bool rr = p_.crossbar.arbitration == "round_robin";
-      try {  // both networks: SMs -> slices and slices -> SMs
-        memsys::makeCrossbarArbiter(p_.crossbar.impl, {sm.count, p_.l2.slices, rr}, "gpu.xbar.request_arbiter");
-        memsys::makeCrossbarArbiter(p_.crossbar.impl, {p_.l2.slices, sm.count, rr}, "gpu.xbar.response_arbiter");
-      } catch (const std::invalid_argument& e) {
-        fail({"crossbar.impl", "sm.count", "l2.slices"}, e.what());
+      bool failed = false;
+      for (const auto& [key, impl, in, out, instance] :
+           {std::tuple{"crossbar.request.impl", p_.crossbar.requestImpl(), sm.count, p_.l2.slices,
+                       "gpu.xbar.request_arbiter"},
+            std::tuple{"crossbar.response.impl", p_.crossbar.responseImpl(), p_.l2.slices, sm.count,
+                       "gpu.xbar.response_arbiter"}}) {
+        if (impl == "model" || (failed && !c_.isExplicit(key))) continue;  // one error for crossbar.impl
+        try {
+          memsys::makeCrossbarArbiter(impl, {in, out, rr}, instance);
+        } catch (const std::invalid_argument& e) {
+          failed = true;
+          fail({key, "crossbar.impl", "sm.count", "l2.slices"}, e.what());
+        }
       }
     }
-    if (p_.l2.impl != "model" && !broken.count("l2.cache")) {
-      try {  // the RTL must honour the slice's geometry (Verilator fixes its maximums)
-        memsys::makeL2TagMshr(p_.l2.impl, {p_.l2.cache}, "gpu.l2.tags");
-      } catch (const std::invalid_argument& e) {
-        fail({"l2.impl", "l2.cache.size_bytes", "l2.cache.associativity", "l2.cache.mshr_entries",
-              "l2.cache.mshr_max_merge"},
-             e.what());
+    // The L2 slices' and DRAM channels' RTL, for the block kind's impl and each per-instance one
+    // (every instance has the same parameters, so one check per distinct key).
+    auto perInstance = [&](const char* kind, const char* kind_key, const std::string& kind_impl) {
+      std::vector<std::pair<std::string, std::string>> impls{{kind_key, kind_impl}};
+      for (const auto& i : instance_impls_)
+        if (i.kind == kind) impls.push_back({i.path, i.impl});
+      return impls;
+    };
+    if (!broken.count("l2.cache"))
+      for (const auto& [key, impl] : perInstance("l2", "l2.impl", p_.l2.impl)) {
+        if (impl == "model") continue;
+        try {  // the RTL must honour the slice's geometry (Verilator fixes its maximums)
+          memsys::makeL2TagMshr(impl, {p_.l2.cache}, "gpu.l2.tags");
+        } catch (const std::invalid_argument& e) {
+          if (key == "l2.impl")
+            fail({"l2.impl", "l2.cache.size_bytes", "l2.cache.associativity", "l2.cache.mshr_entries",
+                  "l2.cache.mshr_max_merge"},
+                 e.what());
+          else errors_.push_back(fmt::format("{}: error: key '{}': {}", c_.where(key), key, e.what()));
+        }
       }
-    }
-    if (p_.dram.impl != "model") {
+    for (const auto& [key, impl] : perInstance("dram", "dram.impl", p_.dram.impl)) {
+      if (impl == "model") continue;
       try {  // every channel has the same parameters
-        memsys::makeDramScheduler(p_.dram.impl, memsys::DramSchedParams::from(p_.dram), "gpu.dram.scheduler");
+        memsys::makeDramScheduler(impl, memsys::DramSchedParams::from(p_.dram), "gpu.dram.scheduler");
       } catch (const std::invalid_argument& e) {
-        fail({"dram.impl"}, e.what());
+        if (key == "dram.impl") fail({"dram.impl"}, e.what());
+        else errors_.push_back(fmt::format("{}: error: key '{}': {}", c_.where(key), key, e.what()));
       }
     }
     if (sm.instruction_bytes > sm.icache.line_bytes)
@@ -1201,7 +1287,10 @@ std::string GpuConfig::schemaMarkdown() {
         allowed = "`true`, `false`";
         break;
     }
-    std::string def = k.required ? "required" : k.preset ? "preset" : "`" + valueText(k.field(defaults)) + "`";
+    std::string def = k.required                 ? "required"
+                      : k.preset                 ? "preset"
+                      : !k.default_from.empty() ? "as `" + k.default_from + "`"
+                                                 : "`" + valueText(k.field(defaults)) + "`";
     md += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.path, type, allowed, def, markdownCell(k.description));
   }
   return md;

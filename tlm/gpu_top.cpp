@@ -76,6 +76,7 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
   // DRAM domain: one port per slice that feeds the channel.
   const std::uint32_t ports = nslice >= nch ? nslice / nch : 1;
   dram_cosim_ = params.dram.impl == "cosim";
+  for (const auto& [channel, impl] : params.dram.impl_of) dram_cosim_ |= impl == "cosim";
   for (std::uint32_t c = 0; c < nch; ++c)
     dram_.push_back(std::make_unique<DramBlock>(fmt::format("dram_{}", c).c_str(), params.dram, c, ports, map_,
                                                 stats, dram_clk_));

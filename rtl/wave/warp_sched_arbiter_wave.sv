@@ -24,5 +24,7 @@ module warp_sched_arbiter_wave #(
     output logic                         mismatch
 );
   warp_sched_arbiter #(.NUM_WARPS(NUM_WARPS), .POLICY(POLICY)) dut (.*);
-  assign mismatch = pick_valid && (grant_valid != model_valid || (grant_valid && grant_idx != model_idx));
+  // Only in the half cycle before the edge (clk low): after it the RTL's outputs already answer
+  // the next cycle while the model's side still holds this one's.
+  assign mismatch = !clk && pick_valid && (grant_valid != model_valid || (grant_valid && grant_idx != model_idx));
 endmodule

@@ -88,14 +88,8 @@ class CosimCoalescer : public Coalescer {
       const int lane = __builtin_ctz(m);
       lanes += fmt::format("    lane {:2}: 0x{:x}\n", lane, in.addr[lane]);
     }
-    // The waveform of the window before it (rtl-verif): a failure to write it is reported in its
-    // place, not instead of the divergence.
-    std::string wave;
-    try {
-      wave = rtl_->writeWaveform(cosimWaveformStem(instance_, in.cycle));
-    } catch (const std::exception& e) {
-      wave = fmt::format("  waveform: not written: {}\n", e.what());
-    }
+    // The waveform of the window before it (rtl-verif).
+    const std::string wave = cosimWaveform(*rtl_, cosimWaveformStem(instance_, in.cycle));
     throw FaultSignal{"cosim divergence",
                       fmt::format("RTL and model differ at cycle {} in {} (rtl/lsu_coalescer.sv), port out (line {} of "
                                   "the access): expected (model) {}, got (RTL) {}\n  access: mask {:#010x}, {} bytes "

@@ -159,13 +159,8 @@ class CosimScheduler : public WarpScheduler {
     for (std::uint32_t s : warps) state += fmt::format(" {}:{}", s, toString(status[s]));
     if (want != got && divergence_.empty()) {
       // The waveform of the window before it (rtl-verif), named by the instance's pick count (the
-      // SM adds the cycle to the report); a failure to write it is reported in its place.
-      std::string wave;
-      try {
-        wave = rtl_->writeWaveform(cosimWaveformStem(instance_, "pick" + std::to_string(picks_)));
-      } catch (const std::exception& e) {
-        wave = fmt::format("  waveform: not written: {}\n", e.what());
-      }
+      // SM adds the cycle to the report).
+      const std::string wave = cosimWaveform(*rtl_, cosimWaveformStem(instance_, "pick" + std::to_string(picks_)));
       divergence_ = fmt::format("RTL and model differ in {} ({}), port grant: expected (model) {}, got (RTL) {}\n"
                                 "  warps (launch order) and their status this cycle:{}\n  the instance's last {} "
                                 "operations:\n{}{}",
