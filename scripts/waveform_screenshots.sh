@@ -103,24 +103,37 @@ EOF
   echo "wrote $OUT/$name.png ($(($(stat -c %s "$OUT/$name.png") / 1024)) KiB)"
 }
 
-run() { # run WORKLOAD TRACE FILTER [more scgpu options]
+run() { # run WORKLOAD TRACE FILTER [more scgpu options]; the timeline goes to WORK/WORKLOAD.json
   local w="$1" trace="$2" filter="$3"
   shift 3
-  (cd "$WORK" && "$SCGPU" run "$w" --quiet --trace "$trace" --trace-filter "$filter" "$@") \
+  (cd "$WORK" && "$SCGPU" run "$w" --quiet --trace "$trace" --trace-filter "$filter" --timeline "$w.json" "$@") \
     >"$WORK/$w.log" 2>&1 || { cat "$WORK/$w.log" >&2; die "scgpu run $w failed"; }
 }
 
+# at WORKLOAD KERNEL NS: the waveform time (ps) NS nanoseconds after KERNEL starts. The waveform's
+# time is device time, which holds the copies and commands before and between the kernels, so
+# the shots are placed from each kernel's start in the timeline.
+at() {
+  python3 -c 'import json,sys
+t=json.load(open(sys.argv[1]))["traceEvents"]
+k=[e for e in t if e.get("cat")=="kernel" and e["name"]==sys.argv[2]][0]
+print(round(k["ts"]*1e6 + float(sys.argv[3])*1e3))' "$WORK/$1.json" "$2" "$3"
+}
+
 # --- (a) bank conflicts: transpose on tiny, SM 0 ------------------------------------------------
-# Kernels (from --timeline): transpose_naive 0-25.1 us, transpose_shared 24.3-39.2 us,
-# transpose_shared_padded 38.4-45.5 us. The trace window (core cycles at 1755 MHz) keeps the file
-# small: cycles 48000-80000 are 27.4-45.6 us.
+# On the chip's clock (1755 MHz) transpose_naive runs 0-25.1 us, transpose_shared 24.3-39.2 us,
+# transpose_shared_padded 38.4-45.5 us; the trace window (core cycles) keeps the file small:
+# cycles 48000-80000 are 27.4-45.6 us of it.
 run transpose transpose.vcd 'sm[0].*' --trace-window 48000:80000
-shot wave_transpose_shared "$WORK/transpose.gtkw" 30000000 30400000
-shot wave_transpose_shared_zoom "$WORK/transpose.gtkw" 30190000 30230000
-shot wave_transpose_padded "$WORK/transpose.gtkw" 41000000 41400000
+shot wave_transpose_shared "$WORK/transpose.gtkw" "$(at transpose transpose_shared 5700)" \
+  "$(at transpose transpose_shared 6100)"
+shot wave_transpose_shared_zoom "$WORK/transpose.gtkw" "$(at transpose transpose_shared 5890)" \
+  "$(at transpose transpose_shared 5930)"
+shot wave_transpose_padded "$WORK/transpose.gtkw" "$(at transpose transpose_shared_padded 2600)" \
+  "$(at transpose transpose_shared_padded 3000)"
 
 # --- (b) DRAM-bound: vector_add, the DRAM channel, both L2 slices and the crossbar's L2 ports ---
 # A refresh (REF) runs at 7.85-8.30 us; cycles 12000-16000 are 6.8-9.1 us.
 run vector_add vector_add.vcd 'dram*,l2*,xbar.l2*' --trace-window 12000:16000
-shot wave_dram_overview "$WORK/vector_add.gtkw" 7000000 9000000
-shot wave_dram_zoom "$WORK/vector_add.gtkw" 7120000 7130000
+shot wave_dram_overview "$WORK/vector_add.gtkw" "$(at vector_add vector_add 7000)" "$(at vector_add vector_add 9000)"
+shot wave_dram_zoom "$WORK/vector_add.gtkw" "$(at vector_add vector_add 7120)" "$(at vector_add vector_add 7130)"

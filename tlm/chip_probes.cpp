@@ -2,6 +2,7 @@
 
 #include "base/output_file.h"
 
+#include <cmath>
 #include <fstream>
 #include <stdexcept>
 
@@ -33,11 +34,9 @@ void Timeline::blockEnd(std::uint32_t sm, std::uint32_t kernel, std::uint64_t bl
   events_.push_back({{"name", fmt::format("block {}", block)}, {"cat", "block"}, {"ph", "E"}, {"pid", 1},
                      {"tid", sm}, {"ts", us(ns)}, {"args", {{"kernel", kernel}}}});
 }
-void Timeline::kernel(const std::string& name, std::uint32_t track, double start_ns, double end_ns,
-                      double chip_start_ns) {
+void Timeline::kernel(const std::string& name, std::uint32_t track, double start_ns, double end_ns) {
   events_.push_back({{"name", name}, {"cat", "kernel"}, {"ph", "X"}, {"pid", 0}, {"tid", track},
-                     {"ts", us(start_ns)}, {"dur", us(end_ns - start_ns)},
-                     {"args", {{"waveform_start_ns", chip_start_ns}}}});
+                     {"ts", us(start_ns)}, {"dur", us(end_ns - start_ns)}});
 }
 void Timeline::copy(std::uint32_t engine, std::uint32_t track, std::uint64_t bytes, double start_ns, double end_ns) {
   static const char* const kEngine[] = {"copy host to device", "copy device to host", "copy within device"};
@@ -132,9 +131,12 @@ ChipProbes::~ChipProbes() {
   }
 }
 
+// The waveform's time is device time - the chip's SystemC time plus the time it sat idle between
+// kernels (GpuTop) - so it lines up with the timeline and the host interface's waveform.
 void ChipProbes::advance() {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  tracer_->advance(now.value() / 1000, top_.coreCycle());  // femtoseconds -> picoseconds
+  const std::uint64_t fs = sc_core::sc_time_stamp().value();
+  const std::uint64_t idle_ps = std::uint64_t(std::llround(top_.idleOffsetNs() * 1000.0));
+  tracer_->advance(fs / 1000 + idle_ps, top_.coreCycle());  // femtoseconds -> picoseconds
 }
 
 void ChipProbes::sampleCore(std::uint64_t cycle) {

@@ -27,8 +27,7 @@ class Timeline {
   explicit Timeline(std::string path) : path_(std::move(path)) {}
   void blockStart(std::uint32_t sm, std::uint32_t kernel, std::uint64_t block, double ns);
   void blockEnd(std::uint32_t sm, std::uint32_t kernel, std::uint64_t block, double ns);
-  // chip_start_ns: where the kernel starts on the chip's own clock (the waveform's time base).
-  void kernel(const std::string& name, std::uint32_t track, double start_ns, double end_ns, double chip_start_ns);
+  void kernel(const std::string& name, std::uint32_t track, double start_ns, double end_ns);
   // A copy engine's transfer (engine: 0 host to device, 1 device to host, 2 within the device).
   void copy(std::uint32_t engine, std::uint32_t track, std::uint64_t bytes, double start_ns, double end_ns);
   void refresh(std::uint32_t channel, double start_ns, double duration_ns);

@@ -234,8 +234,7 @@ void GpuTop::finishKernel(const Running& r, std::uint64_t end_cycle, const std::
   gigathread_->engine.forgetKernel(r.id);
   for (auto& s : sms_) s->core.removeLaunch(r.id);
   if (probes_ && probes_->timeline())
-    probes_->timeline()->kernel(r.launch->program->kernel_name, r.track, r.start_ns, out.end_ns,
-                                r.start_time.to_seconds() * 1e9);
+    probes_->timeline()->kernel(r.launch->program->kernel_name, r.track, r.start_ns, out.end_ns);
   finished_.push_back(out);
 }
 

@@ -66,8 +66,9 @@ class GpuTop : public sc_core::sc_module {
   std::vector<KernelRun> advance(double until_ns);
   // Runs one kernel to completion (nothing else may be running). `launch` must outlive the call.
   KernelRun run(sm::LaunchState& launch, const sm::KernelResources& resources);
-  // Device time in ns (see above).
+  // Device time in ns (see above), and the idle time in it.
   double deviceNs() const;
+  double idleOffsetNs() const { return idle_offset_ns_; }
   bool busy() const { return !running_.empty(); }
   // A copy engine moved `bytes` for `track` (the host channel) between two device times: for the
   // timeline.
