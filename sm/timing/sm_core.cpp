@@ -64,6 +64,10 @@ struct WarpSlot {
   // arrives for it.
   std::uint64_t dep_wake = 0;
   Reason dep_reason = Reason::Wait;
+  // The head's operands were all available once: they stay so until the warp issues (only its
+  // own instructions make its registers busy, and results only ever become available), so the
+  // scoreboard need not be looked at again for this head. Cleared when a new head is decoded.
+  bool head_operands_ready = false;
 };
 
 struct BlockSlot {
@@ -96,6 +100,7 @@ struct SmCore::Impl {
 
   // Per cycle.
   Reason evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t now);
+  bool operandsReady(WarpSlot& ws, std::uint64_t now);
   void decodeHead(WarpSlot& ws);
   void issue(std::uint32_t slot, SubCore& sc, std::uint64_t now, SchedulerTrace& tr);
   void fetch(SubCore& sc, int issued_slot, std::uint64_t now);
@@ -215,6 +220,7 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
 // ---- per-warp readiness ----
 
 void SmCore::Impl::decodeHead(WarpSlot& ws) {
+  ws.head_operands_ready = false;
   const ProgramInfo& pi = *blocks[ws.block].prog;
   const ptx::DecodedInst& in = pi.program->code[ws.ib_pc];
   const InstInfo& info = pi.info[ws.ib_pc];
@@ -251,13 +257,9 @@ void SmCore::Impl::decodeHead(WarpSlot& ws) {
   ws.dep_wake = 0;
 }
 
-Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t) {
-  if (ws.w->state == WarpState::AtBarrier) return Reason::Barrier;
-  if (ws.ib_count == 0 || ws.ib_ready[ws.ib_head] > t) return Reason::NoInstruction;
-  if (ws.next_issue > t) return Reason::BranchResolving;
-  if (ws.head_pc != ws.ib_pc) decodeHead(ws);
-  if (ws.dep_wake > t) return ws.dep_reason;
-  // Scoreboard: sources (RAW) and destinations (WAW) must be available.
+// Scoreboard: sources (RAW) and destinations (WAW) of the head must be available at t. If not,
+// records what the warp waits for (dep_reason) and until when (dep_wake).
+bool SmCore::Impl::operandsReady(WarpSlot& ws, std::uint64_t t) {
   DepKind worst = DepKind::None;
   std::uint64_t wake = kNever;
   for (std::uint32_t i = 0; i < ws.head_n_regs; ++i) {
@@ -274,12 +276,23 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t) {
       wake = std::min(wake, ws.pred_ready[a]);
     }
   }
-  if (worst != DepKind::None) {
-    ws.dep_reason = worst == DepKind::Long ? Reason::LongScoreboard
-                    : worst == DepKind::Short ? Reason::ShortScoreboard : Reason::Wait;
-    ws.dep_wake = wake;
-    return ws.dep_reason;
+  if (worst == DepKind::None) {
+    ws.head_operands_ready = true;
+    return true;
   }
+  ws.dep_reason = worst == DepKind::Long ? Reason::LongScoreboard
+                  : worst == DepKind::Short ? Reason::ShortScoreboard : Reason::Wait;
+  ws.dep_wake = wake;
+  return false;
+}
+
+Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t) {
+  if (ws.w->state == WarpState::AtBarrier) return Reason::Barrier;
+  if (ws.ib_count == 0 || ws.ib_ready[ws.ib_head] > t) return Reason::NoInstruction;
+  if (ws.next_issue > t) return Reason::BranchResolving;
+  if (ws.head_pc != ws.ib_pc) decodeHead(ws);
+  if (ws.dep_wake > t) return ws.dep_reason;
+  if (!ws.head_operands_ready && !operandsReady(ws, t)) return ws.dep_reason;
   const std::uint32_t extra = ws.extra;
   if (!sc.collector_free.empty()) {
     bool free = false;
