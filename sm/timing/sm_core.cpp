@@ -68,6 +68,10 @@ struct WarpSlot {
   // own instructions make its registers busy, and results only ever become available), so the
   // scoreboard need not be looked at again for this head. Cleared when a new head is decoded.
   bool head_operands_ready = false;
+  // w->state == AtBarrier, kept here because evaluate looks at it for every warp every cycle and
+  // the Warp lives elsewhere in memory. Only a barrier instruction or a warp's exit (both issued by
+  // a warp of the same block) change it; issue() refreshes the block's warps then.
+  bool at_barrier = false;
 };
 
 struct BlockSlot {
@@ -287,7 +291,7 @@ bool SmCore::Impl::operandsReady(WarpSlot& ws, std::uint64_t t) {
 }
 
 Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t) {
-  if (ws.w->state == WarpState::AtBarrier) return Reason::Barrier;
+  if (ws.at_barrier) return Reason::Barrier;
   if (ws.ib_count == 0 || ws.ib_ready[ws.ib_head] > t) return Reason::NoInstruction;
   if (ws.next_issue > t) return Reason::BranchResolving;
   if (ws.head_pc != ws.ib_pc) decodeHead(ws);
@@ -361,6 +365,8 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     fault = makeFaultReport(s, *b.launch, b.state, w, pc);
     return;
   }
+  if (in.op == ptx::Op::Bar || w.state == WarpState::Exited)  // may have stopped or released warps
+    for (std::uint32_t s : b.warp_slots) warps[s].at_barrier = warps[s].w->state == WarpState::AtBarrier;
   ++*sc.issued;
   ++*warp_instructions;
   *thread_instructions += w.thread_instructions - threads_before;
@@ -656,6 +662,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     Warp& w = b.state.warps[i];
     ws.used = true;
     ws.exited = false;
+    ws.at_barrier = false;
     ws.w = &w;
     ws.block = bi;
     ws.sub = slot % m.p.sub_cores;
