@@ -103,7 +103,11 @@ struct SmCore::Impl {
   Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& stats, const std::string& nm);
 
   // Per cycle.
-  Reason evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t now);
+  // Why the warp cannot issue at `now` (Ready if it can). *until: the first cycle at which the
+  // answer may differ, for the reasons that belong to the warp alone (barrier, empty instruction
+  // buffer, branch, scoreboard); `now` (look again next cycle) for the others. Events that end
+  // such a wait early reset status_until (an LSU result, a fetch, a barrier's release).
+  Reason evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t now, std::uint64_t* until);
   bool operandsReady(WarpSlot& ws, std::uint64_t now);
   void decodeHead(WarpSlot& ws);
   void issue(std::uint32_t slot, SubCore& sc, std::uint64_t now, SchedulerTrace& tr);
@@ -146,6 +150,10 @@ struct SmCore::Impl {
   std::vector<WarpSlot> warps;
   std::vector<SubCore> subs;
   std::vector<Reason> status;  // per warp slot, this cycle
+  // Per warp slot: status holds until this cycle without looking at the warp again (evaluate).
+  // Stalled warps are most of them on a busy GPU, and looking at each every cycle is most of the
+  // model's time.
+  std::vector<std::uint64_t> status_until;
   std::vector<std::uint32_t> draining;  // block slots whose warps all exited
   std::deque<std::pair<std::uint32_t, std::uint64_t>> finished;  // (kernel, linear block id)
   std::vector<std::uint32_t> exited_now;
@@ -184,6 +192,7 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
   for (auto& ws : warps) ws.ib_ready.assign(ib_capacity, 0);
   free_warp_slots = p.max_warps_per_sm;
   status.assign(p.max_warps_per_sm, Reason::Idle);
+  status_until.assign(p.max_warps_per_sm, 0);
   subs.resize(p.sub_cores);
   trace.resize(p.sub_cores);
   for (std::uint32_t i = 0; i < p.sub_cores; ++i) {
@@ -290,13 +299,29 @@ bool SmCore::Impl::operandsReady(WarpSlot& ws, std::uint64_t t) {
   return false;
 }
 
-Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t) {
-  if (ws.at_barrier) return Reason::Barrier;
-  if (ws.ib_count == 0 || ws.ib_ready[ws.ib_head] > t) return Reason::NoInstruction;
-  if (ws.next_issue > t) return Reason::BranchResolving;
+Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::uint64_t* until) {
+  *until = t;
+  if (ws.at_barrier) {
+    *until = kNever;  // until the block's barrier state changes (issue())
+    return Reason::Barrier;
+  }
+  if (ws.ib_count == 0) {
+    *until = kNever;  // until a fetch fills the buffer (fetchFor())
+    return Reason::NoInstruction;
+  }
+  if (ws.ib_ready[ws.ib_head] > t) {
+    *until = ws.ib_ready[ws.ib_head];
+    return Reason::NoInstruction;
+  }
+  if (ws.next_issue > t) {
+    *until = ws.next_issue;
+    return Reason::BranchResolving;
+  }
   if (ws.head_pc != ws.ib_pc) decodeHead(ws);
-  if (ws.dep_wake > t) return ws.dep_reason;
-  if (!ws.head_operands_ready && !operandsReady(ws, t)) return ws.dep_reason;
+  if (ws.dep_wake > t || (!ws.head_operands_ready && !operandsReady(ws, t))) {
+    *until = ws.dep_wake;  // kNever while only LSU results are pending (applyLsuDone())
+    return ws.dep_reason;
+  }
   const std::uint32_t extra = ws.extra;
   if (!sc.collector_free.empty()) {
     bool free = false;
@@ -366,7 +391,10 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     return;
   }
   if (in.op == ptx::Op::Bar || w.state == WarpState::Exited)  // may have stopped or released warps
-    for (std::uint32_t s : b.warp_slots) warps[s].at_barrier = warps[s].w->state == WarpState::AtBarrier;
+    for (std::uint32_t s : b.warp_slots) {
+      warps[s].at_barrier = warps[s].w->state == WarpState::AtBarrier;
+      status_until[s] = 0;
+    }
   ++*sc.issued;
   ++*warp_instructions;
   *thread_instructions += w.thread_instructions - threads_before;
@@ -506,6 +534,7 @@ void SmCore::Impl::fetchFor(WarpSlot& ws, std::uint64_t t) {
     ws.ib_ready[(ws.ib_head + ws.ib_count) % ib_capacity] = ready;
     ws.ib_count++;
   }
+  status_until[std::size_t(&ws - warps.data())] = 0;  // the buffer changed: look at the warp again
 }
 
 // One fetch per sub-core per cycle: first a warp with an empty buffer (round robin), else the
@@ -552,6 +581,7 @@ void SmCore::Impl::applyLsuDone() {
       if (d.dst[i] < ws.reg_ready.size()) ws.reg_ready[d.dst[i]] = d.ready;
     ws.mem_outstanding--;
     ws.dep_wake = 0;  // a pending result got its time: re-check the scoreboard
+    status_until[d.warp_slot] = 0;
     BlockSlot& b = blocks[d.block_slot];
     b.mem_outstanding--;
     b.mem_ready = std::max(b.mem_ready, d.ready);
@@ -663,6 +693,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     ws.used = true;
     ws.exited = false;
     ws.at_barrier = false;
+    m.status_until[slot] = 0;
     ws.w = &w;
     ws.block = bi;
     ws.sub = slot % m.p.sub_cores;
@@ -729,12 +760,13 @@ void SmCore::tick(std::uint64_t cycle) {
       continue;
     }
     ++*sc.active;
-    for (std::uint32_t s : sc.warps) m.status[s] = m.evaluate(m.warps[s], sc, cycle);
+    for (std::uint32_t s : sc.warps)
+      if (m.status_until[s] <= cycle) m.status[s] = m.evaluate(m.warps[s], sc, cycle, &m.status_until[s]);
     int first_issued = -1;
     for (std::uint32_t k = 0; k < m.issue_width && !m.fault; ++k) {
       if (k > 0)  // the first issue took a collector and a pipe: re-check the others
         for (std::uint32_t s : sc.warps)
-          if (m.status[s] == Reason::Ready) m.status[s] = m.evaluate(m.warps[s], sc, cycle);
+          if (m.status[s] == Reason::Ready) m.status[s] = m.evaluate(m.warps[s], sc, cycle, &m.status_until[s]);
       const int idx = sc.sched->pick(sc.warps, m.status);
       if (const std::string* d = sc.sched->divergence()) {  // co-simulated RTL differed from the model
         m.cosimFault(*d, sc, cycle);
@@ -745,6 +777,7 @@ void SmCore::tick(std::uint64_t cycle) {
       SchedulerTrace t;
       m.issue(slot, sc, cycle, t);
       m.status[slot] = Reason::Selected;
+      m.status_until[slot] = 0;
       sc.sched->issued(slot);
       if (first_issued < 0) {
         first_issued = int(slot);
