@@ -18,9 +18,9 @@ proofs=(
   "coalescer         lsu_coalescer       LANES=4,ADDR_BITS=8,LINE_BYTES=16,SECTOR_BYTES=4  prove 10"
   "xbar_rr           xbar_arbiter        N_IN=4,N_OUT=2,ROUND_ROBIN=1                      prove 10"
   "xbar_fixed        xbar_arbiter        N_IN=4,N_OUT=2,ROUND_ROBIN=0                      prove 10"
-  "sched_lrr         warp_sched_arbiter  NUM_WARPS=4,POLICY=0                              bmc   16"
-  "sched_gto         warp_sched_arbiter  NUM_WARPS=4,POLICY=1                              bmc   16"
-  "sched_two_level   warp_sched_arbiter  NUM_WARPS=4,POLICY=2                              bmc   10"
+  "sched_lrr         warp_sched_arbiter  NUM_WARPS=4,POLICY=0                              prove 16"
+  "sched_gto         warp_sched_arbiter  NUM_WARPS=4,POLICY=1                              prove 16"
+  "sched_two_level   warp_sched_arbiter  NUM_WARPS=4,POLICY=2                              prove 10"
 )
 # Mutants, |-separated: name, the proof whose properties must catch it, what is planted (-DDEFINE, a
 # define the block knows, or a sed substitution on the block's source, which must change it), and
@@ -62,12 +62,14 @@ run() {
   fi
   local chparam=""
   IFS=',' read -r -a kvs <<<"$params"
-  for kv in "${kvs[@]}"; do chparam+=" -set ${kv%%=*} ${kv#*=}"; done
+  for kv in "${kvs[@]}"; do chparam+=" -chparam ${kv%%=*} ${kv#*=}"; done
+  # Elaborated only with the harness's parameters (-defer, then hierarchy -chparam): at the blocks'
+  # default sizes (32 warps, 64-entry queues) the properties' loops take Yosys minutes.
   # Bit-blasted to an and-inverter graph before SMT: z3 is quick on that, and slow on the
   # word-level form of the arbiters' order matrices.
   cat > "$dir/run.ys" <<EOF
-read_verilog -sv -formal $defines $dir/$block.sv $root/rtl/formal/${block}_formal.sv
-chparam$chparam ${block}_formal
+read_verilog -defer -sv -formal $defines $dir/$block.sv $root/rtl/formal/${block}_formal.sv
+hierarchy -top ${block}_formal$chparam
 prep -flatten -top ${block}_formal
 async2sync
 opt -full; techmap; opt -fast; abc -g AND; opt_clean; dffunmap
