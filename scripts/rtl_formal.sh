@@ -21,6 +21,7 @@ proofs=(
   "sched_lrr         warp_sched_arbiter  NUM_WARPS=4,POLICY=0                              prove 16"
   "sched_gto         warp_sched_arbiter  NUM_WARPS=4,POLICY=1                              prove 16"
   "sched_two_level   warp_sched_arbiter  NUM_WARPS=4,POLICY=2                              prove 10"
+  "dram              dram_cmd_sched      NUM_BANKS=4,QUEUE_DEPTH=2,TIME_BITS=4              prove 5"
 )
 # Mutants, |-separated: name, the proof whose properties must catch it, what is planted (-DDEFINE, a
 # define the block knows, or a sed substitution on the block's source, which must change it), and
@@ -32,6 +33,11 @@ mutants=(
   "xbar_rr_stuck|xbar_rr|s/<= done_in + 1'b1;/<= done_in;/|the pointer stays on the input just served (starvation)"
   "sched_lrr_oldest|sched_lrr|s/if (last_valid_q \&\& order_set\[last_q\])/if (1'b0)/|lrr always picks the oldest ready warp (starvation)"
   "sched_gto_any|sched_gto|s/if (last_valid_q \&\& ready\[last_q\] \&\& live_q\[last_q\])/if (last_valid_q \&\& live_q[last_q])/|gto keeps a warp that is not ready"
+  "dram_planted_bug|dram|-DSCGPU_PLANTED_BUG|the co-simulation tests' planted bug: a read ignores tRCD"
+  "dram_no_trtp|dram|s/is_rd ? k_tRTP :/is_rd ? '0 :/|a read does not delay its bank's precharge (tRTP)"
+  "dram_no_twtr|dram|s/is_col ? k_tCWL + k_burst + k_tWTR/is_col ? k_tCWL + k_burst/|a read may follow a write's data at once (tWTR)"
+  "dram_ref_early|dram|s/end else if (all_act_ok) begin/end else if (1'b1) begin/|REF without waiting for the banks (tRP, tRFC)"
+  "dram_act_open|dram|s/end else if (open_q\[cmd_bank\]) begin/end else if (1'b0) begin/|a row conflict activates the open bank instead of precharging it"
 )
 
 work="$(mktemp -d)"
