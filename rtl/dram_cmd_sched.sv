@@ -450,4 +450,198 @@ module dram_cmd_sched #(
     end
   end
 
+`ifdef FORMAL
+  // ---- rtl-verif: properties, proved by scripts/rtl_formal.sh (BMC and k-induction) through
+  // rtl/formal/dram_cmd_sched_formal.sv, which resets the block once, loads a configuration the
+  // solver picks (constant for the run, within the TIME_BITS contract) and leaves every other input
+  // free (enqueues of any burst, command edges in any pattern).
+  //
+  // The specification is an observer written from the command stream alone, not from the
+  // block's counters: per bank, per bank group and for the channel, how many command cycles ago
+  // each kind of command issued (saturating; "never" reads as long ago), and the bank states the
+  // commands imply. Every command the block offers (cmd_valid, whether or not this edge commits it)
+  // must then satisfy:
+  //   D1 one command: cmd_kind is ACT, PRE, RD, WR or REF (one per cycle: the pins carry one);
+  //   D2 ACT: to a closed bank; tRC after its last ACT; tRP after its last PRE; tRAS + tRP after
+  //      its last ACT, tRTP + tRP after its last RD, tCWL + burst + tWR + tRP after its last WR
+  //      (the bank's precharge, explicit or automatic (closed page), waits for tRAS, tRTP and
+  //      write recovery, and the ACT for tRP after it); tRRD_S after any ACT, tRRD_L after an ACT
+  //      of its bank group; tFAW after the fourth-last ACT (at most four ACTs in any tFAW window);
+  //   D3 PRE: to an open bank; tRAS after its ACT, tRTP after its last RD, tCWL + burst + tWR
+  //      (write recovery) after its last WR;
+  //   D4 RD: to the bank's open row; tRCD after its ACT; tCCD_S after any RD, tCCD_L after a RD of
+  //      its group; tCWL + burst + tWTR after any WR; its data (tCL on) starts after the last burst
+  //      on the data bus ends;
+  //   D5 WR: the same with tCCD_S/L after WRs, tRTW after any RD, data from tCWL on;
+  //   D6 REF: refresh enabled, every bank closed and allowing an ACT (tRC, tRP, the precharge
+  //      waits of D2);
+  //   D7 refresh: no command at all within tRFC of a REF.
+  // The I* assertions are invariants of the implementation (each counter covers what the observer
+  // says is still owed), which k-induction needs: with them the properties hold at every depth.
+  localparam int FW = TB + 2;  // observer counters: saturate at 2^FW - 1, above every sum below
+  localparam int SW = FW + 2;  // width of the sums compared
+  function automatic logic [FW-1:0] f_inc(input logic [FW-1:0] a);
+    f_inc = a == '1 ? a : a + 1'b1;
+  endfunction
+  function automatic logic [SW-1:0] fw(input logic [TB-1:0] a);  // a constraint, widened
+    fw = SW'(a);
+  endfunction
+  function automatic logic [SW-1:0] fc(input logic [FW-1:0] a);  // an observer count, widened
+    fc = SW'(a);
+  endfunction
+  logic [NB-1:0]          f_open;
+  logic [NB*ROW_BITS-1:0] f_row;
+  logic [NB*FW-1:0]       f_act, f_pre, f_rd, f_wr;  // per bank: cycles since its last ACT, PRE, RD, WR
+  logic [NB*FW-1:0]       f_gact, f_grd, f_gwr;      // per bank group: since its last ACT, RD, WR
+  logic [FW-1:0]          f_act_any, f_rd_any, f_wr_any, f_col, f_ref;
+  logic                   f_col_rd;                  // the last column command was a RD
+  logic [4*FW-1:0]        f_faw;                     // since the last four ACTs, [0] the latest
+  logic [SW-1:0] f_wrec, f_wtr, f_end;  // write recovery, write-to-read, the last burst's end
+  logic [BB-1:0] f_b, f_g;
+  always_comb begin
+    f_wrec = fw(k_tCWL) + fw(k_burst) + fw(k_tWR);
+    f_wtr = fw(k_tCWL) + fw(k_burst) + fw(k_tWTR);
+    f_end = f_col_rd ? fw(k_tCL) + fw(k_burst) : fw(k_tCWL) + fw(k_burst);
+    f_b = cmd_bank;
+    f_g = group_of(cmd_bank);
+  end
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      f_open <= '0;
+      f_row <= '0;
+      f_act <= '1;
+      f_pre <= '1;
+      f_rd <= '1;
+      f_wr <= '1;
+      f_gact <= '1;
+      f_grd <= '1;
+      f_gwr <= '1;
+      f_act_any <= '1;
+      f_rd_any <= '1;
+      f_wr_any <= '1;
+      f_col <= '1;
+      f_col_rd <= 1'b0;
+      f_ref <= '1;
+      f_faw <= '1;
+    end else if (cmd_en) begin
+      for (int b = 0; b < NB; b++) begin
+        f_act[b*FW +: FW] <= is_act && f_b == BB'(b) ? FW'(1) : f_inc(f_act[b*FW +: FW]);
+        f_pre[b*FW +: FW] <= is_pre && f_b == BB'(b) ? FW'(1) : f_inc(f_pre[b*FW +: FW]);
+        f_rd[b*FW +: FW] <= is_rd && f_b == BB'(b) ? FW'(1) : f_inc(f_rd[b*FW +: FW]);
+        f_wr[b*FW +: FW] <= is_col && !is_rd && f_b == BB'(b) ? FW'(1) : f_inc(f_wr[b*FW +: FW]);
+        f_gact[b*FW +: FW] <= is_act && f_g == BB'(b) ? FW'(1) : f_inc(f_gact[b*FW +: FW]);
+        f_grd[b*FW +: FW] <= is_rd && f_g == BB'(b) ? FW'(1) : f_inc(f_grd[b*FW +: FW]);
+        f_gwr[b*FW +: FW] <= is_col && !is_rd && f_g == BB'(b) ? FW'(1) : f_inc(f_gwr[b*FW +: FW]);
+        if (f_b == BB'(b)) begin
+          if (is_act) begin
+            f_open[b] <= 1'b1;
+            f_row[b*ROW_BITS +: ROW_BITS] <= cmd_row;
+          end
+          if (is_pre || (is_col && k_closed_page)) f_open[b] <= 1'b0;
+        end
+      end
+      f_act_any <= is_act ? FW'(1) : f_inc(f_act_any);
+      f_rd_any <= is_rd ? FW'(1) : f_inc(f_rd_any);
+      f_wr_any <= is_col && !is_rd ? FW'(1) : f_inc(f_wr_any);
+      f_col <= is_col ? FW'(1) : f_inc(f_col);
+      if (is_col) f_col_rd <= is_rd;
+      f_ref <= is_ref ? FW'(1) : f_inc(f_ref);
+      // An ACT shifts the history: it becomes the latest, the fourth-last drops out.
+      f_faw[0 +: FW] <= is_act ? FW'(1) : f_inc(f_faw[0 +: FW]);
+      for (int k = 1; k < 4; k++)
+        f_faw[k*FW +: FW] <= f_inc(is_act ? f_faw[(k-1)*FW +: FW] : f_faw[k*FW +: FW]);
+    end
+  end
+
+  // Per bank: closed, and its precharge waits before an ACT are over (D2, D6).
+  logic [NB-1:0] f_act_allowed;
+  always_comb
+    for (int b = 0; b < NB; b++)
+      f_act_allowed[b] = !f_open[b] &&
+                         fc(f_act[b*FW +: FW]) >= fw(k_tRC) &&
+                         fc(f_act[b*FW +: FW]) >= fw(k_tRAS) + fw(k_tRP) &&
+                         fc(f_pre[b*FW +: FW]) >= fw(k_tRP) &&
+                         fc(f_rd[b*FW +: FW]) >= fw(k_tRTP) + fw(k_tRP) &&
+                         fc(f_wr[b*FW +: FW]) >= f_wrec + fw(k_tRP);
+
+  always_comb begin
+    if (rst_n) begin
+      // D1: a command is one of the five kinds; nothing names a kind without cmd_valid.
+      assert (cmd_valid ? cmd_kind >= KAct && cmd_kind <= KRef : cmd_kind == '0);
+      if (cmd_valid && cmd_kind == KAct) begin                                            // D2
+        assert (f_act_allowed[f_b]);
+        assert (fc(f_act_any) >= fw(k_tRRD_S));
+        assert (fc(f_gact[f_g*FW +: FW]) >= fw(k_tRRD_L));
+        assert (fc(f_faw[3*FW +: FW]) >= fw(k_tFAW));
+      end
+      if (cmd_valid && cmd_kind == KPre) begin                                            // D3
+        assert (f_open[f_b]);
+        assert (fc(f_act[f_b*FW +: FW]) >= fw(k_tRAS));
+        assert (fc(f_rd[f_b*FW +: FW]) >= fw(k_tRTP));
+        assert (fc(f_wr[f_b*FW +: FW]) >= f_wrec);
+      end
+      if (cmd_valid && (cmd_kind == KRd || cmd_kind == KWr)) begin                        // D4, D5
+        assert (f_open[f_b] && f_row[f_b*ROW_BITS +: ROW_BITS] == cmd_row);
+        assert (fc(f_act[f_b*FW +: FW]) >= fw(k_tRCD));
+      end
+      if (cmd_valid && cmd_kind == KRd) begin                                             // D4
+        assert (fc(f_rd_any) >= fw(k_tCCD_S));
+        assert (fc(f_grd[f_g*FW +: FW]) >= fw(k_tCCD_L));
+        assert (fc(f_wr_any) >= f_wtr);
+        assert (fc(f_col) + fw(k_tCL) >= f_end);
+      end
+      if (cmd_valid && cmd_kind == KWr) begin                                             // D5
+        assert (fc(f_wr_any) >= fw(k_tCCD_S));
+        assert (fc(f_gwr[f_g*FW +: FW]) >= fw(k_tCCD_L));
+        assert (fc(f_rd_any) >= fw(k_tRTW));
+        assert (fc(f_col) + fw(k_tCWL) >= f_end);
+      end
+      if (cmd_valid && cmd_kind == KRef) begin                                            // D6
+        assert (k_refresh);
+        assert (f_act_allowed == '1);
+      end
+      if (cmd_valid) assert (fc(f_ref) >= fw(k_tRFC));                                    // D7
+
+      // Invariants (for induction): the bank states agree; every counter of the block is at least
+      // what the observer says is still owed (counter + cycles since >= constraint).
+      assert (open_q == f_open);
+      assert (k_refresh || ref_owed == '0);  // no refresh owed while refresh is off
+      for (int b = 0; b < NB; b++) begin
+        if (open_q[b]) begin
+          assert (row_q[b*ROW_BITS +: ROW_BITS] == f_row[b*ROW_BITS +: ROW_BITS]);
+          assert (fw(c_col[b*TB +: TB]) + fc(f_act[b*FW +: FW]) >= fw(k_tRCD));
+          assert (fc(f_ref) >= fw(k_tRFC));
+        end else begin
+          assert (fw(c_act[b*TB +: TB]) + fc(f_act[b*FW +: FW]) >= fw(k_tRAS) + fw(k_tRP));
+          assert (fw(c_act[b*TB +: TB]) + fc(f_rd[b*FW +: FW]) >= fw(k_tRTP) + fw(k_tRP));
+          assert (fw(c_act[b*TB +: TB]) + fc(f_wr[b*FW +: FW]) >= f_wrec + fw(k_tRP));
+        end
+        assert (fw(c_act[b*TB +: TB]) + fc(f_act[b*FW +: FW]) >= fw(k_tRC));
+        assert (fw(c_act[b*TB +: TB]) + fc(f_pre[b*FW +: FW]) >= fw(k_tRP));
+        assert (fw(c_act[b*TB +: TB]) + fc(f_ref) >= fw(k_tRFC));
+        assert (fw(c_pre[b*TB +: TB]) + fc(f_act[b*FW +: FW]) >= fw(k_tRAS));
+        assert (fw(c_pre[b*TB +: TB]) + fc(f_rd[b*FW +: FW]) >= fw(k_tRTP));
+        assert (fw(c_pre[b*TB +: TB]) + fc(f_wr[b*FW +: FW]) >= f_wrec);
+        // ... and at most its largest load: a column command adds tRP to it (closed page), and in
+        // an unreachable state above that the sum would wrap.
+        assert (fw(c_pre[b*TB +: TB]) <= fw(k_tRAS) || fw(c_pre[b*TB +: TB]) <= fw(k_tRTP) ||
+                fw(c_pre[b*TB +: TB]) <= f_wrec);
+        assert (fw(g_act[b*TB +: TB]) + fc(f_gact[b*FW +: FW]) >= fw(k_tRRD_L));
+        assert (fw(g_rd[b*TB +: TB]) + fc(f_grd[b*FW +: FW]) >= fw(k_tCCD_L));
+        assert (fw(g_wr[b*TB +: TB]) + fc(f_gwr[b*FW +: FW]) >= fw(k_tCCD_L));
+      end
+      assert (fw(a_act) + fc(f_act_any) >= fw(k_tRRD_S));
+      assert (fw(a_rd) + fc(f_rd_any) >= fw(k_tCCD_S));
+      assert (fw(a_rd) + fc(f_wr_any) >= f_wtr);
+      assert (fw(a_wr) + fc(f_wr_any) >= fw(k_tCCD_S));
+      assert (fw(a_wr) + fc(f_rd_any) >= fw(k_tRTW));
+      assert (fw(bus_q) + fc(f_col) >= f_end);
+      // tFAW: the window entry at faw_ptr + k belongs to the (4 - k)-th last ACT.
+      for (int k = 0; k < 4; k++)
+        assert (fw(faw_q[2'(faw_ptr + 2'(k))*TB +: TB]) + fc(f_faw[(3-k)*FW +: FW]) >= fw(k_tFAW));
+    end
+  end
+  // ---- end rtl-verif
+`endif
+
 endmodule

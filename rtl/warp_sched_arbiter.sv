@@ -211,10 +211,10 @@ module warp_sched_arbiter #(
   end
 
 `ifdef FORMAL
-  // ---- rtl-verif: properties, checked by scripts/rtl_formal.sh (BMC) through
+  // ---- rtl-verif: properties, proved by scripts/rtl_formal.sh (BMC and k-induction) through
   // rtl/formal/warp_sched_arbiter_formal.sv, which resets the block once and assumes the SM's
-  // protocol (one operation per cycle, a warp joins only into a free slot and leaves only a live
-  // one, cfg_active constant and at least 1).
+  // protocol (one operation per cycle, cfg_active constant and at least 1; joins and departures
+  // of any warp, live or not, so the proof also covers an SM that breaks that part of it).
   //   S1 a grant goes to a live warp that is ready (for two_level: one of the active set);
   //   S2 work conserving: there is a grant whenever such a warp exists;
   //   S3 lrr, no starvation: a warp that is ready at every pick issues within N - 1 picks of other
@@ -223,6 +223,35 @@ module warp_sched_arbiter #(
   //      stream of joins and departures could be scheduled ahead of it: the model does the same);
   //   S4 gto, greedy: the warp that issued last issues again while it is live and ready;
   //   S5 two_level: the active set holds at most cfg_active warps, all live, none pending.
+  // The I* assertions are invariants of the state, which k-induction needs (an induction step
+  // starts from any state that satisfies the assertions, so they must rule out unreachable order
+  // matrices); with them the properties hold at every depth:
+  //   I1 the launch order is a strict total order of the live warps (irreflexive, one of i, j ahead
+  //      of the other, transitive);
+  //   I2 two_level: the active and pending orders are strict total orders of their sets; the two
+  //      sets are disjoint and together the live warps;
+  //   I3 lrr: while w0 has been passed over (f_waits > 0), the warp that issued last is live, is
+  //      not w0, and lies at least f_waits live warps after w0 in the cyclic launch order: each
+  //      pass moves the last warp strictly further round from w0 without reaching it, and the
+  //      distance is at most N - 1, which is S3.
+  // "Strict total order of the set S under older": for i, j in S, i != j, exactly one of
+  // older[i][j], older[j][i]; never older[i][i]; older[i][j] && older[j][k] -> older[i][k].
+  // Transitivity is one bit per triple, from generate loops (procedural loops of assertions over
+  // the N^3 triples take Yosys minutes to elaborate).
+  logic [N*N*N-1:0] f_intransitive;  // [(i*N+j)*N+k]: i ahead of j ahead of k, i not ahead of k
+  for (genvar i = 0; i < N; i++) begin : g_f_i
+    for (genvar j = 0; j < N; j++) begin : g_f_j
+      for (genvar k = 0; k < N; k++) begin : g_f_k
+        assign f_intransitive[(i*N+j)*N+k] =
+            (live_q[i] && live_q[j] && live_q[k] && launch_older_q[i*N+j] && launch_older_q[j*N+k] &&
+             !launch_older_q[i*N+k]) ||
+            (POLICY == 2 && active_q[i] && active_q[j] && active_q[k] && act_older_q[i*N+j] &&
+             act_older_q[j*N+k] && !act_older_q[i*N+k]) ||
+            (POLICY == 2 && pending_q[i] && pending_q[j] && pending_q[k] && pend_older_q[i*N+j] &&
+             pend_older_q[j*N+k] && !pend_older_q[i*N+k]);
+      end
+    end
+  end
   (* anyconst *) logic [IdxBits-1:0] f_w0;
   logic [CntBits:0] f_waits;  // picks that passed w0 over while it was ready
   always_ff @(posedge clk or negedge rst_n) begin
@@ -232,6 +261,18 @@ module warp_sched_arbiter #(
       if (!(ready[f_w0] && live_q[f_w0]) || (grant_valid && grant_idx == f_w0)) f_waits <= '0;
       else if (grant_valid) f_waits <= f_waits + 1'b1;
     end
+  end
+  // I3's distance: the live warps in the cyclic launch-order interval (w0, last], i.e. after w0 up
+  // to and including last, wrapping from the newest warp to the oldest.
+  logic [CntBits:0] f_round;
+  always_comb begin
+    f_round = '0;
+    for (int y = 0; y < N; y++)
+      if (live_q[y] && y != f_w0 &&
+          (launch_older_q[f_w0*N+last_q]
+               ? launch_older_q[f_w0*N+y] && (launch_older_q[y*N+last_q] || y == last_q)
+               : launch_older_q[f_w0*N+y] || launch_older_q[y*N+last_q] || y == last_q))
+        f_round = f_round + 1'b1;
   end
   logic [N-1:0] f_eligible;
   assign f_eligible = ready & live_q & (POLICY == 2 ? active_next : {N{1'b1}});
@@ -245,6 +286,21 @@ module warp_sched_arbiter #(
       if (POLICY == 2) begin
         assert (count(active_q) <= cfg_active);                                         // S5
         assert ((active_q & ~live_q) == '0 && (active_q & pending_q) == '0);
+      end
+      for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) begin
+          if (live_q[i] && live_q[j])                                                   // I1
+            assert (i == j ? !launch_older_q[i*N+j] : launch_older_q[i*N+j] != launch_older_q[j*N+i]);
+          if (POLICY == 2 && active_q[i] && active_q[j])                                // I2
+            assert (i == j ? !act_older_q[i*N+j] : act_older_q[i*N+j] != act_older_q[j*N+i]);
+          if (POLICY == 2 && pending_q[i] && pending_q[j])
+            assert (i == j ? !pend_older_q[i*N+j] : pend_older_q[i*N+j] != pend_older_q[j*N+i]);
+        end
+      assert (f_intransitive == '0);                                                   // I1, I2
+      if (POLICY == 2) assert ((active_q | pending_q) == live_q);                      // I2
+      if (POLICY == 0 && f_waits != '0) begin                                           // I3
+        assert (last_valid_q && live_q[last_q] && live_q[f_w0] && last_q != f_w0);
+        assert (f_waits <= f_round);
       end
     end
   end

@@ -18,9 +18,10 @@ proofs=(
   "coalescer         lsu_coalescer       LANES=4,ADDR_BITS=8,LINE_BYTES=16,SECTOR_BYTES=4  prove 10"
   "xbar_rr           xbar_arbiter        N_IN=4,N_OUT=2,ROUND_ROBIN=1                      prove 10"
   "xbar_fixed        xbar_arbiter        N_IN=4,N_OUT=2,ROUND_ROBIN=0                      prove 10"
-  "sched_lrr         warp_sched_arbiter  NUM_WARPS=4,POLICY=0                              bmc   16"
-  "sched_gto         warp_sched_arbiter  NUM_WARPS=4,POLICY=1                              bmc   16"
-  "sched_two_level   warp_sched_arbiter  NUM_WARPS=4,POLICY=2                              bmc   10"
+  "sched_lrr         warp_sched_arbiter  NUM_WARPS=4,POLICY=0                              prove 16"
+  "sched_gto         warp_sched_arbiter  NUM_WARPS=4,POLICY=1                              prove 16"
+  "sched_two_level   warp_sched_arbiter  NUM_WARPS=4,POLICY=2                              prove 10"
+  "dram              dram_cmd_sched      NUM_BANKS=4,QUEUE_DEPTH=2,TIME_BITS=4              prove 5"
 )
 # Mutants, |-separated: name, the proof whose properties must catch it, what is planted (-DDEFINE, a
 # define the block knows, or a sed substitution on the block's source, which must change it), and
@@ -32,6 +33,11 @@ mutants=(
   "xbar_rr_stuck|xbar_rr|s/<= done_in + 1'b1;/<= done_in;/|the pointer stays on the input just served (starvation)"
   "sched_lrr_oldest|sched_lrr|s/if (last_valid_q \&\& order_set\[last_q\])/if (1'b0)/|lrr always picks the oldest ready warp (starvation)"
   "sched_gto_any|sched_gto|s/if (last_valid_q \&\& ready\[last_q\] \&\& live_q\[last_q\])/if (last_valid_q \&\& live_q[last_q])/|gto keeps a warp that is not ready"
+  "dram_planted_bug|dram|-DSCGPU_PLANTED_BUG|the co-simulation tests' planted bug: a read ignores tRCD"
+  "dram_no_trtp|dram|s/is_rd ? k_tRTP :/is_rd ? '0 :/|a read does not delay its bank's precharge (tRTP)"
+  "dram_no_twtr|dram|s/is_col ? k_tCWL + k_burst + k_tWTR/is_col ? k_tCWL + k_burst/|a read may follow a write's data at once (tWTR)"
+  "dram_ref_early|dram|s/end else if (all_act_ok) begin/end else if (1'b1) begin/|REF without waiting for the banks (tRP, tRFC)"
+  "dram_act_open|dram|s/end else if (open_q\[cmd_bank\]) begin/end else if (1'b0) begin/|a row conflict activates the open bank instead of precharging it"
 )
 
 work="$(mktemp -d)"
@@ -62,12 +68,14 @@ run() {
   fi
   local chparam=""
   IFS=',' read -r -a kvs <<<"$params"
-  for kv in "${kvs[@]}"; do chparam+=" -set ${kv%%=*} ${kv#*=}"; done
+  for kv in "${kvs[@]}"; do chparam+=" -chparam ${kv%%=*} ${kv#*=}"; done
+  # Elaborated only with the harness's parameters (-defer, then hierarchy -chparam): at the blocks'
+  # default sizes (32 warps, 64-entry queues) the properties' loops take Yosys minutes.
   # Bit-blasted to an and-inverter graph before SMT: z3 is quick on that, and slow on the
   # word-level form of the arbiters' order matrices.
   cat > "$dir/run.ys" <<EOF
-read_verilog -sv -formal $defines $dir/$block.sv $root/rtl/formal/${block}_formal.sv
-chparam$chparam ${block}_formal
+read_verilog -defer -sv -formal $defines $dir/$block.sv $root/rtl/formal/${block}_formal.sv
+hierarchy -top ${block}_formal$chparam
 prep -flatten -top ${block}_formal
 async2sync
 opt -full; techmap; opt -fast; abc -g AND; opt_clean; dffunmap
