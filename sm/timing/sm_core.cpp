@@ -155,6 +155,9 @@ struct SmCore::Impl {
   // model's time.
   std::vector<std::uint64_t> status_until;
   std::vector<std::uint32_t> draining;  // block slots whose warps all exited
+  // No draining block can retire before this cycle: their memory operations are outstanding or
+  // complete later. Looking at every draining block every cycle reached into cold memory.
+  std::uint64_t retire_check_at = 0;
   std::deque<std::pair<std::uint32_t, std::uint64_t>> finished;  // (kernel, linear block id)
   std::vector<std::uint32_t> exited_now;
   std::optional<FaultReport> fault;
@@ -470,7 +473,10 @@ void SmCore::Impl::markExited(std::uint32_t slot) {
   live_warps--;
   exited_resident++;
   exited_now.push_back(slot);
-  if (b.live == 0) draining.push_back(ws.block);
+  if (b.live == 0) {
+    draining.push_back(ws.block);
+    retire_check_at = 0;
+  }
   if (owner->on_warp) owner->on_warp(slot, ws.sub, b.state.linear_id, false, now);
 }
 
@@ -585,14 +591,19 @@ void SmCore::Impl::applyLsuDone() {
     BlockSlot& b = blocks[d.block_slot];
     b.mem_outstanding--;
     b.mem_ready = std::max(b.mem_ready, d.ready);
+    retire_check_at = 0;  // a draining block may be done now
   }
   done.clear();
 }
 
 void SmCore::Impl::retireBlocks(std::uint64_t t) {
+  if (t < retire_check_at) return;
+  retire_check_at = kNever;
   for (std::size_t i = 0; i < draining.size();) {
     BlockSlot& b = blocks[draining[i]];
     if (b.mem_outstanding || b.mem_ready > t) {
+      // Not before its last memory operation completes (an LSU result resets retire_check_at).
+      if (!b.mem_outstanding) retire_check_at = std::min(retire_check_at, b.mem_ready);
       ++i;
       continue;
     }
