@@ -77,7 +77,7 @@ bool DeviceModel::forEachPiece(std::uint64_t va, std::uint64_t bytes, bool write
   for (std::uint64_t done = 0; done < bytes;) {
     const memsys::Translation t = mmu_.translate(root_, va + done, write);
     if (!t.ok) {
-      page_fault_ = host::PageFault{va + done, t.level | std::uint32_t(t.reason) << 4 | (write ? 1u : 0u) << 8};
+      page_fault_ = host::PageFault{va + done, t.faultWord(write)};
       return false;
     }
     const std::uint64_t n = std::min(bytes - done, t.page_bytes - (t.pa - t.page_pa));
@@ -173,7 +173,6 @@ std::uint32_t DeviceModel::startLaunch(const host::LaunchRequest& r, std::uint32
     report.status = status;
     report.refusal = why;
     last_launch_ = report;
-    history_.push_back(report);
     return 0u;
   };
   if (r.module_slot >= kModuleSlots || !modules_[r.module_slot])
@@ -203,9 +202,7 @@ std::uint32_t DeviceModel::startLaunch(const host::LaunchRequest& r, std::uint32
   p.launch = std::move(launch);
   if (timing_) {
     // The chip catches up with the host's time first (kernels finishing meanwhile are kept).
-    while (timing_->deviceNs() + 1e-3 < double(now_ns))
-      for (const auto& [done_id, t] : timing_->advance(double(now_ns)))
-        done_.push_back({done_id, std::uint64_t(std::ceil(t.end_ns)), t.result, t.core_cycles, t.simulated_ns});
+    while (timing_->deviceNs() + 1e-3 < double(now_ns)) runTiming(double(now_ns));
     TimingResult no;
     if (!timing_->start(*p.launch, prog, r.shared_bytes, priority, channel, &no)) {
       // No block fits on an SM: the chip refuses it as it would fault at once.
@@ -222,13 +219,9 @@ std::uint32_t DeviceModel::startLaunch(const host::LaunchRequest& r, std::uint32
 std::optional<std::pair<std::uint32_t, host::LaunchOutcome>> DeviceModel::advance(std::uint64_t until_ns,
                                                                                  std::uint64_t* end_ns) {
   // Kernels run in timing mode: simulate until one completes or `until_ns` comes.
-  if (done_.empty() && timing_ && timing_->busy()) {
-    const double bound = until_ns == kNoBound ? -1.0 : double(until_ns);
-    for (const auto& [id, t] : timing_->advance(bound))
-      done_.push_back({id, std::uint64_t(std::ceil(t.end_ns)), t.result, t.core_cycles, t.simulated_ns});
-  } else if (done_.empty() && timing_ && until_ns != kNoBound) {
-    timing_->advance(double(until_ns));  // nothing runs: time only moves on
-  }
+  // With nothing running the chip's time only moves on.
+  if (done_.empty() && timing_ && (timing_->busy() || until_ns != kNoBound))
+    runTiming(until_ns == kNoBound ? -1.0 : double(until_ns));
   if (done_.empty() || done_.front().end_ns > until_ns) return std::nullopt;
   const Done d = done_.front();
   done_.pop_front();
@@ -236,6 +229,11 @@ std::optional<std::pair<std::uint32_t, host::LaunchOutcome>> DeviceModel::advanc
   finish(d, &o);
   *end_ns = d.end_ns;
   return std::make_pair(d.id, o);
+}
+
+void DeviceModel::runTiming(double until_ns) {
+  for (const auto& [id, t] : timing_->advance(until_ns))
+    done_.push_back({id, std::uint64_t(std::ceil(t.end_ns)), t.result, t.core_cycles, t.simulated_ns});
 }
 
 void DeviceModel::finish(const Done& d, host::LaunchOutcome* o) {
@@ -266,7 +264,6 @@ void DeviceModel::finish(const Done& d, host::LaunchOutcome* o) {
     o->ptx_line = f.pc < prog.code.size() ? prog.code[f.pc].ptx_line : 0;
   }
   last_launch_ = report;
-  history_.push_back(report);
   pending_.erase(it);
 }
 
@@ -284,7 +281,6 @@ void DeviceModel::reset() {
   mmu_.invalidate();
   printf_.clear();
   last_launch_ = LaunchReport{};
-  history_.clear();
   pending_.clear();
   done_.clear();
 }

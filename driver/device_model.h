@@ -83,11 +83,10 @@ class DeviceModel : public host::DevicePort {
   host::DeviceIdentity identity() const;
   Mode mode() const { return mode_; }
 
-  // The simulator's side: the last launch to complete (or be refused), every launch in completion
-  // order, the kernels' printf text since the last call, the timing model's statistics, and its
-  // waveforms (written by closeTraces()).
+  // The simulator's side: the last launch to complete (or be refused), the kernels' printf text
+  // since the last call, the timing model's statistics, and its waveforms (written by
+  // closeTraces()).
   const LaunchReport& lastLaunch() const { return last_launch_; }
-  const std::vector<LaunchReport>& launchHistory() const { return history_; }
   std::string takePrintfOutput();
   nlohmann::json statistics() const;
   void closeTraces();
@@ -110,7 +109,6 @@ class DeviceModel : public host::DevicePort {
   std::uint64_t grid_id_ = 0;
   std::string printf_;
   LaunchReport last_launch_;
-  std::vector<LaunchReport> history_;
   // Launches started and not yet given back, by id: the launch state lives until then.
   struct Pending {
     std::unique_ptr<sm::LaunchState> launch;
@@ -130,6 +128,9 @@ class DeviceModel : public host::DevicePort {
   std::uint32_t next_id_ = 1;
   std::unique_ptr<TimingBackend> timing_;
   void finish(const Done& d, host::LaunchOutcome* o);
+  // Runs the timing model until a launch completes or device time reaches `until_ns` (< 0: no
+  // bound), keeping what completed in done_.
+  void runTiming(double until_ns);
 };
 
 }  // namespace scgpu::driver

@@ -18,6 +18,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -139,7 +140,7 @@ struct scgpu_device : scgpu::host::HostMemoryPort {
     std::uint64_t used = 0;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> dirty;  // (offset, bytes) of tables written
     std::unique_ptr<scgpu::memsys::PageTableBuilder> builder;
-    std::map<std::uint64_t, bool> pages;
+    std::set<std::uint64_t> pages;
     std::uint64_t root() const { return builder ? builder->root() : 0; }
   } tables;
   // Host memory the device may reach.
@@ -449,7 +450,7 @@ scgpu_status mapPages(scgpu_device* d, std::uint64_t va, std::uint64_t bytes) {
   auto& t = d->tables;
   try {
     for (std::uint64_t page = va / kPageBytes * kPageBytes; page < va + bytes; page += kPageBytes)
-      if (t.pages.emplace(page, true).second) t.builder->map(page, page, kPageBytes, kPageBytes, true);
+      if (t.pages.insert(page).second) t.builder->map(page, page, kPageBytes, kPageBytes, true);
   } catch (const std::exception& e) {
     return d->fail(SCGPU_ERROR_OUT_OF_MEMORY, fmt::format("page tables: {}", e.what()));
   }

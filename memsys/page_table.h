@@ -86,6 +86,11 @@ struct Translation {
   std::uint64_t entry = 0;       // its value (0 when it could not be read)
   // Either way.
   unsigned reads = 0;            // 8-byte entries read from memory by this walk
+
+  // A fault as register ERR_MMU_FAULT holds it: LEVEL, REASON and WRITE (the access was a write).
+  std::uint32_t faultWord(bool write) const {
+    return level | std::uint32_t(reason) << 4 | (write ? 1u : 0u) << 8;
+  }
 };
 
 // Reads the 8-byte little-endian word at physical address `pa` into `*value`; false when `pa` is

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -336,18 +335,6 @@ std::vector<KernelRun> GpuTop::advance(double until_ns) {
   out.swap(finished_);
   std::sort(out.begin(), out.end(), [](const KernelRun& a, const KernelRun& b) { return a.id < b.id; });
   return out;
-}
-
-KernelRun GpuTop::run(sm::LaunchState& launch, const sm::KernelResources& k) {
-  KernelRun out;
-  if (busy()) throw std::logic_error("GpuTop::run while kernels are running");
-  const std::optional<std::uint32_t> id = startKernel(launch, k, 0, 0, &out);
-  if (!id) return out;
-  for (;;) {
-    const std::vector<KernelRun> done = advance(-1);
-    for (const KernelRun& r : done)
-      if (r.id == *id) return r;
-  }
 }
 
 void GpuTop::invalidateTlbs() {

@@ -64,8 +64,6 @@ class GpuTop : public sc_core::sc_module {
   // `until_ns` (< 0: no bound). Returns the kernels that finished, in id order; empty when the
   // bound came first. With no kernel running it only moves device time to `until_ns`.
   std::vector<KernelRun> advance(double until_ns);
-  // Runs one kernel to completion (nothing else may be running). `launch` must outlive the call.
-  KernelRun run(sm::LaunchState& launch, const sm::KernelResources& resources);
   // Device time in ns (see above), and the idle time in it.
   double deviceNs() const;
   double idleOffsetNs() const { return idle_offset_ns_; }
@@ -128,7 +126,7 @@ class GpuTop : public sc_core::sc_module {
   double idle_offset_ns_ = 0;
   std::optional<sm::FaultReport> fault_;
   void finishKernel(const Running& r, std::uint64_t end_cycle, const std::optional<sm::FaultReport>& fault);
-  const Running* oldestRunning() const { return running_.empty() ? nullptr : &running_.front(); }
+
   std::uint64_t last_progress_cycle_ = 0, last_issued_ = 0;
   std::uint64_t kernels_ = 0;
   std::uint64_t total_core_cycles_ = 0;

@@ -37,8 +37,7 @@ inline std::uint64_t translateGlobal(ExecContext& c, int lane, std::uint64_t va,
     std::snprintf(buf, sizeof buf, "%u-byte %s of global address 0x%016" PRIx64 ": page fault at level %u (%s)", size,
                   write ? "write" : "read", va, t.level, memsys::faultReasonName(t.reason));
     // CUDA reports an unmapped page as an illegal address; the report and ERR_MMU_FAULT say more.
-    throw FaultSignal{"illegal address", buf, std::uint32_t(lane), va,
-                      t.level | std::uint32_t(t.reason) << 4 | (write ? 1u : 0u) << 8};
+    throw FaultSignal{"illegal address", buf, std::uint32_t(lane), va, t.faultWord(write)};
   }
   p.mask = t.page_bytes - 1;
   p.va = va & ~p.mask;

@@ -399,20 +399,18 @@ void HostInterface::pcieCopy(std::uint32_t c, CopyEngine e, std::uint64_t bytes)
       other.bandwidth = duplex;
     }
   }
-  const std::uint64_t duration = bytes ? params_.pcie_latency_ns + std::uint64_t(std::ceil(double(bytes) / bandwidth)) : 0;
+  const std::uint64_t duration = pcieNs(bytes, bandwidth);
   PcieTransfer& mine = pcie_[e == kHostToDevice ? 0 : 1];
   notePcie(mine, e);  // the previous one of this direction is over: its end is final
   useEngine(c, e, bytes, duration, /*note=*/false);
   mine = {c, start, data_start, start + duration, bytes, bandwidth, false};
 }
 
-std::uint64_t HostInterface::useEngine(std::uint32_t c, CopyEngine e, std::uint64_t bytes, std::uint64_t duration,
-                                       bool note) {
+void HostInterface::useEngine(std::uint32_t c, CopyEngine e, std::uint64_t bytes, std::uint64_t duration, bool note) {
   const std::uint64_t start = std::max(t_, engine_free_ns_[e]);
   engine_free_ns_[e] = start + duration;
   if (note) device_.noteCopy(e, c, bytes, start, start + duration);
   t_ = start + duration;
-  return start;
 }
 
 void HostInterface::notePcie(PcieTransfer& t, CopyEngine e) {
@@ -428,9 +426,13 @@ bool HostInterface::memWrite(bool in_host, std::uint64_t addr, const void* src, 
   return in_host ? host_.dmaWrite(addr, src, bytes) : device_.write(addr, src, bytes);
 }
 
+std::uint64_t HostInterface::pcieNs(std::uint64_t bytes, double bandwidth) const {
+  return bytes ? params_.pcie_latency_ns + std::uint64_t(std::ceil(double(bytes) / bandwidth)) : 0;
+}
+
 std::uint64_t HostInterface::transferNs(bool host_side, std::uint64_t bytes) const {
   if (bytes == 0) return 0;
-  if (host_side) return params_.pcie_latency_ns + std::uint64_t(std::ceil(double(bytes) / params_.pcie_bandwidth_bytes_per_ns));
+  if (host_side) return pcieNs(bytes, params_.pcie_bandwidth_bytes_per_ns);
   return std::uint64_t(std::ceil(double(bytes) / params_.copy_bandwidth_bytes_per_ns));
 }
 
@@ -465,7 +467,7 @@ void HostInterface::stopChannel(std::uint32_t c, ErrorInfo e, const std::string&
   raise(isKernelFault(e.kind) ? SCGPU_INTR_STATUS_FAULT_MASK : SCGPU_INTR_STATUS_ERROR_MASK);
 }
 
-bool HostInterface::fetchEntry(std::uint32_t c) {
+void HostInterface::fetchEntry(std::uint32_t c) {
   Channel& ch = channels_[c];
   const std::uint32_t n = ch.ring_entries;
   if (n < 2 || n > kMaxRingEntries || (n & (n - 1)) || ch.ring_base % 16 || ch.gp_put >= n) {
@@ -473,7 +475,7 @@ bool HostInterface::fetchEntry(std::uint32_t c) {
                 fmt::format("ring of {} entries at 0x{:x} with GP_PUT {}: the size must be a power of two from 2 to "
                             "{}, the base 16-byte aligned and GP_PUT inside the ring",
                             n, ch.ring_base, ch.gp_put, kMaxRingEntries));
-    return false;
+    return;
   }
   const bool ring_in_host = ch.control & SCGPU_CH_CONTROL_RING_IN_HOST_MASK;
   const std::uint64_t entry_addr = ch.ring_base + std::uint64_t(ch.gp_get) * SCGPU_GPFIFO_ENTRY_SIZE_BYTES;
@@ -481,7 +483,7 @@ bool HostInterface::fetchEntry(std::uint32_t c) {
   if (!memRead(ring_in_host, entry_addr, e, sizeof e)) {
     stopChannel(c, SCGPU_ERROR_KIND_BAD_GPFIFO_ENTRY, 0, 0, entry_addr,
                 fmt::format("the entry at 0x{:x} cannot be read", entry_addr));
-    return false;
+    return;
   }
   t_ += transferNs(ring_in_host, sizeof e);
   const auto addr = load<std::uint64_t>(e + SCGPU_GPFIFO_ENTRY_BUFFER_ADDR_OFFSET);
@@ -492,7 +494,7 @@ bool HostInterface::fetchEntry(std::uint32_t c) {
                 fmt::format("entry (buffer 0x{:x}, {} words, flags 0x{:x}): the length must be 1 to {} words, the "
                             "buffer 4-byte aligned and only flag bit 0 set",
                             addr, words, flags, kMaxBufferWords));
-    return false;
+    return;
   }
   const bool buffer_in_host = flags & 1u;
   ch.buffer.assign(words, 0);
@@ -500,21 +502,18 @@ bool HostInterface::fetchEntry(std::uint32_t c) {
     ch.buffer.clear();
     stopChannel(c, SCGPU_ERROR_KIND_BAD_ADDRESS, 0, 0, addr,
                 fmt::format("the command buffer [0x{:x}, +{} bytes) cannot be read", addr, std::uint64_t(words) * 4));
-    return false;
+    return;
   }
   t_ += transferNs(buffer_in_host, std::uint64_t(words) * 4);
   ch.have_entry = true;
   ch.next_word = 0;
-  return true;
 }
 
-HostInterface::Step HostInterface::step(std::uint32_t c) {
+void HostInterface::step(std::uint32_t c) {
   Channel& ch = channels_[c];
-  if (!(ch.control & SCGPU_CH_CONTROL_ENABLE_MASK) || ch.error) return Step::Empty;
   if (!ch.have_entry) {
-    if (ch.gp_get == ch.gp_put || (quiesce_ & SCGPU_QUIESCE_STOP_FETCH_MASK)) return Step::Empty;
-    if (!fetchEntry(c)) return Step::Empty;
-    return Step::Progress;
+    fetchEntry(c);
+    return;
   }
   const std::uint32_t header = ch.buffer[ch.next_word];
   const std::uint32_t count = header >> SCGPU_CMD_COUNT_SHIFT;
@@ -522,15 +521,15 @@ HostInterface::Step HostInterface::step(std::uint32_t c) {
     stopChannel(c, SCGPU_ERROR_KIND_BAD_ARGUMENT, header, ch.next_word, 0,
                 fmt::format("command 0x{:08x} at word {} has {} data words, past the end of its {}-word buffer", header,
                             ch.next_word, count, ch.buffer.size()));
-    return Step::Empty;
+    return;
   }
   device_.setAddressSpace(ch.page_table);
   if (!execute(c, header, ch.buffer.data() + ch.next_word + 1, count)) {
     ch.waiting = !ch.error;
     ch.recheck = false;
-    return Step::Blocked;
+    return;
   }
-  if (ch.error) return Step::Empty;
+  if (ch.error) return;
   ch.waiting = ch.recheck = false;
   // A kernel in flight completes later (completeLaunch says so then).
   if (!ch.kernel) emit(HostEvent::Kind::CommandDone, c, header & SCGPU_CMD_METHOD_MASK, ch.next_word);
@@ -541,7 +540,6 @@ HostInterface::Step HostInterface::step(std::uint32_t c) {
     ch.gp_get = (ch.gp_get + 1) % ch.ring_entries;
     emit(HostEvent::Kind::GpGet, c, 0, ch.gp_get);
   }
-  return Step::Progress;
 }
 
 bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::uint32_t* a, std::uint32_t count) {

@@ -192,7 +192,6 @@ class HostInterface {
     std::uint32_t module = 0, launch = 0, block[3] = {0, 0, 0}, warp = 0, lane = 0, pc = 0, ptx_line = 0;
     std::uint32_t mmu_fault = 0;
   };
-  enum class Step { Progress, Blocked, Empty };
   // Copy engines, one per direction: host to device, device to host, within the device.
   enum CopyEngine : std::uint32_t { kHostToDevice = 0, kDeviceToHost = 1, kWithinDevice = 2, kCopyEngines = 3 };
 
@@ -200,8 +199,11 @@ class HostInterface {
   void resetChannel(Channel& ch);
   std::uint32_t readRegister(std::uint32_t offset, bool* defined);
   bool writeRegister(std::uint32_t offset, std::uint32_t value);
-  Step step(std::uint32_t c);
-  bool fetchEntry(std::uint32_t c);
+  // One step of a runnable channel (runnable()) at t_: fetch its next ring entry, or execute its
+  // next command.
+  void step(std::uint32_t c);
+  // Reads the entry at GP_GET and its command buffer (or stops the channel on a bad one).
+  void fetchEntry(std::uint32_t c);
   // Channel c can take a step (enabled, no error, no kernel in flight, work or a recheck to do).
   bool runnable(std::uint32_t c) const;
   // A kernel completed at `end_ns`: its channel goes on (or stops on its fault).
@@ -212,8 +214,8 @@ class HostInterface {
   // Takes every completion up to t_ from the device.
   void collectCompletions();
   // Occupies copy engine `e` for `duration` ns from t_ (or from when it frees up); moves t_ to the
-  // end; gives the start.
-  std::uint64_t useEngine(std::uint32_t c, CopyEngine e, std::uint64_t bytes, std::uint64_t duration, bool note = true);
+  // end.
+  void useEngine(std::uint32_t c, CopyEngine e, std::uint64_t bytes, std::uint64_t duration, bool note = true);
   // A copy over PCIe on engine `e` (host to device or device to host) for channel c: the latency,
   // then the bytes at the link's bandwidth - at its pcie_duplex_bandwidth_fraction instead while
   // the other direction moves data too, which also stretches the copy in flight there.
@@ -232,6 +234,8 @@ class HostInterface {
   bool memRead(bool in_host, std::uint64_t addr, void* dst, std::uint64_t bytes);
   bool memWrite(bool in_host, std::uint64_t addr, const void* src, std::uint64_t bytes);
   std::uint64_t transferNs(bool host_side, std::uint64_t bytes) const;
+  // A PCIe transfer of `bytes` at `bandwidth` bytes/ns: the link's latency, then the bytes.
+  std::uint64_t pcieNs(std::uint64_t bytes, double bandwidth) const;
   void emit(HostEvent::Kind kind, std::uint32_t channel, std::uint32_t what, std::uint64_t value);
 
   HostParams params_;
