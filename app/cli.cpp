@@ -15,6 +15,7 @@
 #include "app/stats_table.h"
 #include "base/input_limits.h"
 #include "base/output_file.h"
+#include "base/run_control.h"
 #include "tlm/gpu_config.h"
 
 // The build may pass the project version; the fallback keeps a bare compile working.
@@ -35,7 +36,7 @@ constexpr const char* kMainFooter = R"(Examples:
 
 Exit status: 0 passed, 1 check failed, 2 kernel fault (watchdog and budget timeouts too),
 3 input error (usage, config, launch file, PTX, refused launch, limit, unwritable output),
-4 an RTL block in cosim mode diverged from its model.
+4 an RTL block in cosim mode diverged from its model, 130 stopped by Ctrl-C.
 Run `scgpu COMMAND --help` for the options of a command; docs/cli.md has the reference.)";
 
 constexpr const char* kRunFooter = R"(TARGET is a suite workload (see `scgpu list`) or a launch file (a path ending in
@@ -56,7 +57,12 @@ Examples:
 Exit status: 0 passed, 1 check or expect failed, 2 kernel fault, watchdog or budget timeout
 (report on stderr), 3 input error: usage, config, launch file, PTX, refused launch, exceeded
 limit, unwritable output (message with file:line:col where there is one), 4 an RTL block in
-cosim mode diverged from its model (docs/rtl-cosim.md).)";
+cosim mode diverged from its model (docs/rtl-cosim.md), 130 stopped by Ctrl-C.
+
+Long runs: on a terminal a progress line shows the kernel's cycles, blocks retired (percent),
+KIPS and an ETA. Ctrl-C, --timeout and --max-cycles stop the run with a report; the statistics
+(--stats-json, marked "partial": true) and traces gathered so far are still written. A block
+resident longer than watchdog.block_resident_cycles (a warp spinning forever) is a watchdog fault.)";
 
 constexpr const char* kServeFooter = R"(Runs the chip (a functional device behind the host interface) as a device that another
 process drives over a Unix socket: MMIO reads and writes, DMA to and from the client's host
@@ -105,7 +111,8 @@ bool isKernelFault(driver::Error e) {
 
 int faultExitCode(const driver::Runtime& runtime) {
   const auto& f = runtime.lastFault();
-  return f && f->kind == "cosim divergence" ? kExitCosimDivergence : kExitFault;
+  if (f && f->kind == "cosim divergence") return kExitCosimDivergence;
+  return f && f->kind == "interrupted" ? kExitInterrupted : kExitFault;
 }
 
 void printLaunchError(const driver::Runtime& runtime, driver::Error error) {
@@ -164,7 +171,15 @@ int listWorkloads() {
 }
 
 int run(const RunOptions& options) {
-  return isLaunchFile(options.target) ? runLaunchFile(options) : runWorkload(options);
+  RunOptions o = options;
+  if (o.max_cycles) o.overrides.push_back(fmt::format("limits.cycles_per_launch={}", o.max_cycles));
+  // Ctrl-C and the wall-clock timeout end the run as a fault would: statistics and traces are
+  // still written, marked partial.
+  const run_control::InterruptGuard interrupt;
+  run_control::setWallTimeout(o.timeout_s);
+  const int code = isLaunchFile(o.target) ? runLaunchFile(o) : runWorkload(o);
+  run_control::setWallTimeout(0);
+  return code;
 }
 
 int main(int argc, char** argv) {
@@ -221,6 +236,16 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--stats-json", opt.stats_json, "Write statistics, verdict and effective config as JSON")
       ->type_name("FILE");
   run_cmd->add_flag("-q,--quiet", opt.quiet, "Print only the verdict (and kernel printf output)");
+  run_cmd->add_option("--max-cycles", opt.max_cycles,
+                      "Stop a launch that runs longer than N core cycles with a timeout fault (timing mode; sets "
+                      "limits.cycles_per_launch)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_option("--timeout", opt.timeout_s,
+                      "Stop the run after SECONDS of wall-clock time with a timeout fault; statistics and traces "
+                      "gathered so far are still written, marked partial")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.001, 1e9));
   run_cmd->add_option("--trace", opt.trace,
                       "Write a waveform of the run (timing mode): FILE.vcd or FILE.fst, with FILE.gtkw beside it "
                       "for `gtkwave FILE.gtkw`")

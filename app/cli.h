@@ -27,6 +27,7 @@ enum ExitCode : int {
   kExitFault = 2,        // a kernel faulted (the fault report goes to stderr)
   kExitInputError = 3,   // usage, config, launch file or PTX error (message with file:line:col)
   kExitCosimDivergence = 4,  // an RTL block in `cosim` differed from its model (report on stderr)
+  kExitInterrupted = 130,    // stopped by Ctrl-C (128 + SIGINT, as a shell reports it); partial statistics written
 };
 
 struct RunOptions {
@@ -48,6 +49,10 @@ struct RunOptions {
   // After a fault or watchdog in timing mode without --trace, re-run (deterministically) with a
   // waveform of the last this-many core cycles; 0 turns it off.
   std::uint64_t fault_trace_cycles = 2000;
+  // Bounds on a long run: core cycles per launch (0: the config's limits.cycles_per_launch) and
+  // wall-clock seconds for the whole run (0: none).
+  std::uint64_t max_cycles = 0;
+  double timeout_s = 0;
   // Output.
   std::string stats_json;
   bool quiet = false;
@@ -72,7 +77,7 @@ GpuConfig loadConfig(const std::string& name_or_path, const std::vector<std::str
 // Kernel faults, as opposed to launches the device refused (InvalidValue, InvalidConfiguration).
 bool isKernelFault(driver::Error error);
 // The exit status of a run that stopped on a fault: kExitCosimDivergence when an RTL block in
-// cosim mode differed from its model, else kExitFault.
+// cosim mode differed from its model, kExitInterrupted after Ctrl-C, else kExitFault.
 int faultExitCode(const driver::Runtime& runtime);
 // Prints the fault report (or the bare error) of a failed launch to stderr.
 void printLaunchError(const driver::Runtime& runtime, driver::Error error);

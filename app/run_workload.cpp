@@ -12,6 +12,7 @@
 #include "kernels/workload.h"
 #include "app/spawn.h"
 #include "app/cli.h"
+#include "base/run_control.h"
 #include "tlm/trace/tracer.h"
 
 #include <CLI/CLI.hpp>
@@ -105,6 +106,8 @@ namespace {
 // last cycles before it: the model is deterministic, so the re-run reaches the same state.
 void traceFault(const RunOptions& o, const driver::Runtime& rt) {
   if (o.mode != "timing" || !o.trace.empty() || o.fault_trace_cycles == 0 || !rt.lastFault()) return;
+  // Not after Ctrl-C or the wall-clock timeout: the re-run would take as long again.
+  if (run_control::stopRequested() != run_control::Stop::None) return;
   const std::uint64_t end = rt.lastFault()->cycle + 1;
   if (end <= 1) return;
   const std::uint64_t start = end > o.fault_trace_cycles ? end - o.fault_trace_cycles : 0;
@@ -177,6 +180,7 @@ int runWorkload(const RunOptions& o) {
     j["message"] = result.message;
     j["options"] = {{"arch", o.arch}, {"scale", o.scale}, {"seed", o.seed}};
     if (result.error != driver::Error::Success) j["fault"] = faultJson(rt, result.error);
+    j["partial"] = result.error != driver::Error::Success;  // the statistics cover the run up to its stop
     writeJsonFile(o.stats_json, j);
   }
   return code;
@@ -228,6 +232,7 @@ int runLaunchFile(const RunOptions& o) {
     j["checks"] = checks;
     j["outputs"] = out.outputs_written;
     if (out.error != driver::Error::Success) j["fault"] = faultJson(rt, out.error);
+    j["partial"] = out.error != driver::Error::Success;  // the statistics cover the run up to its stop
     writeJsonFile(o.stats_json, j);
   }
   return code;

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "base/run_control.h"
+
 #include "sm/exec/builtins.h"
 #include "sm/simt.h"
 
@@ -176,6 +178,12 @@ bool FunctionalEngine::runBlock(LaunchState& launch, std::uint64_t linear, Launc
         break;
       }
       if (liveWarps(b) == 0) break;
+      if (const run_control::Stop stop = run_control::stopRequested(); stop != run_control::Stop::None) {
+        Warp& w = current ? *current : b.warps.front();
+        FaultSignal s{run_control::stopKind(stop), run_control::stopMessage(stop), 0};
+        result.fault = makeFaultReport(s, launch, b, w, w.stack.empty() ? 0 : w.stack.back().pc);
+        break;
+      }
       if (!progressed) {
         // Every live warp waits at a barrier that cannot complete.
         Warp& w = *std::find_if(b.warps.begin(), b.warps.end(),

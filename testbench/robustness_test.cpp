@@ -13,6 +13,7 @@
 // yet is kept with the DISABLED_ prefix and a `// pending:` comment saying what it does today;
 // run those with --gtest_filter='DISABLED_Robustness*' --gtest_also_run_disabled_tests.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -82,7 +83,7 @@ bool capped() {
 // Runs the binary with `args` in `cwd`: no shell, stdin from /dev/null, stdout and stderr into
 // one pipe, RLIMIT_AS capped (unless `cap` is false), killed with its process group after
 // kTimeLimitSeconds.
-Outcome runScgpu(const std::vector<std::string>& args, const fs::path& cwd, bool cap) {
+Outcome runScgpu(const std::vector<std::string>& args, const fs::path& cwd, bool cap, int interrupt_after_ms = -1) {
   std::vector<std::string> argv_strings{binary()};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -123,16 +124,26 @@ Outcome runScgpu(const std::vector<std::string>& args, const fs::path& cwd, bool
     ::kill(pid, SIGKILL);
   };
   char buf[65536];
+  bool interrupted = false;
   while (true) {
     struct pollfd p{fds[0], POLLIN, 0};
-    const int ms = remainingMs();
+    int ms = remainingMs();
+    if (interrupt_after_ms >= 0 && !interrupted) {  // Ctrl-C, as a terminal sends it
+      const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+      if (since.count() >= interrupt_after_ms) {
+        ::kill(pid, SIGINT);
+        interrupted = true;
+      } else {
+        ms = std::min(ms, int(interrupt_after_ms - since.count()));
+      }
+    }
     if (ms == 0) {
       kill();
       break;
     }
     const int r = ::poll(&p, 1, ms);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) continue;  // timeout: the next round kills
+    if (r <= 0) continue;  // timeout: the next round kills (or interrupts)
     const ssize_t n = ::read(fds[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // end of output
@@ -566,6 +577,15 @@ const std::vector<Case> kFaultCases = {
      {"kernel 'spin'", "warp 0, thread (0,0,0)", "limits.warp_instructions_per_launch"}},
     {"infinite_loop_timing_cycles", fault("spin", "timing", {"--set", "limits.cycles_per_launch=100000"}), 2,
      {"kernel 'spin'", "warp 0, thread (0,0,0)", "limits.cycles_per_launch"}},
+    {"infinite_loop_timing_block_watchdog", fault("spin", "timing", {"--set", "watchdog.block_resident_cycles=50000"}),
+     2, {"watchdog", "kernel 'spin'", "block (0,0,0), warp 0, thread (0,0,0)", "watchdog.block_resident_cycles"}},
+    {"infinite_loop_timing_max_cycles", fault("spin", "timing", {"--max-cycles", "100000"}), 2,
+     {"timeout", "kernel 'spin'", "warp 0, thread (0,0,0)", "limits.cycles_per_launch = 100000"}},
+    {"infinite_loop_wall_timeout_timing", fault("spin", "timing", {"--timeout", "0.5"}), 2,
+     {"timeout", "kernel 'spin'", "--timeout 0.5 s"}},
+    {"infinite_loop_wall_timeout_functional",
+     fault("spin", "functional", {"--timeout", "0.5", "--set", "limits.watchdog_warp_instructions_per_block=1000000000000"}),
+     2, {"timeout", "kernel 'spin'", "--timeout 0.5 s"}},
     {"infinite_loop_timing_instructions",
      fault("spin", "timing", {"--set", "limits.warp_instructions_per_launch=100000"}), 2,
      {"kernel 'spin'", "warp 0, thread (0,0,0)", "limits.warp_instructions_per_launch"}},
@@ -755,6 +775,30 @@ SCGPU_ROBUSTNESS_CATEGORY(BadLaunchFile, kLaunchCases);
 SCGPU_ROBUSTNESS_CATEGORY(FaultingKernel, kFaultCases);
 SCGPU_ROBUSTNESS_CATEGORY(BadStatsDiff, kStatsCases);
 SCGPU_ROBUSTNESS_CATEGORY(HostileCommandLine, kCliCases);
+
+// Ctrl-C stops a spinning kernel in either mode: exit status 130, the report, and the statistics
+// gathered so far, marked partial.
+TEST(RobustnessInterrupt, CtrlCStopsASpinningKernelAndWritesPartialStatistics) {
+  for (const std::string mode : {"timing", "functional"}) {
+    const fs::path json = WorkDir::get() / ("interrupted_" + mode + ".json");
+    fs::remove(json);
+    const Outcome o = runScgpu({"run", "fault/spin.yaml", "--mode", mode, "--fault-trace-cycles", "0", "--set",
+                                "limits.watchdog_warp_instructions_per_block=1000000000000", "--set",
+                                "watchdog.block_resident_cycles=1000000000000", "--stats-json",
+                                json.string()},
+                               WorkDir::get(), capped(), 1500);
+    EXPECT_EQ(o.status, 130) << mode << ": " << o.output;
+    EXPECT_NE(o.output.find("interrupted"), std::string::npos) << o.output;
+    EXPECT_NE(o.output.find("kernel 'spin'"), std::string::npos) << o.output;
+    ASSERT_TRUE(fs::exists(json)) << o.output;
+    std::ifstream in(json);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    EXPECT_EQ(j["partial"], true);
+    EXPECT_EQ(j["exit_code"], 130);
+    EXPECT_EQ(j["fault"]["kind"], "interrupted");
+    EXPECT_GT(j["launches"][0]["warp_instructions"].get<std::uint64_t>(), 0u) << j["launches"].dump();
+  }
+}
 
 // The harness itself: a good launch file passes under the cap.
 TEST(RobustnessHarness, GoodLaunchFileRunsUnderTheCap) {

@@ -440,6 +440,9 @@ Schema buildSchema() {
   b.section("watchdog", "the timing model's hang detector");
   b.integer("watchdog.no_progress_cycles", FIELD(watchdog.no_progress_cycles), 1, kNoMax,
             "core cycles with no instruction retired anywhere before the run stops with a dump");
+  b.integer("watchdog.block_resident_cycles", FIELD(watchdog.block_resident_cycles), 1, kNoMax,
+            "core cycles one block may stay resident before the run stops with a watchdog fault naming it "
+            "(a warp that spins forever issues, so only this catches it)");
   b.section("memory", "device memory sizes");
   b.integer("memory.global_size_bytes", FIELD(global_size_bytes), 1 << 20, 1ll << 42,
             "global memory (cudaDeviceProp::totalGlobalMem)");

@@ -33,6 +33,7 @@ struct GigaThreadParams {
 
 struct WatchdogParams {
   std::uint64_t no_progress_cycles = 1000000;    // core cycles with no instruction retired anywhere
+  std::uint64_t block_resident_cycles = 5000000;  // core cycles one block may stay resident
 };
 
 // Limits of the functional core that the CUDA runtime exposes (cudaLimit*), and the simulator's bounds.

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "base/run_control.h"
 #include "sm/timing/stall_reason.h"
 #include "tlm/blocks/dram_block.h"
 #include "tlm/blocks/gigathread_block.h"
@@ -122,7 +123,6 @@ GpuTop::~GpuTop() = default;
 
 void GpuTop::coreTick(std::uint64_t cycle) {
   if (running_.empty()) return;
-  if (progress_ && (cycle & 0x3FFFF) == 0) reportProgress(cycle);
   // The kernel a chip-wide stop is reported against: the one running longest.
   const std::string& oldest = running_.front().launch->program->kernel_name;
   auto divergence = [&](const std::string& message) {
@@ -166,6 +166,23 @@ void GpuTop::coreTick(std::uint64_t cycle) {
                             "state of every warp and queue:\n{}",
                             cycle - last_progress_cycle_, dumpState());
     fault_ = r;
+  }
+  // Every few thousand cycles: a block that never finishes (a warp spinning forever issues, so the
+  // check above cannot see it), Ctrl-C and the wall-clock timeout.
+  if (!fault_ && (cycle & 4095) == 0) {
+    if (progress_) reportProgress(cycle);
+    for (const auto& s : sms_)
+      if (s->core.checkHungBlocks(cycle, params_.watchdog.block_resident_cycles)) {
+        fault_ = s->core.fault();
+        break;
+      }
+    if (const run_control::Stop stop = run_control::stopRequested(); !fault_ && stop != run_control::Stop::None) {
+      sm::FaultReport r;
+      r.kind = run_control::stopKind(stop);
+      r.kernel = oldest;
+      r.message = run_control::stopMessage(stop);
+      fault_ = r;
+    }
   }
   // Each launch's budgets: a kernel that spins (or just runs longer than the user allowed) stops
   // with a timeout fault, as a GPU's watchdog stops it, instead of running unbounded.
@@ -241,14 +258,28 @@ void GpuTop::finishKernel(const Running& r, std::uint64_t end_cycle, const std::
 void GpuTop::reportProgress(std::uint64_t cycle) {
   const auto now = std::chrono::steady_clock::now();
   const double secs = std::chrono::duration<double>(now - wall_start_).count();
-  if (secs < 1.0) return;  // short runs stay quiet
+  if (secs < 1.0 || now - last_progress_wall_ < std::chrono::milliseconds(250)) return;  // short runs stay quiet
+  last_progress_wall_ = now;
   const Running& r = running_.front();
   const GigaThread& gt = gigathread_->engine;
-  std::fprintf(stderr, "\r\033[K[scgpu] %s%s: cycle %llu, blocks %llu/%llu, %.1f KIPS, %.0f cycles/s",
-               r.launch->program->kernel_name.c_str(), running_.size() > 1 ? fmt::format(" (+{} kernels)", running_.size() - 1).c_str() : "",
-               static_cast<unsigned long long>(cycle - r.start_cycle),
-               static_cast<unsigned long long>(gt.blocksCompleted(r.id)), static_cast<unsigned long long>(gt.totalBlocks(r.id)),
-               double(r.launch->warp_instructions) / secs / 1e3, double(cycle - r.start_cycle) / secs);
+  const std::uint64_t done = gt.blocksCompleted(r.id), total = gt.totalBlocks(r.id);
+  const double fraction = total ? double(done) / double(total) : 0.0;
+  // The kernel's remaining blocks at the rate the done ones took (from the kernel's start).
+  const double kernel_secs = std::chrono::duration<double>(now - r.wall_start).count();
+  std::string eta = "?";
+  if (fraction > 0) {
+    const auto left = static_cast<unsigned long long>(kernel_secs * (1 - fraction) / fraction + 0.5);
+    eta = left >= 3600 ? fmt::format("{}:{:02}:{:02}", left / 3600, left / 60 % 60, left % 60)
+                       : fmt::format("{}:{:02}", left / 60, left % 60);
+  }
+  const std::string others = running_.size() > 1 ? fmt::format(" (+{} kernels)", running_.size() - 1) : "";
+  std::fputs(fmt::format("\r\033[K[scgpu] {}{}: cycle {}, blocks {}/{} ({:.1f}%), {:.1f} KIPS, {:.0f} cycles/s, "
+                         "ETA {}",
+                         r.launch->program->kernel_name, others, cycle - r.start_cycle, done, total, 100 * fraction,
+                         double(r.launch->warp_instructions) / std::max(kernel_secs, 1e-9) / 1e3,
+                         double(cycle - r.start_cycle) / std::max(kernel_secs, 1e-9), eta)
+                 .c_str(),
+             stderr);
   std::fflush(stderr);
   progress_shown_ = true;
 }
@@ -290,6 +321,7 @@ std::optional<std::uint32_t> GpuTop::startKernel(sm::LaunchState& launch, const 
   r.start_cycle = sc_core::sc_time_stamp().value() / core_clk_.period().value();
   r.start_ns = deviceNs();
   r.start_time = sc_core::sc_time_stamp();
+  r.wall_start = std::chrono::steady_clock::now();
   r.blocks = std::uint64_t(launch.grid[0]) * launch.grid[1] * launch.grid[2];
   launch.warp_instructions = launch.thread_instructions = 0;
   for (auto& s : sms_) s->core.addLaunch(r.id, &launch, k);

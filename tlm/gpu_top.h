@@ -119,6 +119,7 @@ class GpuTop : public sc_core::sc_module {
     double start_ns = 0;      // device time
     sc_core::sc_time start_time;  // SystemC time (the kernel's own time is measured in it, exactly)
     std::uint64_t blocks = 0;
+    std::chrono::steady_clock::time_point wall_start;  // for the progress line's rates and ETA
   };
   std::vector<Running> running_;
   std::vector<KernelRun> finished_;  // found by coreTick, collected by advance
@@ -132,6 +133,7 @@ class GpuTop : public sc_core::sc_module {
   std::uint64_t total_core_cycles_ = 0;
   double total_ns_ = 0;
   bool progress_ = false, progress_shown_ = false;
+  std::chrono::steady_clock::time_point last_progress_wall_;
   std::chrono::steady_clock::time_point wall_start_;
   std::uint64_t memory_progress_ = 0;
 };

@@ -84,6 +84,7 @@ struct BlockSlot {
   std::uint32_t live = 0;             // warps not exited
   std::uint32_t mem_outstanding = 0;  // memory instructions not complete
   std::uint64_t mem_ready = 0;        // latest completion cycle of its memory instructions
+  std::uint64_t launched_at = 0;      // the core cycle it became resident
   std::vector<std::uint32_t> warp_slots;
 };
 
@@ -692,6 +693,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
   b.live = nwarps;
   b.mem_outstanding = 0;
   b.mem_ready = 0;
+  b.launched_at = cycle;
   b.warp_slots.clear();
   m.usage.add(l->cost);
   m.resident_blocks++;
@@ -828,6 +830,38 @@ bool SmCore::idle() const {
 }
 
 const std::optional<FaultReport>& SmCore::fault() const { return impl_->fault; }
+
+bool SmCore::checkHungBlocks(std::uint64_t cycle, std::uint64_t limit) {
+  Impl& m = *impl_;
+  if (m.fault) return false;
+  for (BlockSlot& b : m.blocks) {
+    if (!b.used || b.live == 0 || cycle - b.launched_at <= limit) continue;
+    const ptx::Program& prog = *b.launch->program;
+    std::string detail;
+    const Warp* first = nullptr;
+    for (const Warp& x : b.state.warps) {
+      if (x.state == WarpState::Exited) continue;
+      if (!first) first = &x;
+      const std::uint32_t pc = x.stack.empty() ? 0 : x.stack.back().pc;
+      detail += fmt::format("\n  warp {}: {} at pc {} ({}), active mask {:08x}, {} instructions", x.index,
+                            x.state == WarpState::AtBarrier ? "at barrier" : "running", pc, prog.ptxLocation(pc),
+                            x.stack.empty() ? 0u : x.stack.back().mask, x.instructions);
+    }
+    if (!first) continue;
+    const std::uint32_t mask = first->stack.empty() ? 1u : first->stack.back().mask;
+    FaultSignal s{"watchdog",
+                  fmt::format("the block has been resident for {} core cycles without finishing "
+                              "(watchdog.block_resident_cycles = {}; raise it with --set "
+                              "watchdog.block_resident_cycles=N for kernels whose blocks run that long); "
+                              "warps:{}",
+                              cycle - b.launched_at, limit, detail),
+                  std::uint32_t(__builtin_ctz(mask | 0x80000000u))};
+    m.fault = makeFaultReport(s, *b.launch, b.state, *first, first->stack.empty() ? 0 : first->stack.back().pc);
+    m.fault->cycle = cycle;
+    return true;
+  }
+  return false;
+}
 
 std::uint64_t SmCore::instructionsIssued() const { return impl_->issued_total; }
 

@@ -65,6 +65,10 @@ class SmCore {
   bool idle() const;
   // The first fault; the SM issues nothing after it.
   const std::optional<FaultReport>& fault() const;
+  // A block resident for more than `limit` cycles at `cycle` (a warp spinning in a loop that never
+  // ends issues forever, which the no-progress watchdog cannot see) becomes a "watchdog" fault
+  // naming the block and its warps' PCs. True if it did.
+  bool checkHungBlocks(std::uint64_t cycle, std::uint64_t limit);
   // Every resident warp (PC, state, stall reason, pending registers) and every non-empty queue.
   std::string dumpState() const;
   std::uint64_t instructionsIssued() const;
