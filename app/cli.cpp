@@ -173,6 +173,7 @@ int listWorkloads() {
 int run(const RunOptions& options) {
   RunOptions o = options;
   if (o.max_cycles) o.overrides.push_back(fmt::format("limits.cycles_per_launch={}", o.max_cycles));
+  if (o.threads) o.overrides.push_back(fmt::format("simulation.host_threads={}", o.threads));
   // Ctrl-C and the wall-clock timeout end the run as a fault would: statistics and traces are
   // still written, marked partial.
   const run_control::InterruptGuard interrupt;
@@ -236,6 +237,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--stats-json", opt.stats_json, "Write statistics, verdict and effective config as JSON")
       ->type_name("FILE");
   run_cmd->add_flag("-q,--quiet", opt.quiet, "Print only the verdict (and kernel printf output)");
+  run_cmd->add_option("--threads", opt.threads,
+                      "Host threads that tick the SMs side by side (timing mode; sets simulation.host_threads); "
+                      "results and statistics are the same at any N")
+      ->type_name("N")
+      ->check(CLI::Range(1, 256));
   run_cmd->add_option("--max-cycles", opt.max_cycles,
                       "Stop a launch that runs longer than N core cycles with a timeout fault (timing mode; sets "
                       "limits.cycles_per_launch)")

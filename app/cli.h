@@ -53,6 +53,8 @@ struct RunOptions {
   // wall-clock seconds for the whole run (0: none).
   std::uint64_t max_cycles = 0;
   double timeout_s = 0;
+  // Host threads that tick the SMs (0: the config's simulation.host_threads).
+  unsigned threads = 0;
   // Output.
   std::string stats_json;
   bool quiet = false;

@@ -22,6 +22,7 @@ std::uint64_t BackingStore::allocate(std::uint64_t bytes, const std::string&) {
         it->second -= rounded;
       }
       allocations_[base] = bytes;
+      ++generation_;
       allocated_ += rounded;
       // Freed memory is reused: clear it, as fresh pages are.
       fill(base, 0, rounded);
@@ -31,6 +32,7 @@ std::uint64_t BackingStore::allocate(std::uint64_t bytes, const std::string&) {
   std::uint64_t base = next_;
   next_ += rounded;
   allocations_[base] = bytes;
+  ++generation_;
   allocated_ += rounded;
   return base;
 }
@@ -52,6 +54,7 @@ bool BackingStore::allocateAt(std::uint64_t addr, std::uint64_t bytes, std::stri
     if (prev->first + roundedSize(prev->second) > addr) return fail("the range overlaps a mapping");
   }
   allocations_[addr] = bytes;
+  ++generation_;
   allocated_ += rounded;
   fill(addr, 0, rounded);
   hit_base_ = 1;
@@ -63,6 +66,7 @@ void BackingStore::reset() {
   allocated_ = 0;
   next_ = kHeapBase;
   allocations_.clear();
+  ++generation_;
   free_list_.clear();
   pages_.clear();
   last_page_ = ~0ull;
@@ -77,6 +81,7 @@ bool BackingStore::release(std::uint64_t addr) {
   std::uint64_t rounded = (it->second + kAllocAlign - 1) / kAllocAlign * kAllocAlign;
   allocated_ -= rounded;
   allocations_.erase(it);
+  ++generation_;
   free_list_.emplace_back(addr, rounded);
   std::sort(free_list_.begin(), free_list_.end());
   hit_base_ = 1;
@@ -104,6 +109,29 @@ bool BackingStore::valid(std::uint64_t addr, std::uint64_t size) const {
   return true;
 }
 
+bool BackingStore::valid(std::uint64_t addr, std::uint64_t size, Hint& hint) const {
+  if (hint.generation != generation_) hint = Hint{generation_};
+  if (addr >= hint.base && addr + size <= hint.end && addr + size >= addr) return true;
+  std::uint64_t base, bytes;
+  if (!findAllocation(addr, base, bytes)) return false;
+  if (addr + size > base + bytes || addr + size < addr) return false;
+  hint.base = base;
+  hint.end = base + bytes;
+  return true;
+}
+
+const std::uint8_t* BackingStore::peek(std::uint64_t addr, Hint& hint) const {
+  static const std::uint8_t kZeroPage[kPageBytes] = {};
+  const std::uint64_t page = addr / kPageBytes;
+  if (hint.generation != generation_) hint = Hint{generation_};
+  if (page != hint.page) {
+    auto it = pages_.find(page);
+    hint.page = page;
+    hint.data = it == pages_.end() ? kZeroPage : it->second.get();
+  }
+  return hint.data + addr % kPageBytes;
+}
+
 std::uint8_t* BackingStore::existingPage(std::uint64_t page) {
   if (page == last_page_) return last_data_;
   auto it = pages_.find(page);
@@ -113,6 +141,7 @@ std::uint8_t* BackingStore::existingPage(std::uint64_t page) {
 std::uint8_t* BackingStore::pageData(std::uint64_t page) {
   auto& slot = pages_[page];
   if (!slot) {
+    ++generation_;
     slot.reset(new std::uint8_t[kPageBytes]);
     std::memset(slot.get(), 0, kPageBytes);
   }
@@ -150,7 +179,8 @@ void BackingStore::fill(std::uint64_t addr, std::uint8_t value, std::uint64_t si
     if (value != 0) {
       std::memset(hostPtr(addr), value, chunk);
     } else if (chunk == kPageBytes) {
-      if (pages_.erase(page) && page == last_page_) {
+      if (pages_.erase(page)) ++generation_;
+      if (page == last_page_) {
         last_page_ = ~0ull;
         last_data_ = nullptr;
       }

@@ -37,6 +37,20 @@ class BackingStore {
   // The allocation containing addr: its base and size, or false.
   bool findAllocation(std::uint64_t addr, std::uint64_t& base, std::uint64_t& size) const;
 
+  // Look-ups that change nothing in the store, so that several host threads may make them at once
+  // while nobody writes (the SMs of a parallel tick): the caller keeps the cache of the last
+  // allocation and page it hit.
+  struct Hint {
+    std::uint64_t generation = ~0ull;   // the store's generation it was taken at
+    std::uint64_t base = 1, end = 0;    // the last allocation found: [base, end)
+    std::uint64_t page = ~0ull;         // the last page read
+    const std::uint8_t* data = nullptr;
+  };
+  bool valid(std::uint64_t addr, std::uint64_t size, Hint& hint) const;
+  // The bytes at addr for reading (a shared page of zeros where nothing was ever written); the
+  // range must not cross a page.
+  const std::uint8_t* peek(std::uint64_t addr, Hint& hint) const;
+
   // Host pointer to the bytes at addr; the range must not cross a page (aligned accesses of up
   // to 16 bytes never do). No validity check: callers check valid() first.
   std::uint8_t* hostPtr(std::uint64_t addr) {
@@ -75,6 +89,8 @@ class BackingStore {
   std::map<std::uint64_t, std::uint64_t> allocations_;  // base -> size
   std::vector<std::pair<std::uint64_t, std::uint64_t>> free_list_;  // freed ranges for reuse
   std::unordered_map<std::uint64_t, std::unique_ptr<std::uint8_t[]>> pages_;
+  // Bumped whenever a page or an allocation comes or goes: a Hint taken before is stale.
+  std::uint64_t generation_ = 0;
   std::uint64_t last_page_ = ~0ull;
   std::uint8_t* last_data_ = nullptr;
   // Last allocation hit, since accesses of a warp mostly fall in the same buffer.

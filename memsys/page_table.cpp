@@ -101,6 +101,7 @@ TranslationCache::TranslationCache(ReadEntry read, StatsRegistry* stats, const s
 }
 
 Translation TranslationCache::translate(std::uint64_t root_pa, std::uint64_t va, bool write) {
+  const std::lock_guard<std::mutex> lock(mutex_);
   for (unsigned level = 1; level < PageTableFormat::kLevels; ++level) {
     const std::uint64_t size = PageTableFormat::coverage(level);
     auto it = pages_[level].find(Key{root_pa, va & ~(size - 1)});
@@ -128,6 +129,7 @@ Translation TranslationCache::translate(std::uint64_t root_pa, std::uint64_t va,
 }
 
 void TranslationCache::invalidate() {
+  const std::lock_guard<std::mutex> lock(mutex_);
   for (auto& m : pages_) m.clear();
 }
 

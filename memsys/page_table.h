@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 
@@ -150,6 +151,8 @@ class TranslationCache {
     std::uint64_t page_pa, page_bytes;
     bool writable;
   };
+  // The SMs of a parallel tick translate at once (each keeps its last page; this is the miss path).
+  std::mutex mutex_;
   PageTableWalker walker_;
   // One map per page size, so that a lookup tries each size once (1 GiB, 2 MiB, 4 KiB).
   std::unordered_map<Key, Page, KeyHash> pages_[PageTableFormat::kLevels];

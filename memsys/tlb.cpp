@@ -92,14 +92,20 @@ TranslationPath::TranslationPath(const MmuParams& params, Tlb* shared_l2, StatsR
 }
 
 TranslationPath::Result TranslationPath::translate(std::uint32_t asid, std::uint64_t va) {
-  if (l1_.lookup(asid, va)) return {Where::L1Hit, 0};
-  if (l2_->lookup(asid, va)) {
-    l1_.fill(asid, va);
-    return {Where::L2Hit, params_.l2_tlb_hit_latency_cycles};
-  }
+  if (translateL1(asid, va)) return {Where::L1Hit, 0};
+  return translateL2(asid, va);
+}
+
+bool TranslationPath::translateL1(std::uint32_t asid, std::uint64_t va) {
+  if (l1_.lookup(asid, va)) return true;
+  l1_.fill(asid, va);  // the L1 and L2 TLBs are separate: filling first changes neither's outcome
+  return false;
+}
+
+TranslationPath::Result TranslationPath::translateL2(std::uint32_t asid, std::uint64_t va) {
+  if (l2_->lookup(asid, va)) return {Where::L2Hit, params_.l2_tlb_hit_latency_cycles};
   if (c_walks_) ++*c_walks_;
   l2_->fill(asid, va);
-  l1_.fill(asid, va);
   // The walk's cost is the whole miss: the L2 TLB lookup that found nothing is part of it.
   return {Where::Walk, params_.walk_latency_cycles};
 }

@@ -84,6 +84,11 @@ class TranslationPath {
   };
   // Looks the page of `va` up; on a miss fills the L1 TLB (and the L2 TLB after a walk).
   Result translate(std::uint32_t asid, std::uint64_t va);
+  // The same in two steps, for a caller that looks the shared L2 TLB up later than its own L1 TLB
+  // (the SMs of a parallel tick, in index order after it): the L1 TLB (true: a hit; a miss
+  // fills it), then for a miss the L2 TLB or the walk.
+  bool translateL1(std::uint32_t asid, std::uint64_t va);
+  Result translateL2(std::uint32_t asid, std::uint64_t va);
 
   Tlb& l1() { return l1_; }
 

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libsystemc-dev verilator yosys libyaml-cpp-dev gtkwave zlib1g-dev xvfb
   z3  # the SMT solver of scripts/rtl_formal.sh (yosys-smtbmc comes with yosys)
-  libcli11-dev libfmt-dev nlohmann-json3-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev libtbb-dev  # TBB: --threads (parallel SMs)
   libgtest-dev libgmock-dev
   python3 python3-numpy python3-yaml time
 )

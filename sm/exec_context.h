@@ -15,6 +15,7 @@ constexpr int kWarpSize = 32;
 constexpr std::uint32_t kFullMask = 0xFFFFFFFFu;
 
 class Warp;
+class GlobalEffects;
 struct BlockState;
 struct LaunchState;
 
@@ -48,6 +49,12 @@ struct ExecContext {
   const ptx::Program* program = nullptr;
   // Set by the timing model: memory instructions record their per-lane addresses here.
   MemTrace* trace = nullptr;
+  // Set by the timing model: global stores, atomics, printf and malloc/free are held back here
+  // and applied at the end of the cycle (sm/global_effects.h); global reads change nothing.
+  GlobalEffects* effects = nullptr;
+  // Set by the timing model: the core cycle (%clock, %globaltimer); else launch->clock counts.
+  std::uint64_t cycle = kNoCycle;
+  static constexpr std::uint64_t kNoCycle = ~std::uint64_t{0};
 };
 
 // Runs f(lane) for every lane in mask, in lane order. The full-mask case is a plain loop the

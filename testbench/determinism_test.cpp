@@ -48,4 +48,32 @@ TEST(Determinism, TwoTimingRunsGiveIdenticalStatistics) {
   }
 }
 
+// `--threads N` ticks the SMs, L2 slices and DRAM channels of a cycle on N host threads: results
+// and statistics must be those of one thread, bit for bit. `always` sends every cycle to the
+// threads (the adaptive policy might keep a small run on one). The workloads cover global
+// atomics with return values (reduce_atomic, histogram, bfs), printf, device-side calls, and
+// hopper's MMU (the shared L2 TLB).
+TEST(Determinism, AnyThreadCountGivesTheStatisticsOfOne) {
+  const auto dir = std::filesystem::temp_directory_path() / "scgpu_determinism_threads";
+  std::filesystem::create_directories(dir);
+  const std::string always = " --set simulation.parallel_ticks=always";
+  for (const char* args : {"reduce_atomic --config tiny", "histogram --config tiny", "bfs --config tiny",
+                           "printf --config tiny", "recursion --config tiny", "spmv_csr --config tiny",
+                           "reduce_atomic --config hopper", "bfs --config hopper", "transpose --config hopper",
+                           "vector_add --config ampere"}) {
+    nlohmann::json one = runScgpu(std::string(args) + " --threads 1", (dir / "one.json").string());
+    ASSERT_TRUE(one.contains("stats")) << args;
+    EXPECT_EQ(one["passed"], true) << args;
+    dropHostTimes(one);
+    one.erase("config");  // it says how many threads
+    for (const char* n : {"2", "3"}) {
+      nlohmann::json many = runScgpu(std::string(args) + " --threads " + n + always, (dir / "many.json").string());
+      dropHostTimes(many);
+      EXPECT_EQ(many["config"]["simulation"]["host_threads"], std::atoi(n)) << args;
+      many.erase("config");
+      EXPECT_EQ(one, many) << args << " --threads " << n;
+    }
+  }
+}
+
 }  // namespace

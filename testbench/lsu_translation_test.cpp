@@ -64,6 +64,7 @@ struct Rig {
     for (std::uint64_t end = now + limit; now <= end; ++now) {
       lsu.handleResponses(now);
       lsu.step(now);
+      lsu.commitTranslations();  // as SmCore::commitCycle does after every SM ticked
       if (lsu.hasRequest()) {
         memsys::MemRequest r = lsu.peekRequest();
         lsu.popRequest();
@@ -79,6 +80,7 @@ struct Rig {
     for (; !lsu.idle() && now < 100000; ++now) {
       lsu.handleResponses(now);
       lsu.step(now);
+      lsu.commitTranslations();
       lsu.done().clear();
       if (lsu.hasRequest()) {
         memsys::MemRequest r = lsu.peekRequest();

@@ -111,6 +111,7 @@ class Bench {
       in_flight_.pop_front();
     }
     sm_->tick(cycle_);
+    sm_->commitCycle();  // as GpuTop does after every SM ticked
     const auto& tr = sm_->lastCycle();
     for (std::size_t s = 0; s < tr.size(); ++s)
       if (tr[s].warp >= 0) issues_.push_back({cycle_, int(s), tr[s].warp, tr[s].pc});

@@ -1,6 +1,11 @@
 #include "tlm/clock_domain.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 namespace scgpu {
 
@@ -18,6 +23,73 @@ ClockDomain::ClockDomain(sc_core::sc_module_name name, double clock_mhz)
 void ClockDomain::add(Component c) {
   components_.push_back(std::move(c));
   active_.push_back(0);
+  group_at_.push_back(-1);
+}
+
+void ClockDomain::addParallel(std::vector<Component> members, Commit commit) {
+  Group g;
+  g.first = components_.size();
+  g.count = members.size();
+  g.commit = std::move(commit);
+  for (auto& m : members) add(std::move(m));
+  if (g.count) group_at_[g.first] = int(groups_.size());
+  groups_.push_back(std::move(g));
+}
+
+ClockDomain::Threads::Threads(unsigned n, bool always_parallel)
+    : n_(std::max(1u, n)),
+      arena_(n_ > 1 ? std::make_unique<tbb::task_arena>(int(n_)) : nullptr),
+      parallel_(always_parallel),
+      always_(always_parallel) {}
+
+ClockDomain::Threads::~Threads() = default;
+
+void ClockDomain::Threads::leaderTick() {
+  if (always_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const std::uint64_t phase = cycle_++ % kEpochCycles;
+  // The cycle that just ended (from the last leader tick to this one) was a sample: count it,
+  // unless it was one of the first of its sample (threads waking up, caches warming).
+  if (phase >= 1 && phase <= 2 * kSampleCycles) {
+    const std::uint64_t ended = phase - 1;
+    if (ended % kSampleCycles >= kWarmupCycles) {
+      const auto ns = std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_).count());
+      (ended < kSampleCycles ? serial_ns_ : parallel_ns_) += ns;
+    }
+  }
+  last_ = now;
+  if (phase == 0) serial_ns_ = parallel_ns_ = 0;
+  if (phase < kSampleCycles) parallel_ = false;
+  else if (phase < 2 * kSampleCycles) parallel_ = true;
+  else parallel_ = parallel_ns_ * 10 < serial_ns_ * 9;  // a clear gain only
+}
+
+void ClockDomain::setThreads(std::shared_ptr<Threads> threads, bool leader) {
+  threads_ = threads && threads->count() > 1 ? std::move(threads) : nullptr;
+  leader_ = leader;
+}
+
+void ClockDomain::tickGroup(Group& g) {
+  ready_.clear();
+  for (std::size_t i = g.first; i < g.first + g.count; ++i) {
+    active_[i] = !components_[i].idle();
+    if (active_[i]) ready_.push_back(i - g.first);
+  }
+  Component* members = &components_[g.first];
+  if (threads_ && leader_) threads_->leaderTick();
+  if (threads_ && threads_->parallel_ && ready_.size() > 1) {
+    // Equal shares per thread: the members' work is alike, and a fixed split keeps it cheap.
+    threads_->arena_->execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ready_.size()),
+                        [&](const tbb::blocked_range<std::size_t>& r) {
+                          for (std::size_t k = r.begin(); k != r.end(); ++k) members[ready_[k]].tick(cycle_);
+                        },
+                        tbb::static_partitioner());
+    });
+  } else {
+    for (std::size_t i : ready_) members[i].tick(cycle_);
+  }
+  if (g.commit) g.commit(cycle_, ready_);
 }
 
 std::uint64_t ClockDomain::edgeIndexAfter(const sc_core::sc_time& t) const {
@@ -36,9 +108,16 @@ void ClockDomain::wake() {
 void ClockDomain::evaluate() {
   cycle_ = sc_core::sc_time_stamp().value() / period_.value();
   ++ticks_;
-  for (std::size_t i = 0; i < components_.size(); ++i) {
+  for (std::size_t i = 0; i < components_.size();) {
+    if (group_at_[i] >= 0) {
+      Group& g = groups_[std::size_t(group_at_[i])];
+      tickGroup(g);
+      i += g.count;
+      continue;
+    }
     active_[i] = !components_[i].idle();
     if (active_[i]) components_[i].tick(cycle_);
+    ++i;
   }
   for (auto& f : observers_) f(cycle_);
   transfer_ev_.notify(sc_core::SC_ZERO_TIME);

@@ -4,15 +4,20 @@
 // before any transfer at that time happens, what crosses a link at time T is seen by the receiver
 // at its first edge after T, whatever the order SystemC runs processes in: the model is
 // deterministic. When every component is idle the domain sleeps until wake() (work arrived) and
-// costs nothing.
+// costs nothing. Components that share nothing in their ticks (the SMs, the L2 slices, the DRAM
+// channels) are added as one parallel group, which may tick on several host threads (TBB) and
+// then commits, in a fixed order, what its members held back: the same results at any thread count.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <systemc>
+#include <tbb/task_arena.h>
 
 namespace scgpu {
 
@@ -27,6 +32,39 @@ class ClockDomain : public sc_core::sc_module {
   };
   // Components tick in the order they were added.
   void add(Component c);
+  // Members that share no state in tick (SMs, whose global-memory effects wait for commit): they
+  // may tick on several host threads, in any order, and then `commit` runs on this thread, after
+  // all of them, with the indices (in `members`, ascending) of those that ticked. Together they
+  // take the place of one component in the tick order.
+  using Commit = std::function<void(std::uint64_t cycle, const std::vector<std::size_t>& ticked)>;
+  void addParallel(std::vector<Component> members, Commit commit);
+  // Host threads for the parallel members of a chip's domains, and when to use them. Handing a
+  // cycle's ticks to the threads costs microseconds, and whether that pays depends on the
+  // members' work, which changes as a kernel runs. So the leading domain (the core clock) times,
+  // at the start of each epoch of its cycles, some whole cycles (its edge to its next edge, the
+  // other domains' edges in between) with every domain on this thread and some with every domain
+  // on the threads, and all domains then run the rest of the epoch the faster way. Whichever way
+  // they run, the results are the same: only the speed depends on it.
+  class Threads {
+   public:
+    // always_parallel: every cycle goes to the threads (no timing; for tests of that path).
+    Threads(unsigned n, bool always_parallel);
+    ~Threads();
+    unsigned count() const { return n_; }
+
+   private:
+    friend class ClockDomain;
+    void leaderTick();  // the leading domain's group is about to tick: advance the epoch
+    static constexpr std::uint64_t kEpochCycles = 2048, kSampleCycles = 24, kWarmupCycles = 8;
+    unsigned n_;
+    std::unique_ptr<tbb::task_arena> arena_;
+    bool parallel_ = false, always_ = false;
+    std::uint64_t cycle_ = 0, serial_ns_ = 0, parallel_ns_ = 0;
+    std::chrono::steady_clock::time_point last_;
+  };
+  // The domains of one chip share one Threads (nullptr or 1 thread: all on this thread); the
+  // leader drives its epochs.
+  void setThreads(std::shared_ptr<Threads> threads, bool leader);
 
   // Called at every edge the domain evaluates, after its components ticked (tracing); an
   // observer never keeps the domain awake.
@@ -49,7 +87,18 @@ class ClockDomain : public sc_core::sc_module {
 
   double mhz_;
   sc_core::sc_time period_;
+  struct Group {
+    std::size_t first = 0, count = 0;
+    Commit commit;
+  };
+  void tickGroup(Group& g);
+
   std::vector<Component> components_;
+  std::vector<int> group_at_;  // per component: the group it starts (-1: none or a later member)
+  std::vector<Group> groups_;
+  std::vector<std::size_t> ready_;  // scratch: a group's members that tick this cycle (index in the group)
+  std::shared_ptr<Threads> threads_;
+  bool leader_ = false;
   std::vector<std::function<void(std::uint64_t)>> observers_;
   std::vector<char> active_;
   sc_core::sc_event edge_ev_, transfer_ev_;

@@ -461,6 +461,14 @@ Schema buildSchema() {
             "warp instructions one launch may execute, in either mode, before it stops with a timeout fault");
   b.integer("limits.cycles_per_launch", FIELD(limits.cycles_per_launch), 1, kNoMax,
             "core cycles one launch may take in the timing mode before it stops with a timeout fault");
+  b.section("simulation", "how the simulator runs (not what it models): results and statistics are the same whatever "
+                          "these say");
+  b.integer("simulation.host_threads", FIELD(simulation.host_threads), 1, 256,
+            "host threads that tick the SMs of a core cycle side by side (`scgpu run --threads N`); 1 with a "
+            "waveform, a timeline or an RTL block");
+  b.choice("simulation.parallel_ticks", FIELD(simulation.parallel_ticks), {"adaptive", "always"},
+           "with host_threads > 1: adaptive (the threads take the cycles where timing shows they pay) or always "
+           "(every cycle with two or more blocks of a kind to tick; for tests of that path)");
   return b.take();
 }
 #undef FIELD

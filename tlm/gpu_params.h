@@ -48,6 +48,14 @@ struct LimitsParams {
   std::uint64_t cycles_per_launch = 100000000;
 };
 
+// How the simulator runs, not what it models: results and statistics do not depend on it.
+struct SimulationParams {
+  std::uint32_t host_threads = 1;  // host threads that tick the SMs of a core cycle side by side
+  // adaptive: the threads take the cycles where timing shows they pay (ClockDomain::Threads);
+  // always: every cycle with two or more SMs (slices, channels) to tick (tests of that path).
+  std::string parallel_ticks = "adaptive";
+};
+
 struct GpuParams {
   std::string name = "tiny";
   std::uint32_t cc_major = 9, cc_minor = 0;
@@ -63,6 +71,7 @@ struct GpuParams {
   std::uint64_t global_size_bytes = 4ull << 30;
   std::uint64_t constant_size_bytes = 65536;
   LimitsParams limits;
+  SimulationParams simulation;
 
   // Reads and checks a whole config. Throws ConfigError with file:line:col and the key path for
   // unknown keys, wrong types, values out of range and inconsistent combinations.

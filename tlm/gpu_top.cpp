@@ -57,9 +57,18 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
   const std::uint32_t nsm = params.sm.count, nslice = params.l2.slices, nch = params.dram.channels;
   // Core domain, in tick order: the GigaThread engine, the SMs, then the kernel monitor.
   gigathread_ = std::make_unique<GigaThreadBlock>("gigathread", params.gigathread, params.sm, nsm, stats, core_clk_);
-  for (std::uint32_t i = 0; i < nsm; ++i)
+  std::vector<ClockDomain::Component> sm_components;
+  for (std::uint32_t i = 0; i < nsm; ++i) {
     sms_.push_back(std::make_unique<SmBlock>(fmt::format("sm_{}", i).c_str(), params.sm, i, stats,
                                              fmt::format("gpu.sm[{}]", i), core_clk_));
+    sm_components.push_back(sms_.back()->component());
+  }
+  // The SMs tick side by side (on several host threads with simulation.host_threads > 1); what
+  // they did to global memory and to shared translation state is applied after, SM by SM.
+  core_clk_.addParallel(std::move(sm_components), [this](std::uint64_t, const std::vector<std::size_t>& ticked) {
+    for (std::size_t i : ticked)
+      if (sms_[i]->core.needsCommit()) sms_[i]->core.commitCycle();
+  });
   core_clk_.add({[this](std::uint64_t c) { coreTick(c); }, [this] { return running_.empty(); }, {}});
   // Address translation's timing: an L1 TLB per SM in front of the shared L2 TLB and the walker
   // (one address space: a device's channels share the driver's page tables).
@@ -70,16 +79,24 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
   }
   // Interconnect domain: crossbar, then the slices.
   xbar_ = std::make_unique<XbarBlock>("xbar", params.crossbar, nsm, nslice, map_, stats, icnt_clk_);
-  for (std::uint32_t j = 0; j < nslice; ++j)
+  std::vector<ClockDomain::Component> slice_components;
+  for (std::uint32_t j = 0; j < nslice; ++j) {
     l2_.push_back(std::make_unique<L2Block>(fmt::format("l2_{}", j).c_str(), params.l2, j, channelsOfSlice(map_, j),
                                             map_, stats, icnt_clk_));
+    slice_components.push_back(l2_.back()->component());
+  }
+  icnt_clk_.addParallel(std::move(slice_components), nullptr);  // slices share nothing in their ticks
   // DRAM domain: one port per slice that feeds the channel.
   const std::uint32_t ports = nslice >= nch ? nslice / nch : 1;
   dram_cosim_ = params.dram.impl == "cosim";
   for (const auto& [channel, impl] : params.dram.impl_of) dram_cosim_ |= impl == "cosim";
-  for (std::uint32_t c = 0; c < nch; ++c)
+  std::vector<ClockDomain::Component> channel_components;
+  for (std::uint32_t c = 0; c < nch; ++c) {
     dram_.push_back(std::make_unique<DramBlock>(fmt::format("dram_{}", c).c_str(), params.dram, c, ports, map_,
                                                 stats, dram_clk_));
+    channel_components.push_back(dram_.back()->component());
+  }
+  dram_clk_.addParallel(std::move(channel_components), nullptr);  // channels share nothing in their ticks
 
   // Bind the boundaries.
   for (std::uint32_t i = 0; i < nsm; ++i) {
@@ -113,6 +130,24 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
                                             std::uint64_t) { tl->warp(i, sub, slot, block, start, ns()); };
     }
   }
+  auto threads =
+      std::make_shared<ClockDomain::Threads>(hostThreads(trace), params_.simulation.parallel_ticks == "always");
+  core_clk_.setThreads(threads, /*leader=*/true);
+  icnt_clk_.setThreads(threads, false);
+  dram_clk_.setThreads(threads, false);
+}
+
+unsigned GpuTop::hostThreads(const TraceOptions& trace) const {
+  // Tracing observes the SMs from their ticks, and Verilated blocks share Verilator's context: those
+  // runs tick on one thread (with the same results).
+  if (trace.enabled()) return 1;
+  for (std::uint32_t i = 0; i < params_.sm.count; ++i)
+    if (params_.sm.schedulerImpl(i) != "model" || params_.sm.coalescerImpl(i) != "model") return 1;
+  for (std::uint32_t j = 0; j < params_.l2.slices; ++j)
+    if (params_.l2.implOf(j) != "model") return 1;
+  for (std::uint32_t c = 0; c < params_.dram.channels; ++c)
+    if (params_.dram.implOf(c) != "model") return 1;
+  return params_.simulation.host_threads;
 }
 
 void GpuTop::closeTraces() {

@@ -112,6 +112,10 @@ class GpuTop : public sc_core::sc_module {
   std::unique_ptr<memsys::Tlb> l2_tlb_;  // the TLB the SMs share (mmu.enabled)
 
   // Kernels in progress.
+  // Host threads for the SMs' ticks: simulation.host_threads, or 1 where a run observes the SMs
+  // from inside their ticks (tracing) or an SM holds a Verilated block.
+  unsigned hostThreads(const TraceOptions& trace) const;
+
   struct Running {
     std::uint32_t id = 0, track = 0;
     sm::LaunchState* launch = nullptr;

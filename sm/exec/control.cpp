@@ -147,12 +147,13 @@ void bar(ExecContext& c, const DecodedInst& in) {
 
 void readClock(ExecContext& c, const DecodedInst& in) {
   std::uint64_t v = 0;
+  const std::uint64_t clock = c.cycle != ExecContext::kNoCycle ? c.cycle : c.launch->clock;
   switch (ptx::SpecialReg(in.aux)) {
-    case ptx::SpecialReg::Clock: v = c.launch->clock & 0xFFFFFFFFu; break;
-    case ptx::SpecialReg::Clock64: v = c.launch->clock; break;
+    case ptx::SpecialReg::Clock: v = clock & 0xFFFFFFFFu; break;
+    case ptx::SpecialReg::Clock64: v = clock; break;
     // Nanoseconds at the configured core clock; functional mode counts instructions as cycles.
-    case ptx::SpecialReg::GlobalTimer: v = c.launch->clock; break;
-    case ptx::SpecialReg::GlobalTimerLo: v = c.launch->clock & 0xFFFFFFFFu; break;
+    case ptx::SpecialReg::GlobalTimer: v = clock; break;
+    case ptx::SpecialReg::GlobalTimerLo: v = clock & 0xFFFFFFFFu; break;
     default: break;
   }
   std::uint64_t* d = lanes(c, in.dst[0]);

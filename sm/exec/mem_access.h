@@ -11,6 +11,7 @@
 #include "sm/address_space.h"
 #include "sm/exec_context.h"
 #include "sm/fault.h"
+#include "sm/global_effects.h"
 #include "sm/launch_state.h"
 #include "sm/simt.h"
 
@@ -29,9 +30,17 @@ namespace scgpu::sm {
 // The physical address of a global access at virtual `va`, through the launch's page tables; a
 // page fault names the level and the reason of the failed walk.
 inline std::uint64_t translateGlobal(ExecContext& c, int lane, std::uint64_t va, std::uint32_t size, bool write) {
-  LaunchState::LastPage& p = c.launch->page;
-  if ((va & ~p.mask) == p.va && (p.writable || !write)) return p.pa | (va & p.mask);
-  const memsys::Translation t = c.launch->mmu->translate(c.launch->page_table_root, va, write);
+  // The timing model keeps the last page per SM (SMs tick on several host threads), the
+  // functional core per launch.
+  const std::uint64_t root = c.launch->page_table_root;
+  if (c.effects) {
+    GlobalEffects::LastPage& p = c.effects->page;
+    if (p.root == root && (va & ~p.mask) == p.va && (p.writable || !write)) return p.pa | (va & p.mask);
+  } else {
+    LaunchState::LastPage& p = c.launch->page;
+    if ((va & ~p.mask) == p.va && (p.writable || !write)) return p.pa | (va & p.mask);
+  }
+  const memsys::Translation t = c.launch->mmu->translate(root, va, write);
   if (!t.ok) {
     char buf[200];
     std::snprintf(buf, sizeof buf, "%u-byte %s of global address 0x%016" PRIx64 ": page fault at level %u (%s)", size,
@@ -39,11 +48,47 @@ inline std::uint64_t translateGlobal(ExecContext& c, int lane, std::uint64_t va,
     // CUDA reports an unmapped page as an illegal address; the report and ERR_MMU_FAULT say more.
     throw FaultSignal{"illegal address", buf, std::uint32_t(lane), va, t.faultWord(write)};
   }
-  p.mask = t.page_bytes - 1;
-  p.va = va & ~p.mask;
-  p.pa = t.page_pa;
-  p.writable = t.writable;
+  auto remember = [&](auto& p) {
+    p.mask = t.page_bytes - 1;
+    p.va = va & ~p.mask;
+    p.pa = t.page_pa;
+    p.writable = t.writable;
+  };
+  if (c.effects) {
+    c.effects->page.root = root;
+    remember(c.effects->page);
+  } else {
+    remember(c.launch->page);
+  }
   return t.pa;
+}
+
+// The physical address of a global (or constant) access, checked (alignment, translation, live
+// allocation) as resolve() checks it, for the accesses the timing model holds back.
+template <ptx::Space S>
+inline std::uint64_t checkedGlobal(ExecContext& c, int lane, std::uint64_t addr, std::uint32_t size, bool write) {
+  const char* what = write ? "write" : "read";
+  if (addr & (size - 1)) memFault("misaligned address", "a", addr, size, lane, what);
+  if (S == ptx::Space::Global && c.launch->page_table_root) addr = translateGlobal(c, lane, addr, size, write);
+  if (!c.effects->valid(addr, size))
+    memFault("illegal address", S == ptx::Space::Const ? "constant" : "global", addr, size, lane, what);
+  return addr;
+}
+
+// Where a write (or atomic) of a lane lands in global memory when the timing model holds it back
+// (c.effects set and the address global, generic addresses resolved): true with *pa set.
+template <ptx::Space S>
+inline bool heldBackGlobal(ExecContext& c, int lane, std::uint64_t addr, std::uint32_t size, std::uint64_t* pa) {
+  if (!c.effects) return false;
+  if constexpr (S == ptx::Space::Generic) {
+    if (inSharedWindow(addr) || inLocalWindow(addr)) return false;
+    *pa = checkedGlobal<ptx::Space::Global>(c, lane, addr, size, true);
+    return true;
+  } else if constexpr (S == ptx::Space::Global) {
+    *pa = checkedGlobal<ptx::Space::Global>(c, lane, addr, size, true);
+    return true;
+  }
+  return false;
 }
 
 // Bytes for an access of `size` bytes at `addr` in space S by `lane`. `write` only selects the
@@ -58,6 +103,12 @@ inline std::uint8_t* resolve(ExecContext& c, int lane, std::uint64_t addr, std::
   } else {
     if (addr & (size - 1)) memFault("misaligned address", "a", addr, size, lane, what);
     if constexpr (S == ptx::Space::Global || S == ptx::Space::Const) {
+      if (c.effects) {
+        // Timing model: a read that changes nothing in the store (writes are held back and never
+        // come here: heldBackGlobal).
+        const std::uint64_t pa = checkedGlobal<S>(c, lane, addr, size, write);
+        return const_cast<std::uint8_t*>(c.effects->peek(pa));
+      }
       memsys::BackingStore& mem = *c.launch->memory;
       if (S == ptx::Space::Global && c.launch->page_table_root) addr = translateGlobal(c, lane, addr, size, write);
       if (!mem.valid(addr, size))

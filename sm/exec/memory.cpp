@@ -41,6 +41,17 @@ void store(ExecContext& c, const DecodedInst& in) {
   const std::uint32_t vec = in.vec;
   forLanes(c.mask, [&](int lane) {
     const std::uint64_t addr = effectiveAddress(c, in, lane);
+    std::uint64_t pa;
+    if (heldBackGlobal<S>(c, lane, addr, Bytes * vec, &pa)) {  // timing model: at the end of the cycle
+      if (c.trace) traceAccess<S>(c, lane, addr, Bytes * vec, true, false);
+      std::uint8_t bytes[Bytes * 4];
+      for (std::uint32_t e = 0; e < vec; ++e) {
+        std::uint64_t v = c.R[std::size_t(in.src[e]) * kWarpSize + lane];
+        std::memcpy(bytes + e * Bytes, &v, Bytes);
+      }
+      c.effects->store(pa, bytes, Bytes * vec);
+      return;
+    }
     std::uint8_t* p = resolve<S>(c, lane, addr, Bytes * vec, true);
     if (c.trace) traceAccess<S>(c, lane, addr, Bytes * vec, true, false);
     for (std::uint32_t e = 0; e < vec; ++e) {
@@ -75,6 +86,16 @@ T atomicApply(ptx::SubOp op, T old, T b, T cmp) {
   return old;
 }
 
+// A held-back global atomic, applied at the end of the cycle (GlobalEffects).
+template <typename T>
+void applyHeldBack(std::uint8_t* p, const GlobalEffects::Effect& e) {
+  T old;
+  std::memcpy(&old, p, sizeof(T));
+  const T next = atomicApply<T>(e.op, old, as<T>(e.b), as<T>(e.cmp));
+  std::memcpy(p, &next, sizeof(T));
+  if (e.dst) *e.dst = bitsOf<T>(old);
+}
+
 // Lanes apply their atomics one after another in lane order: deterministic, and exactly the
 // serialisation a GPU's atomic unit guarantees for conflicting addresses.
 template <Space S, typename T>
@@ -82,10 +103,6 @@ void atomic(ExecContext& c, const DecodedInst& in) {
   const bool returns = in.op == ptx::Op::Atom;
   forLanes(c.mask, [&](int lane) {
     const std::uint64_t addr = effectiveAddress(c, in, lane);
-    std::uint8_t* p = resolve<S>(c, lane, addr, sizeof(T), true);
-    if (c.trace) traceAccess<S>(c, lane, addr, sizeof(T), true, true);
-    T old;
-    std::memcpy(&old, p, sizeof(T));
     T b = as<T>(c.R[std::size_t(in.src[0]) * kWarpSize + lane]);
     T cmp{};
     if (in.sub == ptx::SubOp::ACas) {
@@ -93,6 +110,17 @@ void atomic(ExecContext& c, const DecodedInst& in) {
       cmp = b;
       b = as<T>(c.R[std::size_t(in.src[1]) * kWarpSize + lane]);
     }
+    std::uint64_t pa;
+    if (heldBackGlobal<S>(c, lane, addr, sizeof(T), &pa)) {  // timing model: at the end of the cycle
+      if (c.trace) traceAccess<S>(c, lane, addr, sizeof(T), true, true);
+      c.effects->atomic(pa, &applyHeldBack<T>, in.sub, bitsOf<T>(b), bitsOf<T>(cmp),
+                        returns ? &c.R[std::size_t(in.dst[0]) * kWarpSize + lane] : nullptr);
+      return;
+    }
+    std::uint8_t* p = resolve<S>(c, lane, addr, sizeof(T), true);
+    if (c.trace) traceAccess<S>(c, lane, addr, sizeof(T), true, true);
+    T old;
+    std::memcpy(&old, p, sizeof(T));
     T next = atomicApply<T>(in.sub, old, b, cmp);
     std::memcpy(p, &next, sizeof(T));
     if (returns) c.R[std::size_t(in.dst[0]) * kWarpSize + lane] = bitsOf<T>(old);

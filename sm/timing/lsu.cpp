@@ -77,12 +77,19 @@ void Lsu::attachTranslation(const MmuParams& mmu, memsys::Tlb* shared_l2, StatsR
 }
 
 void Lsu::dispatch(const MemRequest& r, std::uint64_t now) {
-  const std::uint32_t extra = translation_ ? translation_->translate(asid_, r.addr).extra_cycles : 0;
-  if (extra == 0) {
+  if (!translation_ || translation_->translateL1(asid_, r.addr)) {
     out_.push_back(r);
     return;
   }
-  translating_.emplace_back(now + extra, r);
+  // An L1 TLB miss: the shared L2 TLB is looked up in commitTranslations, after every SM ticked.
+  l2_tlb_pending_.emplace_back(now, r);
+}
+
+void Lsu::commitTranslations() {
+  if (l2_tlb_pending_.empty()) return;
+  for (const auto& [at, r] : l2_tlb_pending_)
+    translating_.emplace_back(at + translation_->translateL2(asid_, r.addr).extra_cycles, r);
+  l2_tlb_pending_.clear();
 }
 
 void Lsu::releaseTranslated(std::uint64_t now) {

@@ -69,6 +69,10 @@ class Lsu {
   void invalidateTranslations() {
     if (translation_) translation_->l1().invalidateAll();
   }
+  // After the cycle's ticks (SmCore::commitCycle, SM by SM): the cycle's L1 TLB misses look the
+  // shared L2 TLB up, in the order they missed, and wait for its latency or the walk's.
+  void commitTranslations();
+  bool translationsPending() const { return !l2_tlb_pending_.empty(); }
   // Address space of the accesses from now on (the channel whose page table translates them).
   void setAddressSpace(std::uint32_t asid) { asid_ = asid; }
 
@@ -92,7 +96,8 @@ class Lsu {
 
   // Nothing queued, in flight, waiting to be sent or received.
   bool idle() const {
-    return queue_.empty() && in_flight_ == 0 && out_.empty() && translating_.empty() && responses_.empty();
+    return queue_.empty() && in_flight_ == 0 && out_.empty() && translating_.empty() && responses_.empty() &&
+           l2_tlb_pending_.empty();
   }
   std::string dump() const;
   // Waveform probes: memory instructions queued, and L1 MSHRs in use.
@@ -139,6 +144,7 @@ class Lsu {
   std::unique_ptr<memsys::TranslationPath> translation_;  // null: translation is free
   std::uint32_t asid_ = 0;
   std::deque<std::pair<std::uint64_t, memsys::MemRequest>> translating_;  // (cycle translated, request)
+  std::vector<std::pair<std::uint64_t, memsys::MemRequest>> l2_tlb_pending_;  // L1 TLB misses of this cycle
   std::deque<std::pair<memsys::MemRequest, std::uint64_t>> responses_;
   std::vector<LsuDone> done_;
   std::uint64_t next_request_id_ = 0;

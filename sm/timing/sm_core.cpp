@@ -1,6 +1,6 @@
 // The SM timing model (see sm_core.h and README.md). Execute-at-issue: when a scheduler issues a
-// warp instruction the functional core executes it at once, so values are exactly those of
-// functional mode; the scoreboard then holds the cycle from which each written register is
+// warp instruction the functional core executes it at once, so values are those of functional
+// mode (global stores and atomics land at the end of the cycle: sm/global_effects.h); the scoreboard then holds the cycle from which each written register is
 // available (issue + operand collection + pipe latency, or the LSU's completion).
 #include "sm/timing/sm_core.h"
 
@@ -12,6 +12,7 @@
 
 #include "memsys/sector_cache.h"
 #include "sm/functional_engine.h"
+#include "sm/global_effects.h"
 #include "sm/simt.h"
 #include "sm/timing/inst_class.h"
 #include "sm/timing/lsu.h"
@@ -74,8 +75,16 @@ struct WarpSlot {
   bool at_barrier = false;
 };
 
+// What the SM issued for one launch since the last commitCycle (folded into the LaunchState then:
+// launches are shared by the SMs, which may tick on several host threads).
+struct LaunchCounts {
+  LaunchState* launch = nullptr;
+  std::uint64_t warp_instructions = 0, thread_instructions = 0;
+};
+
 struct BlockSlot {
   bool used = false;
+  LaunchCounts* counts = nullptr;
   std::uint32_t kernel = 0;  // the GigaThread engine's id of its launch
   BlockState state;
   LaunchState* launch = nullptr;
@@ -137,8 +146,11 @@ struct SmCore::Impl {
     LaunchState* launch = nullptr;
     BlockCost cost;
     std::shared_ptr<const ProgramInfo> prog;
+    std::unique_ptr<LaunchCounts> counts;  // stable while blocks point at it
   };
   std::vector<Launch> launches;
+  // Global stores, atomics, printf and malloc of this cycle, applied by commitCycle.
+  GlobalEffects effects{nullptr};
   const Launch* findLaunch(std::uint32_t kernel) const {
     for (const Launch& l : launches)
       if (l.kernel == kernel) return &l;
@@ -166,7 +178,7 @@ struct SmCore::Impl {
   MemTrace mtrace;
   Operands ops;
 
-  std::uint64_t now = 0, next_age = 0, issued_total = 0;
+  std::uint64_t now = 0, next_age = 0, issued_total = 0, issued_at_commit = 0;
   std::uint32_t resident_blocks = 0, live_warps = 0, exited_resident = 0, free_warp_slots = 0;
 
   Counter *cycles, *active_cycles, *warp_instructions, *thread_instructions, *blocks_launched, *active_warps_sum,
@@ -384,9 +396,10 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   c.launch = b.launch;
   c.program = pi.program;
   c.trace = &mtrace;
+  c.effects = &effects;
+  c.cycle = t;  // %clock reads the core cycle
   bindFrame(c, w);
   mtrace.clear();
-  b.launch->clock = t;  // %clock reads the core cycle
   const std::uint64_t threads_before = w.thread_instructions;
   try {
     FunctionalEngine::step(c, w);
@@ -402,8 +415,8 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   ++*sc.issued;
   ++*warp_instructions;
   *thread_instructions += w.thread_instructions - threads_before;
-  ++b.launch->warp_instructions;
-  b.launch->thread_instructions += w.thread_instructions - threads_before;
+  ++b.counts->warp_instructions;
+  b.counts->thread_instructions += w.thread_instructions - threads_before;
   ++issued_total;
 
   auto setReg = [&](std::uint32_t a, std::uint64_t ready, DepKind kind) {
@@ -648,7 +661,11 @@ void SmCore::addLaunch(std::uint32_t kernel, LaunchState* launch, const KernelRe
   info->icache_base = m.launch_seq * kIcacheLaunchStride;
   info->param_bank = kParamSyntheticBase + (m.launch_seq % 4096) * kParamBankBytes;
   l.prog = std::move(info);
+  l.counts = std::make_unique<LaunchCounts>();
+  l.counts->launch = launch;
   m.launches.push_back(std::move(l));
+  m.effects.setMemory(launch->memory);
+  m.effects.page = {};  // the page tables may have changed since the last kernel
 }
 
 void SmCore::removeLaunch(std::uint32_t kernel) {
@@ -688,6 +705,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
   b.used = true;
   b.kernel = kernel;
   b.launch = l->launch;
+  b.counts = l->counts.get();
   b.prog = l->prog;
   b.cost = l->cost;
   b.live = nwarps;
@@ -745,7 +763,25 @@ bool SmCore::popFinishedBlock(std::uint32_t* kernel, std::uint64_t* linear_block
 void SmCore::attachTranslation(const MmuParams& mmu, memsys::Tlb* shared_l2, StatsRegistry& stats) {
   impl_->lsu.attachTranslation(mmu, shared_l2, stats);
 }
-void SmCore::invalidateTranslations() { impl_->lsu.invalidateTranslations(); }
+void SmCore::invalidateTranslations() {
+  impl_->lsu.invalidateTranslations();
+  impl_->effects.page = {};
+}
+
+void SmCore::commitCycle() {
+  Impl& m = *impl_;
+  needs_commit_ = false;
+  m.lsu.commitTranslations();  // L1 TLB misses come from the LSU's own steps too
+  if (!m.effects.empty()) m.effects.apply();  // (also those of an instruction that faulted half-way)
+  if (m.issued_total == m.issued_at_commit) return;  // issued nothing: no counts to add
+  m.issued_at_commit = m.issued_total;
+  for (Impl::Launch& l : m.launches) {
+    LaunchCounts& n = *l.counts;
+    n.launch->warp_instructions += n.warp_instructions;
+    n.launch->thread_instructions += n.thread_instructions;
+    n.warp_instructions = n.thread_instructions = 0;
+  }
+}
 
 bool SmCore::hasMemRequest() const { return impl_->lsu.hasRequest(); }
 const memsys::MemRequest& SmCore::peekMemRequest() const { return impl_->lsu.peekRequest(); }
@@ -822,6 +858,7 @@ void SmCore::tick(std::uint64_t cycle) {
   m.lsu.step(cycle);
   m.applyLsuDone();
   m.retireBlocks(cycle);
+  needs_commit_ = !m.effects.empty() || m.lsu.translationsPending() || m.issued_total != m.issued_at_commit;
 }
 
 bool SmCore::idle() const {

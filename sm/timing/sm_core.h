@@ -59,8 +59,16 @@ class SmCore {
   // A response (fill, store or atomic acknowledgement) arriving at `cycle`; handled in tick.
   void acceptMemResponse(const memsys::MemRequest& r, std::uint64_t cycle);
 
-  // One core cycle. Cycles must increase; skipped cycles (while idle()) are allowed.
+  // One core cycle. Cycles must increase; skipped cycles (while idle()) are allowed. Touches
+  // nothing outside the SM: what it does to global memory, to the launches' instruction counts and
+  // to the shared L2 TLB waits for commitCycle.
   void tick(std::uint64_t cycle);
+  // After every SM ticked, SM by SM in index order (on one host thread): applies the cycle's
+  // global stores, atomics, printf output and device malloc/free in issue order, adds the
+  // instructions issued to their launches, and looks the cycle's L1 TLB misses up in the L2 TLB.
+  void commitCycle();
+  // The last tick held something back (commitCycle has work).
+  bool needsCommit() const { return needs_commit_; }
   // No resident block (or a fault stopped the SM) and nothing in flight: tick would do nothing.
   bool idle() const;
   // The first fault; the SM issues nothing after it.
@@ -95,6 +103,7 @@ class SmCore {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  bool needs_commit_ = false;
 };
 
 }  // namespace scgpu::sm

@@ -25,13 +25,17 @@ DramBlock::DramBlock(sc_core::sc_module_name name, const DramParams& p, std::uin
         [&dram] { dram.wake(); }));
     resp_out.push_back(std::make_unique<MemOut>(fmt::format("resp_out_{}", i).c_str()));
   }
-  dram.add({[this](std::uint64_t c) { channel.tick(c); },
-            [this] {
-              if (!channel.idle()) return false;
-              for (auto& in : req_in) if (in->holding()) return false;
-              return true;
-            },
-            [this](std::uint64_t) { transfer(); }});
+}
+
+ClockDomain::Component DramBlock::component() {
+  return {[this](std::uint64_t c) { channel.tick(c); },
+          [this] {
+            if (!channel.idle()) return false;
+            for (auto& in : req_in)
+              if (in->holding()) return false;
+            return true;
+          },
+          [this](std::uint64_t) { transfer(); }};
 }
 
 void DramBlock::transfer() {

@@ -17,6 +17,8 @@ namespace scgpu {
 
 class DramBlock : public sc_core::sc_module {
  public:
+  // What the clock domain ticks (GpuTop adds the blocks of a kind together: ClockDomain::addParallel).
+  ClockDomain::Component component();
   DramBlock(sc_core::sc_module_name name, const DramParams& p, std::uint32_t index, std::uint32_t ports,
             const memsys::AddressMap& map, StatsRegistry& stats, ClockDomain& dram);
   memsys::DramChannel channel;

@@ -34,9 +34,11 @@ L2Block::L2Block(sc_core::sc_module_name name, const L2Params& p, std::uint32_t 
         },
         [&icnt] { icnt.wake(); }));
   }
-  icnt.add({[this](std::uint64_t c) { slice.tick(c); },
-            [this] { return slice.idle() && !req_in.holding(); },
-            [this](std::uint64_t) { transfer(); }});
+}
+
+ClockDomain::Component L2Block::component() {
+  return {[this](std::uint64_t c) { slice.tick(c); }, [this] { return slice.idle() && !req_in.holding(); },
+          [this](std::uint64_t) { transfer(); }};
 }
 
 void L2Block::transfer() {

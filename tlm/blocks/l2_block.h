@@ -16,6 +16,8 @@ namespace scgpu {
 
 class L2Block : public sc_core::sc_module {
  public:
+  // What the clock domain ticks (GpuTop adds the blocks of a kind together: ClockDomain::addParallel).
+  ClockDomain::Component component();
   // `channels` are the DRAM channels this slice's addresses live in.
   L2Block(sc_core::sc_module_name name, const L2Params& p, std::uint32_t index, std::vector<std::uint32_t> channels,
           const memsys::AddressMap& map, StatsRegistry& stats, ClockDomain& icnt);

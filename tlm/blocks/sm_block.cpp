@@ -24,9 +24,12 @@ SmBlock::SmBlock(sc_core::sc_module_name name, const SmParams& p, std::uint32_t 
           [&core_domain] { core_domain.wake(); }),
       retired_out("retired_out"),
       domain_(core_domain),
-      index_(index) {
-  core_domain.add({[this](std::uint64_t c) { core.tick(c); }, [this] { return core.idle() && !from_xbar.holding() && !dispatch_in.holding(); },
-                   [this](std::uint64_t) { transfer(); }});
+      index_(index) {}
+
+ClockDomain::Component SmBlock::component() {
+  return {[this](std::uint64_t c) { core.tick(c); },
+          [this] { return core.idle() && !from_xbar.holding() && !dispatch_in.holding(); },
+          [this](std::uint64_t) { transfer(); }};
 }
 
 void SmBlock::transfer() {

@@ -1,5 +1,6 @@
 // The SM as a SystemC block: the plain C++ SmCore, ticked by the core clock domain, with its
-// boundary to the crossbar as two TLM links (requests out, responses in).
+// boundary to the crossbar as two TLM links (requests out, responses in) and to the GigaThread
+// engine as two more (blocks in, retired blocks out).
 #pragma once
 
 #include <systemc>
@@ -15,6 +16,9 @@ class SmBlock : public sc_core::sc_module {
   SmBlock(sc_core::sc_module_name name, const SmParams& p, std::uint32_t index, StatsRegistry& stats,
           const std::string& stat_name, ClockDomain& core);
   std::uint32_t index() const { return index_; }
+  // What the core clock domain ticks (GpuTop adds the SMs together, as members that may tick on
+  // several host threads: ClockDomain::addParallel); SmCore::commitCycle follows.
+  ClockDomain::Component component();
   sm::SmCore core;
   MemOut to_xbar;    // L1 misses, write-through stores, atomics
   MemIn from_xbar;   // fills and atomic results

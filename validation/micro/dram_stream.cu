@@ -1,0 +1,32 @@
+// DRAM and L2 streaming microbenchmarks: read, write and copy of a buffer with 16-byte accesses,
+// grid-stride, every SM full. The same kernels run on the H100 (scripts/h100/micro_stream.cu
+// times them with CUDA events) and on the model (the launch files beside this file), so that the
+// model's bandwidth can be pinned to silicon mechanism by mechanism (issue 9).
+// Build the PTX: scripts/gen_micro_ptx.sh.
+
+// Reads every element; the sum keeps the loads, and the store never happens for real data.
+extern "C" __global__ void read_stream(const float4* __restrict__ in, float* __restrict__ out,
+                                       unsigned long long n4) {
+  float acc = 0.f;
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
+    const float4 v = in[i];
+    acc += v.x + v.y + v.z + v.w;
+  }
+  if (acc == 1234.5f) out[0] = acc;
+}
+
+// Writes every element once.
+extern "C" __global__ void write_stream(float4* __restrict__ out, unsigned long long n4, float value) {
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride)
+    out[i] = make_float4(value, value, value, value);
+}
+
+// Copies every element: as many bytes read as written.
+extern "C" __global__ void copy_stream(const float4* __restrict__ in, float4* __restrict__ out,
+                                       unsigned long long n4) {
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride)
+    out[i] = in[i];
+}
