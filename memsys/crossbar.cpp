@@ -137,7 +137,9 @@ Crossbar::Crossbar(const CrossbarParams& params, std::uint32_t sm_ports, std::ui
   need(params.flit_bytes >= 1, "crossbar.flit_bytes must be at least 1");
   need(params.arbitration == "round_robin" || params.arbitration == "fixed_priority",
        "crossbar.arbitration must be round_robin or fixed_priority, got '" + params.arbitration + "'");
-  max_packet_flits_ = ceilDiv(params.request_header_bytes + kLineBytes, params.flit_bytes);
+  // The larger of the two networks' largest packets (a line with its header).
+  max_packet_flits_ = std::max(ceilDiv(params.request_header_bytes + kLineBytes, params.flit_bytes),
+                               ceilDiv(params.request_header_bytes + kLineBytes, params.responseFlitBytes()));
   need(params.input_buffer_flits >= max_packet_flits_,
        "crossbar.input_buffer_flits (" + std::to_string(params.input_buffer_flits) +
            ") must hold the largest packet, header + 128-byte line = " + std::to_string(max_packet_flits_) + " flits");
@@ -185,7 +187,8 @@ std::uint32_t Crossbar::packetFlits(const MemRequest& req, bool response) const 
     case MemOp::Write: payload = response ? 0 : req.bytes; break;
     case MemOp::Atomic: payload = req.bytes; break;
   }
-  return std::max<std::uint32_t>(1, ceilDiv(params_.request_header_bytes + payload, params_.flit_bytes));
+  const std::uint32_t flit = response ? params_.responseFlitBytes() : params_.flit_bytes;
+  return std::max<std::uint32_t>(1, ceilDiv(params_.request_header_bytes + payload, flit));
 }
 
 bool Crossbar::canAcceptRequest(std::uint32_t sm) const {

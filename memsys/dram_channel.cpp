@@ -48,19 +48,25 @@ DramChannel::DramChannel(const DramParams& p, std::uint32_t index, StatsRegistry
     bad("with refresh on, timing.tREFI (" + num(p.timing.tREFI) + ") must be positive and larger than timing.tRFC (" +
         num(p.timing.tRFC) + ")");
 
+  row_bank_column_ = p.address_mapping == "row_bank_column";
+  if (p.bank_interleave_bytes < p.access_bytes || p.bank_interleave_bytes % p.access_bytes != 0 ||
+      p.bank_interleave_bytes > p.row_bytes || p.row_bytes % p.bank_interleave_bytes != 0)
+    bad("bank_interleave_bytes (" + num(p.bank_interleave_bytes) + ") must be a multiple of access_bytes (" +
+        num(p.access_bytes) + ") that divides row_bytes (" + num(p.row_bytes) + ")");
   cols_per_row_ = p.row_bytes / p.access_bytes;
+  cols_lo_ = row_bank_column_ ? 1 : p.bank_interleave_bytes / p.access_bytes;
   burst_cycles_ = p.timing.burst_length / p.transfers_per_clock;
   closed_page_ = p.page_policy == "closed";
-  row_bank_column_ = p.address_mapping == "row_bank_column";
   auto isPow2 = [](std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; };
   auto log2 = [](std::uint64_t v) {
     std::uint32_t n = 0;
     while (v > 1) v >>= 1, ++n;
     return n;
   };
-  pow2_ = isPow2(p.access_bytes) && isPow2(cols_per_row_) && isPow2(p.banks_per_group) && isPow2(p.bank_groups) &&
-          isPow2(p.rows);
+  pow2_ = isPow2(p.access_bytes) && isPow2(cols_per_row_) && isPow2(cols_lo_) && isPow2(p.banks_per_group) &&
+          isPow2(p.bank_groups) && isPow2(p.rows);
   sh_access_ = log2(p.access_bytes), sh_cols_ = log2(cols_per_row_), sh_bpg_ = log2(p.banks_per_group);
+  sh_cols_lo_ = log2(cols_lo_);
   sh_bg_ = log2(p.bank_groups);
 
   tCL_ = p.timing.tCL, tCWL_ = p.timing.tCWL;
@@ -102,12 +108,15 @@ DramChannel::Location DramChannel::locate(std::uint64_t addr) const {
       l.bank_group = std::uint32_t(block & (p_.bank_groups - 1));
       block >>= sh_bg_;
     } else {
+      // row, column (high part), bank, bank group, column (low part: bank_interleave_bytes)
+      const std::uint32_t col_lo = std::uint32_t(block & (cols_lo_ - 1));
+      block >>= sh_cols_lo_;
       l.bank_group = std::uint32_t(block & (p_.bank_groups - 1));
       block >>= sh_bg_;
       bank_in_group = std::uint32_t(block & (p_.banks_per_group - 1));
       block >>= sh_bpg_;
-      l.column = std::uint32_t(block & (cols_per_row_ - 1));
-      block >>= sh_cols_;
+      l.column = std::uint32_t(((block & (cols_per_row_ / cols_lo_ - 1)) << sh_cols_lo_) | col_lo);
+      block >>= sh_cols_ - sh_cols_lo_;
     }
     l.row = std::uint32_t(block & (p_.rows - 1));
     if (p_.bank_xor_row) {
@@ -128,12 +137,14 @@ DramChannel::Location DramChannel::locate(std::uint64_t addr) const {
     l.bank_group = std::uint32_t(block % p_.bank_groups);
     block /= p_.bank_groups;
   } else {
+    const std::uint32_t col_lo = std::uint32_t(block % cols_lo_);
+    block /= cols_lo_;
     l.bank_group = std::uint32_t(block % p_.bank_groups);
     block /= p_.bank_groups;
     bank_in_group = std::uint32_t(block % p_.banks_per_group);
     block /= p_.banks_per_group;
-    l.column = std::uint32_t(block % cols_per_row_);
-    block /= cols_per_row_;
+    l.column = std::uint32_t((block % (cols_per_row_ / cols_lo_)) * cols_lo_ + col_lo);
+    block /= cols_per_row_ / cols_lo_;
   }
   l.row = std::uint32_t(block % p_.rows);
   if (p_.bank_xor_row) {  // the same permutation, as a rotation when the counts are not powers of two

@@ -125,9 +125,10 @@ class DramChannel {
   DramParams p_;
   std::uint32_t index_;
   std::uint32_t cols_per_row_, burst_cycles_;
+  std::uint32_t cols_lo_ = 1;  // row_column_bank: accesses kept in one bank before the next bank group
   bool closed_page_, row_bank_column_;
   bool pow2_;  // every field size a power of two: locate() shifts instead of dividing
-  std::uint32_t sh_access_, sh_cols_, sh_bpg_, sh_bg_;
+  std::uint32_t sh_access_, sh_cols_, sh_bpg_, sh_bg_, sh_cols_lo_ = 0;
   std::uint64_t tCL_, tCWL_, ctrl_;
   std::unique_ptr<DramScheduler> sched_;  // the command scheduler: model, RTL or both
 

@@ -42,6 +42,7 @@ DramParams base(const char* standard) {
   // Consecutive accesses rotate over bank groups (then banks) before columns: a stream keeps the
   // data bus busy at tCCD_S spacing, as GPU memory controllers interleave banks finely.
   p.address_mapping = "row_column_bank";
+  p.bank_interleave_bytes = 32;  // every access to the next bank group (a preset may keep more in one row)
   p.channel_interleave_bytes = 256;
   p.controller_latency_cycles = 4;
   return p;

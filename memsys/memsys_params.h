@@ -23,6 +23,9 @@ struct CacheParams {
 
 struct CrossbarParams {
   std::uint32_t flit_bytes = 32;
+  // The response network's flit (L2 to SM: fills, acknowledgements), when it differs; 0: flit_bytes.
+  std::uint32_t response_flit_bytes = 0;
+  std::uint32_t responseFlitBytes() const { return response_flit_bytes ? response_flit_bytes : flit_bytes; }
   std::uint32_t latency_cycles = 8;              // traversal, in interconnect cycles
   std::uint32_t input_buffer_flits = 64;         // per input port
   std::uint32_t output_buffer_flits = 64;        // per output port
@@ -79,6 +82,10 @@ struct DramParams {
   std::string page_policy = "open";              // open | closed
   bool refresh = true;
   std::string address_mapping = "row_bank_column";  // row_bank_column | row_column_bank
+  // row_column_bank only: consecutive channel-local bytes that stay in one bank and row before the
+  // next bank group (a multiple of access_bytes, at most row_bytes): access_bytes rotates every
+  // access; more keeps a chunk's accesses in one open row.
+  std::uint32_t bank_interleave_bytes = 32;
   bool bank_xor_row = false;                     // permute bank and bank group with the row's low bits
   std::uint32_t channel_interleave_bytes = 256;
   std::uint32_t controller_latency_cycles = 4;   // queueing pipeline, in DRAM cycles, each way

@@ -30,10 +30,14 @@ double peakBytesPerCycle(const DramParams& p) { return p.bus_width_bits / 8.0 * 
 std::uint64_t addrOf(const DramParams& p, std::uint32_t bg, std::uint32_t bank, std::uint32_t row, std::uint32_t col) {
   const std::uint64_t cols = p.row_bytes / p.access_bytes;
   std::uint64_t block;
-  if (p.address_mapping == "row_bank_column")
+  if (p.address_mapping == "row_bank_column") {
     block = ((std::uint64_t(row) * p.bank_groups + bg) * p.banks_per_group + bank) * cols + col;
-  else
-    block = ((std::uint64_t(row) * cols + col) * p.banks_per_group + bank) * p.bank_groups + bg;
+  } else {
+    // row, column (high part), bank, bank group, column (low part: bank_interleave_bytes)
+    const std::uint64_t lo = p.bank_interleave_bytes / p.access_bytes;
+    block = (((std::uint64_t(row) * (cols / lo) + col / lo) * p.banks_per_group + bank) * p.bank_groups + bg) * lo +
+            col % lo;
+  }
   return block * p.access_bytes;
 }
 
@@ -178,6 +182,31 @@ TEST(Dram, SecondReadToSameRowIsRowHit) {
       EXPECT_EQ(s.stat("row_hits"), 1u);
     }
   }
+}
+
+// bank_interleave_bytes keeps a chunk of consecutive accesses in one row of one bank: a stream
+// over two chunks opens two rows (one per bank group), and every other access is a row hit.
+TEST(Dram, BankInterleaveBytesKeepsAChunkInOneRow) {
+  DramParams p = quiet("hbm3");
+  ASSERT_EQ(p.address_mapping, "row_column_bank");
+  for (std::uint32_t chunk : {32u, 256u}) {
+    p.bank_interleave_bytes = chunk;
+    const std::uint32_t per_chunk = chunk / p.access_bytes;
+    Sim s(p);
+    const std::uint32_t n = 2 * 8;  // sixteen consecutive accesses
+    for (std::uint32_t i = 0; i < n; ++i) s.accept(request(i, std::uint64_t(i) * p.access_bytes, p.access_bytes));
+    for (std::uint32_t i = 0; i < n; ++i) s.runUntilDone(i);
+    // 32: sixteen accesses over 4 bank groups x 4 banks, each its own row: 16 ACTs, no hit.
+    // 256: two chunks of eight, each in one row of its bank group: 2 ACTs, 14 hits.
+    const std::uint64_t rows = (n + per_chunk - 1) / per_chunk;
+    EXPECT_EQ(s.stat("activates"), rows) << chunk;
+    EXPECT_EQ(s.stat("row_hits"), n - rows) << chunk;
+    // The address of (bank group 1, bank 0, row 0, column 0) is the second chunk's first access.
+    EXPECT_EQ(addrOf(p, 1, 0, 0, 0), std::uint64_t(chunk)) << chunk;
+  }
+  p.bank_interleave_bytes = 48;  // not a multiple of access_bytes that divides the row
+  StatsRegistry stats;
+  EXPECT_THROW(DramChannel(p, 0, stats, "dram"), std::invalid_argument);
 }
 
 TEST(Dram, ReadToOtherRowOfSameBankIsRowConflict) {

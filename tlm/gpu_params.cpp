@@ -289,6 +289,9 @@ Schema buildSchema() {
   b.section("crossbar", "the interconnect between SMs and L2 slices");
   b.integer("crossbar.flit_bytes", FIELD(crossbar.flit_bytes), 1, 1024, "bytes moved per port per interconnect cycle")
       .powerOfTwo();
+  b.integer("crossbar.response_flit_bytes", FIELD(crossbar.response_flit_bytes), 0, 1024,
+            "bytes moved per port per interconnect cycle on the response network (L2 to SM), when it differs "
+            "from the request network's; 0: crossbar.flit_bytes");
   b.integer("crossbar.latency_cycles", FIELD(crossbar.latency_cycles), 1, 100000,
             "traversal, in interconnect cycles");
   b.integer("crossbar.input_buffer_flits", FIELD(crossbar.input_buffer_flits), 1, 1 << 20,
@@ -361,6 +364,10 @@ Schema buildSchema() {
   b.boolean("dram.refresh", FIELD(dram.refresh), "model refresh (tREFI, tRFC)");
   b.choice("dram.address_mapping", FIELD(dram.address_mapping), {"row_bank_column", "row_column_bank"},
            "channel-local address bits, high to low");
+  b.integer("dram.bank_interleave_bytes", FIELD(dram.bank_interleave_bytes), 1, 1 << 20,
+            "row_column_bank: consecutive channel-local bytes kept in one bank and row before the next bank "
+            "group (access_bytes: every access rotates; a multiple of it, up to row_bytes)")
+      .powerOfTwo();
   b.boolean("dram.bank_xor_row", FIELD(dram.bank_xor_row),
             "permutation interleaving: XOR the bank and bank group with the row's low bits");
   b.integer("dram.channel_interleave_bytes", FIELD(dram.channel_interleave_bytes), 32, 1ll << 30,

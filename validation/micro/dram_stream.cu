@@ -30,3 +30,17 @@ extern "C" __global__ void copy_stream(const float4* __restrict__ in, float4* __
   for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride)
     out[i] = in[i];
 }
+
+// L2 read bandwidth: `passes` grid-stride passes over a buffer that fits the L2, loads that skip
+// the L1 (ld.global.cg), so every pass after the first reads the L2.
+extern "C" __global__ void l2_read_passes(const float4* __restrict__ in, float* __restrict__ out,
+                                          unsigned long long n4, int passes) {
+  float acc = 0.f;
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  for (int p = 0; p < passes; ++p)
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
+      const float4 v = __ldcg(&in[i]);
+      acc += v.x + v.y + v.z + v.w;
+    }
+  if (acc == 1234.5f) out[0] = acc;
+}
