@@ -34,6 +34,9 @@ struct TypeInfo {
   std::size_t size;
   char npy_kind;  // 'u', 'i' or 'f'
 };
+// A bound on warmup + repeat, so that a typo cannot ask for a run without end.
+constexpr std::uint32_t kMaxLaunches = 100000;
+
 constexpr TypeInfo kTypes[] = {
     {ElemType::U8, "u8", 1, 'u'},   {ElemType::S8, "s8", 1, 'i'},   {ElemType::U16, "u16", 2, 'u'},
     {ElemType::S16, "s16", 2, 'i'}, {ElemType::U32, "u32", 4, 'u'}, {ElemType::S32, "s32", 4, 'i'},
@@ -206,7 +209,8 @@ class Parser {
     if (!root.IsMap())
       fail(root, "a launch file is a mapping with keys ptx, kernel, grid, block, buffers, args");
     Fields top = fields(root, "the launch file",
-                        {"ptx", "kernel", "grid", "block", "dynamic_shared_bytes", "buffers", "args"});
+                        {"ptx", "kernel", "grid", "block", "dynamic_shared_bytes", "warmup", "repeat", "buffers",
+                         "args"});
 
     const YAML::Node& ptx = required(top, "ptx", "the launch file");
     spec.ptx = existingFile(ptx, "ptx", "PTX file");
@@ -226,6 +230,17 @@ class Parser {
 
     if (const YAML::Node* shared = top.find("dynamic_shared_bytes"))
       spec.dynamic_shared_bytes = integer(*shared, ElemType::U32, "dynamic_shared_bytes");
+    // Launches back to back on the same buffers, caches and DRAM state, as a user times a kernel:
+    // `warmup` first, then `repeat`; each is a row of the launch table.
+    if (const YAML::Node* n = top.find("warmup")) {
+      spec.warmup = std::uint32_t(integer(*n, ElemType::U32, "warmup"));
+      if (spec.warmup > kMaxLaunches) fail(*n, fmt::format("'warmup' must be at most {}", kMaxLaunches));
+    }
+    if (const YAML::Node* n = top.find("repeat")) {
+      spec.repeat = std::uint32_t(integer(*n, ElemType::U32, "repeat"));
+      if (spec.repeat < 1 || spec.repeat > kMaxLaunches)
+        fail(*n, fmt::format("'repeat' must be between 1 and {}", kMaxLaunches));
+    }
 
     if (const YAML::Node* buffers = top.find("buffers")) {
       if (!buffers->IsMap())
@@ -835,13 +850,15 @@ LaunchOutcome runLaunch(const LaunchSpec& spec, driver::Runtime& rt) {
     else args.addBytes(a.bytes.data(), a.bytes.size());
   }
 
-  driver::Error err;
-  try {
-    err = rt.launch(*fn, spec.grid, spec.block, std::size_t(spec.dynamic_shared_bytes), args);
-  } catch (const driver::RuntimeError& e) {
-    throw ConfigError(fmt::format("{}: error: launch of '{}': {}", spec.args_loc.str(), spec.kernel, e.what()));
+  driver::Error err = driver::Error::Success;
+  for (std::uint32_t i = 0; i < spec.warmup + spec.repeat && err == driver::Error::Success; ++i) {
+    try {
+      err = rt.launch(*fn, spec.grid, spec.block, std::size_t(spec.dynamic_shared_bytes), args);
+    } catch (const driver::RuntimeError& e) {
+      throw ConfigError(fmt::format("{}: error: launch of '{}': {}", spec.args_loc.str(), spec.kernel, e.what()));
+    }
+    outcome.printf_output += rt.takePrintfOutput();
   }
-  outcome.printf_output = rt.takePrintfOutput();
   outcome.error = err;
   if (err != driver::Error::Success && !isKernelFault(err) && !rt.lastFault()) {
     // The device refused the launch: that is the launch file's doing, so say where.

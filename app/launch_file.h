@@ -89,6 +89,9 @@ struct LaunchSpec {
   std::string kernel;
   driver::Dim3 grid, block;
   std::uint64_t dynamic_shared_bytes = 0;
+  // Launches: `warmup` then `repeat`, back to back on the same buffers (caches, TLBs and DRAM rows
+  // stay as the last launch left them); checks and outputs look at the buffers after the last.
+  std::uint32_t warmup = 0, repeat = 1;
   std::vector<BufferSpec> buffers;  // in file order
   std::vector<ArgSpec> args;
   SourceLoc ptx_loc, kernel_loc, grid_loc, block_loc, args_loc;

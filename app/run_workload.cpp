@@ -225,6 +225,8 @@ int runLaunchFile(const RunOptions& o) {
     nlohmann::json j = report(o, config, rt, code == kExitOk, code);
     j["workload"] = spec.kernel;
     j["launch_file"] = spec.path;
+    j["warmup_launches"] = spec.warmup;  // the first rows of `launches`; then `repeat` timed ones
+    j["repeat"] = spec.repeat;
     j["ptx"] = spec.ptx;
     nlohmann::json checks = nlohmann::json::array();
     for (const auto& c : out.checks)

@@ -644,6 +644,40 @@ args: [data, {scalar: {type: u32, value: 1000}}]
   EXPECT_GT(rt.launches()[0].thread_instructions, 1000u);
 }
 
+// warmup + repeat launches run back to back on the same buffers and the same chip: the buffer
+// holds the effect of every launch, each launch is a row, and a launch after the first finds its
+// data in the L2 (timing mode), so it takes fewer cycles.
+TEST_F(LaunchFileTest, WarmupAndRepeatLaunchBackToBackOnWarmCaches) {
+  const std::uint32_t n = 16384;  // 64 KiB: fits the tiny preset's L2
+  std::vector<std::uint32_t> expected(n, 3);
+  writeRaw("expected.bin", expected);
+  const LaunchSpec spec = parseLaunchFile(write("run.yaml", fmt(R"(ptx: add_one.ptx
+kernel: add_one
+grid: 64
+block: 256
+warmup: 1
+repeat: 2
+buffers:
+  data: {type: u32, count: 16384, expect: expected.bin}
+args: [data, {scalar: {type: u32, value: 16384}}]
+)")));
+  EXPECT_EQ(spec.warmup, 1u);
+  EXPECT_EQ(spec.repeat, 2u);
+  driver::Runtime rt(GpuConfig::loadDefault(), driver::Mode::Timing);
+  const LaunchOutcome out = runLaunch(spec, rt);
+  ASSERT_EQ(out.error, driver::Error::Success) << driver::errorName(out.error);
+  ASSERT_EQ(out.checks.size(), 1u);
+  EXPECT_TRUE(out.checks[0].passed) << out.checks[0].message;  // 0 + 1 + 1 + 1
+  ASSERT_EQ(rt.launches().size(), 3u);
+  EXPECT_LT(rt.launches()[1].core_cycles, rt.launches()[0].core_cycles);
+  EXPECT_EQ(rt.launches()[1].warp_instructions, rt.launches()[0].warp_instructions);
+
+  EXPECT_NE(parseError(std::string(kHead) + "repeat: 0\nargs: []\n").find("t.yaml:5:9: error: 'repeat' must be between 1"),
+            std::string::npos);
+  EXPECT_NE(parseError(std::string(kHead) + "warmup: 200000\nargs: []\n").find("t.yaml:5:9: error: 'warmup' must be at most"),
+            std::string::npos);
+}
+
 TEST_F(LaunchFileTest, LaunchFileRunCommandLine) {
   std::vector<std::uint32_t> expected(64, 8);  // fill 7, plus one
   writeRaw("expected.bin", expected);
