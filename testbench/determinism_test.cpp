@@ -76,4 +76,27 @@ TEST(Determinism, AnyThreadCountGivesTheStatisticsOfOne) {
   }
 }
 
+// An SM whose warps all wait sleeps until its next event, and its next tick counts the skipped
+// cycles in bulk: the statistics (stall reasons per cycle included) must be those of ticking every
+// cycle, bit for bit, on every preset.
+TEST(Determinism, SkippingStalledCyclesGivesTheStatisticsOfTickingEveryCycle) {
+  const auto dir = std::filesystem::temp_directory_path() / "scgpu_determinism_sleep";
+  std::filesystem::create_directories(dir);
+  for (const char* args : {"reduce_atomic --config tiny", "bfs --config tiny", "transpose --config tiny",
+                           "histogram --config tiny", "recursion --config tiny", "reduce_atomic --config hopper",
+                           "saxpy --config hopper", "spmv_csr --config fermi", "scan_block --config kepler",
+                           "vote_match --config turing", "nbody --config ampere"}) {
+    nlohmann::json every = runScgpu(std::string(args) + " --set simulation.skip_stalled_cycles=false",
+                                    (dir / "every.json").string());
+    nlohmann::json skip = runScgpu(args, (dir / "skip.json").string());
+    ASSERT_TRUE(every.contains("stats")) << args;
+    EXPECT_EQ(every["passed"], true) << args;
+    dropHostTimes(every);
+    dropHostTimes(skip);
+    every.erase("config");
+    skip.erase("config");
+    EXPECT_EQ(every, skip) << args;
+  }
+}
+
 }  // namespace

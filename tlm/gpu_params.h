@@ -54,6 +54,9 @@ struct SimulationParams {
   // adaptive: the threads take the cycles where timing shows they pay (ClockDomain::Threads);
   // always: every cycle with two or more SMs (slices, channels) to tick (tests of that path).
   std::string parallel_ticks = "adaptive";
+  // An SM whose warps all wait sleeps until its next event and accounts the skipped cycles in bulk
+  // (SmCore::asleepAt); false ticks every cycle (tests compare the two).
+  bool skip_stalled_cycles = true;
 };
 
 struct GpuParams {

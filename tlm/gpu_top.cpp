@@ -116,7 +116,10 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
     }
   }
 
+  if (!params.simulation.skip_stalled_cycles)
+    for (auto& s : sms_) s->core.setSleepAllowed(false);
   if (trace.enabled()) {
+    for (auto& s : sms_) s->core.setSleepAllowed(false);  // the probes look at every SM every cycle
     probes_ = std::make_unique<ChipProbes>(*this, trace);
     core_clk_.observe([this](std::uint64_t c) { probes_->sampleCore(c); });
     icnt_clk_.observe([this](std::uint64_t c) { probes_->sampleIcnt(c); });
@@ -259,6 +262,8 @@ void GpuTop::coreTick(std::uint64_t cycle) {
     }
   }
   if (stop) {
+    // Sleeping SMs account the cycles they slept: statistics are read between kernels.
+    for (auto& s : sms_) s->core.settle(cycle);
     if (progress_shown_) std::fputs("\r\033[K", stderr);
     progress_shown_ = false;
     sc_core::sc_pause();

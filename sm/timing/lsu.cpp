@@ -422,6 +422,16 @@ void Lsu::stepConst(Op& op, const Step& s, std::uint64_t now) {
   op.ready = std::max(op.ready, ready);
 }
 
+std::uint64_t Lsu::nextEvent(std::uint64_t now) const {
+  std::uint64_t next = ~std::uint64_t{0};
+  auto at = [&](std::uint64_t c) { next = std::min(next, std::max(c, now + 1)); };
+  if (!queue_.empty()) at(ops_[queue_.front()].req.ready_at);  // in progress: every cycle
+  for (const auto& t : translating_) at(t.first);
+  if (!responses_.empty()) at(responses_.front().second);  // handled in order, from the front
+  if (!l2_tlb_pending_.empty()) at(now + 1);
+  return next;
+}
+
 void Lsu::handleResponses(std::uint64_t now) {
   while (!responses_.empty() && responses_.front().second <= now) {
     handleResponse(responses_.front().first, responses_.front().second);

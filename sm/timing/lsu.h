@@ -78,6 +78,9 @@ class Lsu {
 
   // The queue of instructions waiting for the pipeline is full: issue stalls (mio_throttle).
   bool full() const { return queue_.size() >= queue_capacity_; }
+  // The first cycle after `now` at which step() or handleResponses() has something to do, or
+  // ~0 when nothing comes before a new response or instruction arrives (SmCore sleeps till then).
+  std::uint64_t nextEvent(std::uint64_t now) const;
   // Takes a memory instruction; returns the dependency kind of its results (Long when it touches
   // global or local memory, else Short). `trace.mask` must not be 0.
   DepKind enqueue(const MemTrace& trace, const LsuRequest& req);

@@ -179,6 +179,14 @@ struct SmCore::Impl {
   Operands ops;
 
   std::uint64_t now = 0, next_age = 0, issued_total = 0, issued_at_commit = 0;
+  // Sleep: after a tick in which nothing can change before cycle sleep_until (every warp's reason
+  // holds, no fetch, no LSU step, no retirement), the cycles from slept_from on are not ticked but
+  // accounted in bulk when the SM ticks again (accountSleep): each would have counted what the
+  // last tick counted, with no issue. 0: awake.
+  bool sleep_allowed = true;
+  std::uint64_t sleep_until = 0, slept_from = 0;
+  std::uint64_t nextEvent(std::uint64_t t) const;
+  void accountSleep(std::uint64_t through);  // the slept cycles up to `through`, inclusive
   std::uint32_t resident_blocks = 0, live_warps = 0, exited_resident = 0, free_warp_slots = 0;
 
   Counter *cycles, *active_cycles, *warp_instructions, *thread_instructions, *blocks_launched, *active_warps_sum,
@@ -211,6 +219,8 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
   status_until.assign(p.max_warps_per_sm, 0);
   subs.resize(p.sub_cores);
   trace.resize(p.sub_cores);
+  // A Verilated scheduler sees every cycle (its picks are compared cycle by cycle).
+  sleep_allowed = p.schedulerImpl(index) == "model";
   for (std::uint32_t i = 0; i < p.sub_cores; ++i) {
     SubCore& sc = subs[i];
     const std::string s = fmt::format("{}.sched[{}]", name, i);
@@ -641,6 +651,53 @@ void SmCore::Impl::retireBlocks(std::uint64_t t) {
 
 // ---- SmCore ----
 
+// ---- sleeping through cycles in which nothing can change ----
+
+std::uint64_t SmCore::Impl::nextEvent(std::uint64_t t) const {
+  std::uint64_t next = lsu.nextEvent(t);
+  if (!draining.empty()) next = std::min(next, std::max(retire_check_at, t + 1));
+  for (const SubCore& sc : subs)
+    for (std::uint32_t s : sc.warps) {
+      // Issued, ready, or a reason that is looked at every cycle (pipes, collectors): awake.
+      next = std::min(next, std::max(status_until[s], t + 1));
+      const WarpSlot& ws = warps[s];
+      const bool room = !ws.exited && ws.ib_count < ib_capacity &&
+                        ws.ib_pc + ws.ib_count < blocks[ws.block].prog->program->code.size();
+      if (room) next = std::min(next, std::max(ws.fetch_at, t + 1));  // a fetch would happen then
+      if (next <= t + 1) return t + 1;
+    }
+  return next;
+}
+
+void SmCore::Impl::accountSleep(std::uint64_t through) {
+  const std::uint64_t from = slept_from;
+  sleep_until = 0;
+  if (through < from) return;
+  const std::uint64_t k = through - from + 1;
+  // What each slept cycle would have counted: the statistics of a tick without issue, fetch or
+  // LSU work, with every warp in the state the last tick left it in.
+  *cycles += k;
+  if (resident_blocks) *active_cycles += k;
+  *active_warps_sum += k * live_warps;
+  *warp_state[int(Reason::Drain)] += k * exited_resident;
+  for (std::uint32_t si = 0; si < subs.size(); ++si) {
+    SubCore& sc = subs[si];
+    if (fault || sc.warps.empty()) {
+      if (!fault) *sc.stall[int(Reason::Idle)] += k;
+      continue;
+    }
+    // The reason a tick records for the sub-core: the best of its warps' (none is ready; a warp
+    // that issued its exit in the last tick has left the list).
+    Reason best = Reason::Idle;
+    for (std::uint32_t s : sc.warps) {
+      if (status[s] < best) best = status[s];
+      *warp_state[int(status[s])] += k;
+    }
+    *sc.active += k;
+    *sc.stall[int(best)] += k;
+  }
+}
+
 SmCore::SmCore(const SmParams& p, std::uint32_t index, StatsRegistry& stats, const std::string& name)
     : impl_(std::make_unique<Impl>(p, index, stats, name)) { impl_->owner = this; }
 
@@ -683,6 +740,7 @@ bool SmCore::canLaunchBlock(std::uint32_t kernel) const {
 
 void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, std::uint64_t cycle) {
   Impl& m = *impl_;
+  settle(cycle);  // the slept cycles count the warps as they were, before this block's
   const Impl::Launch* l = m.findLaunch(kernel);
   if (!l) throw std::logic_error("SmCore::launchBlock: kernel " + std::to_string(kernel) + " was not added");
   std::uint32_t bi = 0;
@@ -786,10 +844,14 @@ void SmCore::commitCycle() {
 bool SmCore::hasMemRequest() const { return impl_->lsu.hasRequest(); }
 const memsys::MemRequest& SmCore::peekMemRequest() const { return impl_->lsu.peekRequest(); }
 void SmCore::popMemRequest() { impl_->lsu.popRequest(); }
-void SmCore::acceptMemResponse(const memsys::MemRequest& r, std::uint64_t cycle) { impl_->lsu.acceptResponse(r, cycle); }
+void SmCore::acceptMemResponse(const memsys::MemRequest& r, std::uint64_t cycle) {
+  settle(cycle);  // awake from the next cycle on
+  impl_->lsu.acceptResponse(r, cycle);
+}
 
 void SmCore::tick(std::uint64_t cycle) {
   Impl& m = *impl_;
+  if (m.sleep_until) m.accountSleep(cycle - 1);
   m.now = cycle;
   ++*m.cycles;
   if (m.resident_blocks) ++*m.active_cycles;
@@ -859,7 +921,22 @@ void SmCore::tick(std::uint64_t cycle) {
   m.applyLsuDone();
   m.retireBlocks(cycle);
   needs_commit_ = !m.effects.empty() || m.lsu.translationsPending() || m.issued_total != m.issued_at_commit;
+  if (m.sleep_allowed && !m.fault && m.resident_blocks) {
+    const std::uint64_t next = m.nextEvent(cycle);
+    if (next > cycle + 1) {
+      m.sleep_until = next;
+      m.slept_from = cycle + 1;
+    }
+  }
 }
+
+bool SmCore::asleepAt(std::uint64_t cycle) const { return impl_->sleep_until > cycle; }
+
+void SmCore::settle(std::uint64_t cycle) {
+  if (impl_->sleep_until) impl_->accountSleep(cycle);
+}
+
+void SmCore::setSleepAllowed(bool allowed) { impl_->sleep_allowed = allowed && impl_->sleep_allowed; }
 
 bool SmCore::idle() const {
   const Impl& m = *impl_;

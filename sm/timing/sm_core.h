@@ -71,6 +71,16 @@ class SmCore {
   bool needsCommit() const { return needs_commit_; }
   // No resident block (or a fault stopped the SM) and nothing in flight: tick would do nothing.
   bool idle() const;
+  // After a tick in which nothing could change before a later cycle (every warp waits on memory, a
+  // barrier, a fetch or a latency), the SM sleeps: ticks before that cycle may be skipped, and the
+  // next tick accounts them in bulk, so that statistics stay those of ticking every cycle. A
+  // response or a new block wakes it (it ticks at the next cycle). The caller ticks it at every cycle it is not
+  // asleep at, or lets it sleep; settle() accounts a sleep up to `cycle` (the run stops there, or
+  // something arrives at it) and wakes the SM from the next cycle on.
+  bool asleepAt(std::uint64_t cycle) const;
+  void settle(std::uint64_t cycle);
+  // Off when something observes the SM every cycle (waveforms, the timeline).
+  void setSleepAllowed(bool allowed);
   // The first fault; the SM issues nothing after it.
   const std::optional<FaultReport>& fault() const;
   // A block resident for more than `limit` cycles at `cycle` (a warp spinning in a loop that never

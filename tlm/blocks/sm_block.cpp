@@ -28,7 +28,12 @@ SmBlock::SmBlock(sc_core::sc_module_name name, const SmParams& p, std::uint32_t 
 
 ClockDomain::Component SmBlock::component() {
   return {[this](std::uint64_t c) { core.tick(c); },
-          [this] { return core.idle() && !from_xbar.holding() && !dispatch_in.holding(); },
+          // Asleep (nothing can change before a later cycle) counts as idle: the core clock keeps
+          // ticking while a kernel runs (GpuTop's monitor), and the SM's next tick accounts the
+          // cycles it slept.
+          [this] {
+            return (core.idle() || core.asleepAt(domain_.cycle())) && !from_xbar.holding() && !dispatch_in.holding();
+          },
           [this](std::uint64_t) { transfer(); }};
 }
 
