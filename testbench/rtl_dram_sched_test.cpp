@@ -412,9 +412,9 @@ TEST(RtlDramSchedParams, WhatTheRtlCannotHonourIsRefused) {
   refused(p, "dram.bank_groups x dram.banks_per_group = 32 banks, but the RTL scheduler (rtl/dram_cmd_sched.sv) "
              "was built with NUM_BANKS = 16");
   p = tight();
-  p.write_queue_entries = 65;
-  refused(p, "dram.write_queue_entries = 65, but the RTL scheduler (rtl/dram_cmd_sched.sv) was built with "
-             "QUEUE_DEPTH = 64");
+  p.write_queue_entries = 129;
+  refused(p, "dram.write_queue_entries = 129, but the RTL scheduler (rtl/dram_cmd_sched.sv) was built with "
+             "QUEUE_DEPTH = 128");
   p = tight();
   p.rows = 1 << 17;
   refused(p, "dram.rows = 131072, but the RTL scheduler (rtl/dram_cmd_sched.sv) was built with ROW_BITS = 16");
