@@ -57,8 +57,6 @@ bool BackingStore::allocateAt(std::uint64_t addr, std::uint64_t bytes, std::stri
   ++generation_;
   allocated_ += rounded;
   fill(addr, 0, rounded);
-  hit_base_ = 1;
-  hit_end_ = 0;
   return true;
 }
 
@@ -71,8 +69,6 @@ void BackingStore::reset() {
   pages_.clear();
   last_page_ = ~0ull;
   last_data_ = nullptr;
-  hit_base_ = 1;
-  hit_end_ = 0;
 }
 
 bool BackingStore::release(std::uint64_t addr) {
@@ -84,8 +80,6 @@ bool BackingStore::release(std::uint64_t addr) {
   ++generation_;
   free_list_.emplace_back(addr, rounded);
   std::sort(free_list_.begin(), free_list_.end());
-  hit_base_ = 1;
-  hit_end_ = 0;
   return true;
 }
 
@@ -99,15 +93,7 @@ bool BackingStore::findAllocation(std::uint64_t addr, std::uint64_t& base, std::
   return true;
 }
 
-bool BackingStore::valid(std::uint64_t addr, std::uint64_t size) const {
-  if (addr >= hit_base_ && addr + size <= hit_end_ && addr + size >= addr) return true;
-  std::uint64_t base, bytes;
-  if (!findAllocation(addr, base, bytes)) return false;
-  if (addr + size > base + bytes || addr + size < addr) return false;
-  hit_base_ = base;
-  hit_end_ = base + bytes;
-  return true;
-}
+bool BackingStore::valid(std::uint64_t addr, std::uint64_t size) const { return valid(addr, size, hit_); }
 
 bool BackingStore::valid(std::uint64_t addr, std::uint64_t size, Hint& hint) const {
   if (hint.generation != generation_) hint = Hint{generation_};

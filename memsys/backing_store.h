@@ -93,8 +93,9 @@ class BackingStore {
   std::uint64_t generation_ = 0;
   std::uint64_t last_page_ = ~0ull;
   std::uint8_t* last_data_ = nullptr;
-  // Last allocation hit, since accesses of a warp mostly fall in the same buffer.
-  mutable std::uint64_t hit_base_ = 1, hit_end_ = 0;
+  // valid()'s own hint: the last allocation hit, since accesses of a warp mostly fall in the
+  // same buffer.
+  mutable Hint hit_;
 };
 
 }  // namespace scgpu::memsys

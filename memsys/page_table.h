@@ -94,6 +94,27 @@ struct Translation {
   }
 };
 
+// The last page one user of the translations hit (a launch in the functional core, an SM in the
+// timing model): most accesses fall in it and skip even the translation cache's look-up.
+struct LastPage {
+  std::uint64_t root = 0, va = 1, pa = 0, mask = 0;  // va = 1: none (pages are aligned)
+  bool writable = false;
+  // True, with the physical address of `v`, when `v` lies in this page of the address space at
+  // `root_pa` and the access may be made (a write needs a writable page).
+  bool hit(std::uint64_t root_pa, std::uint64_t v, bool write, std::uint64_t* out) const {
+    if (root != root_pa || (v & ~mask) != va || (write && !writable)) return false;
+    *out = pa | (v & mask);
+    return true;
+  }
+  void remember(std::uint64_t root_pa, std::uint64_t v, const Translation& t) {
+    root = root_pa;
+    mask = t.page_bytes - 1;
+    va = v & ~mask;
+    pa = t.page_pa;
+    writable = t.writable;
+  }
+};
+
 // Reads the 8-byte little-endian word at physical address `pa` into `*value`; false when `pa` is
 // not readable device memory.
 using ReadEntry = std::function<bool(std::uint64_t pa, std::uint64_t* value)>;

@@ -17,6 +17,18 @@ std::uint32_t liveWarps(const BlockState& b) {
   return n;
 }
 
+std::string describeLiveWarps(const BlockState& b, const ptx::Program& prog) {
+  std::string detail;
+  for (const auto& x : b.warps) {
+    if (x.state == WarpState::Exited) continue;
+    const std::uint32_t pc = x.stack.empty() ? 0 : x.stack.back().pc;
+    detail += fmt::format("\n  warp {}: {} at pc {} ({}), active mask {:08x}, stack depth {}", x.index,
+                          x.state == WarpState::AtBarrier ? "at barrier" : "running", pc, prog.ptxLocation(pc),
+                          x.stack.empty() ? 0u : x.stack.back().mask, x.stack.size());
+  }
+  return detail;
+}
+
 void tryRelease(BlockState& b, std::uint32_t id) {
   BarrierState& bs = b.barriers[id];
   if (bs.arrived_warps == 0) return;
@@ -202,18 +214,10 @@ bool FunctionalEngine::runBlock(LaunchState& launch, std::uint64_t linear, Launc
         break;
       }
       if (executed > limits_.watchdog_warp_instructions_per_block) {
-        std::string detail;
-        for (const auto& x : b.warps) {
-          if (x.state == WarpState::Exited) continue;
-          std::uint32_t pc = x.stack.empty() ? 0 : x.stack.back().pc;
-          detail += fmt::format("\n  warp {}: {} at pc {} ({}), active mask {:08x}, stack depth {}", x.index,
-                                x.state == WarpState::AtBarrier ? "at barrier" : "running", pc, prog.ptxLocation(pc),
-                                x.stack.empty() ? 0u : x.stack.back().mask, x.stack.size());
-        }
         Warp& w = *current;
         FaultSignal s{"watchdog",
                       fmt::format("block made no end after {} warp instructions (limits.watchdog_warp_instructions_"
-                                  "per_block); warps:{}", executed, detail),
+                                  "per_block); warps:{}", executed, describeLiveWarps(b, prog)),
                       0};
         result.fault = makeFaultReport(s, launch, b, w, w.stack.empty() ? 0 : w.stack.back().pc);
         break;

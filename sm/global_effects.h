@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "memsys/backing_store.h"
+#include "memsys/page_table.h"
 #include "ptx/decoded.h"
 
 namespace scgpu::sm {
@@ -63,15 +65,17 @@ class GlobalEffects {
   }
 
   bool empty() const { return effects_.empty(); }
+  // Runs `f` at the end of the cycle when `effects` is set (the timing model), else now.
+  template <typename F>
+  static void callOrRun(GlobalEffects* effects, F&& f) {
+    if (effects) effects->call(std::forward<F>(f));
+    else f();
+  }
   // Applies what the cycle held back, in issue order, and forgets it.
   void apply();
 
-  // The last page this SM translated (root, virtual page, physical page): most accesses skip even
-  // the translation cache's look-up.
-  struct LastPage {
-    std::uint64_t root = 0, va = 1, pa = 0, mask = 0;  // va = 1: none (pages are aligned)
-    bool writable = false;
-  } page;
+  // The last page this SM translated (the functional core keeps one per launch).
+  memsys::LastPage page;
 
  private:
   Effect& push(Effect::Kind kind, std::uint64_t pa) {

@@ -39,10 +39,7 @@ struct LaunchState {
   // launch used, so most accesses skip even the cache's lookup. Root 0: addresses are physical.
   memsys::TranslationCache* mmu = nullptr;
   std::uint64_t page_table_root = 0;
-  struct LastPage {
-    std::uint64_t va = 1, pa = 0, mask = 0;  // va = 1: none (pages are aligned)
-    bool writable = false;
-  } page;
+  memsys::LastPage page;
   std::vector<std::uint8_t> params;  // the kernel parameter buffer
   std::uint32_t grid[3] = {1, 1, 1};
   std::uint32_t block[3] = {1, 1, 1};

@@ -2,6 +2,8 @@
 // creating frames, entering and leaving calls, and popping finished stack entries.
 #pragma once
 
+#include <string>
+
 #include "sm/exec_context.h"
 #include "sm/launch_state.h"
 #include "sm/warp.h"
@@ -30,6 +32,9 @@ void initBlock(BlockState& b, const LaunchState& launch, std::uint64_t linear_bl
 std::uint32_t liveWarps(const BlockState& b);
 void tryRelease(BlockState& b, std::uint32_t id);
 void onWarpExited(BlockState& b);
+// One line per live warp of a block ("\n  warp 3: running at pc 12 (file:line:col), active mask
+// ffffffff, stack depth 1"), for the hung-block reports of both engines.
+std::string describeLiveWarps(const BlockState& b, const ptx::Program& prog);
 
 // Points c.R and c.P at the warp's current frame.
 inline void bindFrame(ExecContext& c, Warp& w) {

@@ -116,10 +116,10 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
     }
   }
 
-  if (!params.simulation.skip_stalled_cycles)
+  // The probes look at every SM every cycle: no sleeping then.
+  if (!params.simulation.skip_stalled_cycles || trace.enabled())
     for (auto& s : sms_) s->core.setSleepAllowed(false);
   if (trace.enabled()) {
-    for (auto& s : sms_) s->core.setSleepAllowed(false);  // the probes look at every SM every cycle
     probes_ = std::make_unique<ChipProbes>(*this, trace);
     core_clk_.observe([this](std::uint64_t c) { probes_->sampleCore(c); });
     icnt_clk_.observe([this](std::uint64_t c) { probes_->sampleIcnt(c); });

@@ -167,12 +167,10 @@ void callBuiltin(ExecContext& c, const ptx::DecodedFunction& f, const ptx::CallS
         std::string fmt = readString(c, lane, readArg(w, lane, base, site, 0));
         int count = 0;
         std::string text = formatPrintf(c, lane, fmt, readArg(w, lane, base, site, 1), count);
-        LaunchState* launch = c.launch;
-        auto append = [launch, text = std::move(text)] {
+        // The timing model appends at the end of the cycle, in SM order.
+        GlobalEffects::callOrRun(c.effects, [launch = c.launch, text = std::move(text)] {
           if (launch->printf_output.size() + text.size() <= launch->printf_limit_bytes) launch->printf_output += text;
-        };
-        if (c.effects) c.effects->call(std::move(append));  // timing model: at the end of the cycle, in SM order
-        else append();
+        });
         writeRet(w, lane, base, site, std::uint64_t(std::int64_t(count)));
       });
       break;
@@ -187,21 +185,17 @@ void callBuiltin(ExecContext& c, const ptx::DecodedFunction& f, const ptx::CallS
     }
     case B::Malloc:
       forLanes(c.mask, [&](int lane) {
-        const std::uint64_t size = readArg(w, lane, base, site, 0);
-        memsys::BackingStore* memory = c.launch->memory;
-        auto allocate = [memory, size, &w, lane, base, &site] {
+        GlobalEffects::callOrRun(c.effects, [memory = c.launch->memory, size = readArg(w, lane, base, site, 0), &w,
+                                             lane, base, &site] {
           writeRet(w, lane, base, site, memory->allocate(size, "device malloc"));
-        };
-        if (c.effects) c.effects->call(allocate);  // timing model: at the end of the cycle, in SM order
-        else allocate();
+        });
       });
       break;
     case B::Free:
       forLanes(c.mask, [&](int lane) {
-        memsys::BackingStore* memory = c.launch->memory;
-        auto release = [memory, addr = readArg(w, lane, base, site, 0)] { memory->release(addr); };
-        if (c.effects) c.effects->call(release);
-        else release();
+        GlobalEffects::callOrRun(c.effects, [memory = c.launch->memory, addr = readArg(w, lane, base, site, 0)] {
+          memory->release(addr);
+        });
       });
       break;
     case B::None:

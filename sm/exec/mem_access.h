@@ -32,14 +32,10 @@ namespace scgpu::sm {
 inline std::uint64_t translateGlobal(ExecContext& c, int lane, std::uint64_t va, std::uint32_t size, bool write) {
   // The timing model keeps the last page per SM (SMs tick on several host threads), the
   // functional core per launch.
+  memsys::LastPage& last = c.effects ? c.effects->page : c.launch->page;
   const std::uint64_t root = c.launch->page_table_root;
-  if (c.effects) {
-    GlobalEffects::LastPage& p = c.effects->page;
-    if (p.root == root && (va & ~p.mask) == p.va && (p.writable || !write)) return p.pa | (va & p.mask);
-  } else {
-    LaunchState::LastPage& p = c.launch->page;
-    if ((va & ~p.mask) == p.va && (p.writable || !write)) return p.pa | (va & p.mask);
-  }
+  std::uint64_t pa;
+  if (last.hit(root, va, write, &pa)) return pa;
   const memsys::Translation t = c.launch->mmu->translate(root, va, write);
   if (!t.ok) {
     char buf[200];
@@ -48,30 +44,20 @@ inline std::uint64_t translateGlobal(ExecContext& c, int lane, std::uint64_t va,
     // CUDA reports an unmapped page as an illegal address; the report and ERR_MMU_FAULT say more.
     throw FaultSignal{"illegal address", buf, std::uint32_t(lane), va, t.faultWord(write)};
   }
-  auto remember = [&](auto& p) {
-    p.mask = t.page_bytes - 1;
-    p.va = va & ~p.mask;
-    p.pa = t.page_pa;
-    p.writable = t.writable;
-  };
-  if (c.effects) {
-    c.effects->page.root = root;
-    remember(c.effects->page);
-  } else {
-    remember(c.launch->page);
-  }
+  last.remember(root, va, t);
   return t.pa;
 }
 
-// The physical address of a global (or constant) access, checked (alignment, translation, live
-// allocation) as resolve() checks it, for the accesses the timing model holds back.
+// The physical address of an aligned global (or constant) access: translated, and checked to lie
+// in a live allocation. Through the SM's read-only view of the store in the timing model
+// (c.effects), through the store itself in the functional core.
 template <ptx::Space S>
 inline std::uint64_t checkedGlobal(ExecContext& c, int lane, std::uint64_t addr, std::uint32_t size, bool write) {
-  const char* what = write ? "write" : "read";
-  if (addr & (size - 1)) memFault("misaligned address", "a", addr, size, lane, what);
   if (S == ptx::Space::Global && c.launch->page_table_root) addr = translateGlobal(c, lane, addr, size, write);
-  if (!c.effects->valid(addr, size))
-    memFault("illegal address", S == ptx::Space::Const ? "constant" : "global", addr, size, lane, what);
+  const bool valid = c.effects ? c.effects->valid(addr, size) : c.launch->memory->valid(addr, size);
+  if (!valid)
+    memFault("illegal address", S == ptx::Space::Const ? "constant" : "global", addr, size, lane,
+             write ? "write" : "read");
   return addr;
 }
 
@@ -82,13 +68,12 @@ inline bool heldBackGlobal(ExecContext& c, int lane, std::uint64_t addr, std::ui
   if (!c.effects) return false;
   if constexpr (S == ptx::Space::Generic) {
     if (inSharedWindow(addr) || inLocalWindow(addr)) return false;
-    *pa = checkedGlobal<ptx::Space::Global>(c, lane, addr, size, true);
-    return true;
-  } else if constexpr (S == ptx::Space::Global) {
-    *pa = checkedGlobal<ptx::Space::Global>(c, lane, addr, size, true);
-    return true;
+  } else if constexpr (S != ptx::Space::Global) {
+    return false;
   }
-  return false;
+  if (addr & (size - 1)) memFault("misaligned address", "a", addr, size, lane, "write");
+  *pa = checkedGlobal<ptx::Space::Global>(c, lane, addr, size, true);
+  return true;
 }
 
 // Bytes for an access of `size` bytes at `addr` in space S by `lane`. `write` only selects the
@@ -103,17 +88,11 @@ inline std::uint8_t* resolve(ExecContext& c, int lane, std::uint64_t addr, std::
   } else {
     if (addr & (size - 1)) memFault("misaligned address", "a", addr, size, lane, what);
     if constexpr (S == ptx::Space::Global || S == ptx::Space::Const) {
-      if (c.effects) {
-        // Timing model: a read that changes nothing in the store (writes are held back and never
-        // come here: heldBackGlobal).
-        const std::uint64_t pa = checkedGlobal<S>(c, lane, addr, size, write);
-        return const_cast<std::uint8_t*>(c.effects->peek(pa));
-      }
-      memsys::BackingStore& mem = *c.launch->memory;
-      if (S == ptx::Space::Global && c.launch->page_table_root) addr = translateGlobal(c, lane, addr, size, write);
-      if (!mem.valid(addr, size))
-        memFault("illegal address", S == ptx::Space::Const ? "constant" : "global", addr, size, lane, what);
-      return mem.hostPtr(addr);
+      const std::uint64_t pa = checkedGlobal<S>(c, lane, addr, size, write);
+      // The timing model reads without changing the store (its writes are held back and never
+      // come here: heldBackGlobal).
+      if (c.effects) return const_cast<std::uint8_t*>(c.effects->peek(pa));
+      return c.launch->memory->hostPtr(pa);
     } else if constexpr (S == ptx::Space::Shared) {
       if (addr + size > c.block->shared.size() || addr + size < addr)
         memFault("illegal address", "shared", addr, size, lane, what);

@@ -1,7 +1,8 @@
 // The SM timing model (see sm_core.h and README.md). Execute-at-issue: when a scheduler issues a
 // warp instruction the functional core executes it at once, so values are those of functional
-// mode (global stores and atomics land at the end of the cycle: sm/global_effects.h); the scoreboard then holds the cycle from which each written register is
-// available (issue + operand collection + pipe latency, or the LSU's completion).
+// mode (global stores and atomics land at the end of the cycle: sm/global_effects.h); the
+// scoreboard then holds the cycle from which each written register is available (issue + operand
+// collection + pipe latency, or the LSU's completion).
 #include "sm/timing/sm_core.h"
 
 #include <algorithm>
@@ -950,25 +951,17 @@ bool SmCore::checkHungBlocks(std::uint64_t cycle, std::uint64_t limit) {
   if (m.fault) return false;
   for (BlockSlot& b : m.blocks) {
     if (!b.used || b.live == 0 || cycle - b.launched_at <= limit) continue;
-    const ptx::Program& prog = *b.launch->program;
-    std::string detail;
-    const Warp* first = nullptr;
-    for (const Warp& x : b.state.warps) {
-      if (x.state == WarpState::Exited) continue;
-      if (!first) first = &x;
-      const std::uint32_t pc = x.stack.empty() ? 0 : x.stack.back().pc;
-      detail += fmt::format("\n  warp {}: {} at pc {} ({}), active mask {:08x}, {} instructions", x.index,
-                            x.state == WarpState::AtBarrier ? "at barrier" : "running", pc, prog.ptxLocation(pc),
-                            x.stack.empty() ? 0u : x.stack.back().mask, x.instructions);
-    }
-    if (!first) continue;
+    const auto live = std::find_if(b.state.warps.begin(), b.state.warps.end(),
+                                   [](const Warp& x) { return x.state != WarpState::Exited; });
+    if (live == b.state.warps.end()) continue;
+    const Warp* first = &*live;
     const std::uint32_t mask = first->stack.empty() ? 1u : first->stack.back().mask;
     FaultSignal s{"watchdog",
                   fmt::format("the block has been resident for {} core cycles without finishing "
                               "(watchdog.block_resident_cycles = {}; raise it with --set "
                               "watchdog.block_resident_cycles=N for kernels whose blocks run that long); "
                               "warps:{}",
-                              cycle - b.launched_at, limit, detail),
+                              cycle - b.launched_at, limit, describeLiveWarps(b.state, *b.launch->program)),
                   std::uint32_t(__builtin_ctz(mask | 0x80000000u))};
     m.fault = makeFaultReport(s, *b.launch, b.state, *first, first->stack.empty() ? 0 : first->stack.back().pc);
     m.fault->cycle = cycle;
