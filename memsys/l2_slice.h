@@ -17,7 +17,9 @@
 //   canAccept() is false when it is full). The lookup is pipelined: its result appears
 //   hit_latency_cycles later. Cache and MSHR state change at lookup.
 // - Read / fetch hit: response after hit_latency_cycles. Atomic hit: after hit_latency_cycles +
-//   atomic_latency_cycles; the atomic unit is pipelined (no serialisation of same-address atomics).
+//   atomic_latency_cycles. One atomic unit per slice, in order: a request holds it
+//   max(atomic_request_cycles, n x atomic_op_cycles) cycles, n = updates of its most-updated
+//   address (atomic_ops; integer reductions: integer_atomic_op_cycles).
 // - Read / fetch / atomic miss: the missing sectors go to an MshrTable entry for the line. A new
 //   entry sends ONE DRAM read for the line carrying the missing sectors (sector_mask, bytes =
 //   sectors x sector_bytes; the DRAM wrapper splits it into access_bytes transactions). The answer

@@ -29,6 +29,7 @@ struct MemRequest {
   // Atomic: lane updates of the most-updated address in this request. The slice's atomic unit
   // serialises updates to one address, so 32 lanes adding to one counter cost 32 updates.
   std::uint16_t atomic_ops = 1;
+  bool atomic_integer = false;     // integer add/min/max/and/or/xor/inc/dec (l2.integer_atomic_op_cycles)
 };
 
 inline std::uint32_t sectorCount(std::uint32_t mask) { return std::uint32_t(__builtin_popcount(mask)); }

@@ -43,7 +43,9 @@ struct L2Params {
   std::uint32_t slices = 2;
   CacheParams cache;                             // per slice: size_bytes is per slice
   std::uint32_t atomic_latency_cycles = 4;       // extra cycles of an atomic at the slice
+  std::uint32_t atomic_request_cycles = 1;       // cycles the atomic unit spends per request (at least)
   std::uint32_t atomic_op_cycles = 1;            // cycles the atomic unit spends per update of one address
+  std::uint32_t integer_atomic_op_cycles = 1;    // the same for integer reductions (add, min, max, and, ...)
   std::uint32_t request_queue_entries = 32;
   std::string hash = "xor";                      // linear | xor
   std::uint32_t interleave_bytes = 256;          // consecutive bytes mapped to one slice

@@ -92,6 +92,7 @@ enum InstFlag : std::uint32_t {
   kHasMask = 1u << 23,    // shfl/vote/... with member mask operand
   kSignedShr = 1u << 24,
   kModeF4e = 1u << 25,    // prmt modes
+  kL1Bypass = 1u << 26,   // ld.cg / ld.cv: cached in L2 only, not in the L1
 };
 
 constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;

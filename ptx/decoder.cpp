@@ -100,6 +100,7 @@ Mods classify(const std::string& opcode, const std::vector<std::string>& modifie
     if (w == "uni") { m.flags |= kUni; continue; }
     if (w == "nc") { m.flags |= kNc; continue; }
     if (w == "volatile") { m.flags |= kVolatile; continue; }
+    if (w == "cg" || w == "cv") { m.flags |= kL1Bypass; continue; }
     if (w == "relu") { m.flags |= kRelu; continue; }
     if (w == "NaN") { m.flags |= kNaN; continue; }
     if (w == "clamp") { m.flags |= kClamp; continue; }

@@ -1,40 +1,97 @@
 #!/usr/bin/env python3
 """Runs the microbenchmark launch files of validation/micro on the hopper preset and compares each
-with its H100 time (validation/micro/h100_reference.csv). Prints one row per file and exits 1 when
-a ratio (model / H100) leaves [--low, --high]. Usage:
-  scripts/micro_vs_h100.py SCGPU_BINARY [--only 64MiB,l2] [--threads 2] [--low 0.75 --high 1.25]
+with its H100 number. Two tables:
+  memory-system streams: validation/micro/h100_reference.csv (launch file, H100 time in us; the
+    model's simulated_ns of the launch);
+  SM mechanisms: validation/micro/sm_micro_cases.csv with docs/data/h100_sm_micro.csv, by the
+    case's metric: block_cycles, the cycles each kernel timed itself with clock64 (mean over
+    blocks) against the same from the model's `cycles` output buffer; kernel_ns, the H100's
+    CUDA-event time of one launch against the model's simulated_ns; launch_ns, the H100's mean
+    per back-to-back launch against the model's mean simulated_ns of the timed launches; none:
+    not compared (docs/validation.md says why).
+Prints one row per case and exits 1 when a ratio (model / H100) leaves [--low, --high]. Usage:
+  scripts/micro_vs_h100.py SCGPU_BINARY [--only 64MiB,l2,smem_] [--threads 2] [--low 0.75 --high 1.25]
 """
-import argparse, csv, json, os, subprocess, sys, tempfile
+import argparse, array, csv, json, os, re, subprocess, sys, tempfile
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+micro = os.path.join(root, "validation", "micro")
 ap = argparse.ArgumentParser()
 ap.add_argument("scgpu")
-ap.add_argument("--only", default="", help="comma-separated substrings of the launch files to run")
+ap.add_argument("--only", default="", help="comma-separated substrings of the case names to run")
+ap.add_argument("--exact", action="store_true", help="--only lists whole case names, not substrings")
 ap.add_argument("--threads", default="2")
 ap.add_argument("--low", type=float, default=0.75)
 ap.add_argument("--high", type=float, default=1.25)
+ap.add_argument("--set", action="append", default=[], help="passed to scgpu run as --set")
 a = ap.parse_args()
-micro = os.path.join(root, "validation", "micro")
-rows = list(csv.DictReader(open(os.path.join(micro, "h100_reference.csv"))))
 only = [s for s in a.only.split(",") if s]
-bad = 0
-print(f"{'launch file':26} {'H100 us':>9} {'model us':>9} {'ratio':>6}")
+
+
+def selected(name):
+    return not only or any((s == name) if a.exact else (s in name) for s in only)
+
+
+def run(launch_file, tmp, stats):
+    """Runs a launch file; returns the stats JSON, or None with the error printed."""
+    args = [os.path.abspath(a.scgpu), "run", launch_file, "--config", "hopper", "--threads", a.threads, "--quiet",
+            "--stats-json", stats]
+    for s in a.set:
+        args += ["--set", s]
+    # An argument vector: no shell.
+    p = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp)
+    if p.returncode != 0:
+        print(f"{os.path.basename(launch_file):30} run failed ({p.returncode}): {p.stderr.strip()[:200]}")
+        return None
+    return json.load(open(stats))
+
+
+def relocated(launch_file, tmp):
+    """A copy of an SM launch file in `tmp` whose outputs land there (the PTX path made absolute)."""
+    text = open(launch_file).read()
+    ptx = os.path.normpath(os.path.join(os.path.dirname(launch_file), re.search(r"^ptx: (\S+)", text, re.M).group(1)))
+    copy = os.path.join(tmp, os.path.basename(launch_file))
+    open(copy, "w").write(re.sub(r"^ptx: \S+", "ptx: " + ptx, text, flags=re.M))
+    return copy
+
+
+rows = []  # (name, h100, model or None, unit)
 with tempfile.TemporaryDirectory() as tmp:
-    for r in rows:
+    for r in csv.DictReader(open(os.path.join(micro, "h100_reference.csv"))):
         f = r["launch_file"]
-        if only and not any(s in f for s in only):
+        if not selected(f):
             continue
-        out = os.path.join(tmp, f + ".json")
-        # An argument vector: no shell.
-        p = subprocess.run([a.scgpu, "run", os.path.join(micro, f), "--config", "hopper", "--threads", a.threads,
-                            "--quiet", "--stats-json", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if p.returncode != 0:
-            print(f"{f:26} run failed ({p.returncode}): {p.stderr.strip()[:200]}")
-            bad += 1
+        s = run(os.path.join(micro, f), tmp, os.path.join(tmp, f + ".json"))
+        us = s["launches"][0]["simulated_ns"] / 1000 if s else None
+        rows.append((f, float(r["h100_us"]), us, "us"))
+    h100 = {r["name"]: r for r in csv.DictReader(
+        (l for l in open(os.path.join(root, "docs", "data", "h100_sm_micro.csv")) if not l.startswith("#")))}
+    for c in csv.DictReader(open(os.path.join(micro, "sm_micro_cases.csv"))):
+        name = c["name"]
+        if not selected(name):
             continue
-        us = json.load(open(out))["launches"][0]["simulated_ns"] / 1000
-        ratio = us / float(r["h100_us"])
-        ok = a.low <= ratio <= a.high
-        bad += not ok
-        print(f"{f:26} {float(r['h100_us']):9.1f} {us:9.1f} {ratio:6.2f}{'' if ok else '  OUT OF RANGE'}")
+        if name not in h100 or c["metric"] == "none":
+            continue
+        lf = relocated(os.path.join(micro, "sm", name + ".yaml"), tmp)
+        s = run(lf, tmp, os.path.join(tmp, name + ".json"))
+        model = None
+        if s and c["metric"] == "block_cycles":
+            cycles = array.array("q", open(os.path.join(tmp, name + ".cycles.bin"), "rb").read())  # raw s64
+            model = sum(cycles) / len(cycles)
+        elif s:
+            timed = s["launches"][s.get("warmup_launches", 0):]
+            model = sum(l["simulated_ns"] for l in timed) / len(timed)
+        ref = float(h100[name]["ns" if c["metric"] == "kernel_ns" else "value"])
+        rows.append((name, ref, model, "cycles" if c["metric"] == "block_cycles" else "ns"))
+
+bad = 0
+print(f"{'case':30} {'unit':>6} {'H100':>10} {'model':>10} {'ratio':>6}")
+for name, ref, model, unit in rows:
+    if model is None:
+        bad += 1
+        continue
+    ratio = model / ref
+    ok = a.low <= ratio <= a.high
+    bad += not ok
+    print(f"{name:30} {unit:>6} {ref:10.1f} {model:10.1f} {ratio:6.2f}{'' if ok else '  OUT OF RANGE'}")
 sys.exit(1 if bad else 0)

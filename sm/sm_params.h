@@ -64,6 +64,9 @@ struct SmParams {
   // Register file and operand collection.
   std::uint32_t register_banks = 2;              // per sub-core
   std::uint32_t operand_collectors = 2;          // per sub-core
+  // Operand reuse cache (Maxwell and later): a source register that the same warp's previous
+  // instruction also read is not read from its bank again, so it adds no bank conflict.
+  bool operand_reuse = false;
 
   // Execution pipelines per sub-core.
   PipeParams pipe_int, pipe_fp32, pipe_fp64, pipe_sfu, pipe_lsu, pipe_tensor, pipe_branch;
@@ -72,6 +75,9 @@ struct SmParams {
   std::uint32_t lsu_queue_entries = 16;          // per SM: memory instructions waiting for the L1/shared pipe
   std::uint32_t shared_memory_banks = 32;
   std::uint32_t shared_memory_bank_width_bytes = 4;
+  // Cycles per lane of the most-loaded bank for a shared-memory atomic (lanes to one word do not
+  // combine); at least one cycle per phase.
+  double shared_atomic_cycles_per_lane = 1.0;
   std::uint32_t shared_memory_latency_cycles = 23;
   CacheParams l1;                                // data cache part of L1/shared
   CacheParams constant_cache;

@@ -321,6 +321,38 @@ TEST(L2Slice, AtomicLatencyAndDirtyResult) {
   EXPECT_EQ(written[line(s, 1)], 0x1u);
 }
 
+TEST(L2Slice, SameAddressAtomicUpdatesSerialiseAtTheirKindsRate) {
+  // A request holds the atomic unit max(atomic_request_cycles, n x op cycles) cycles, n the updates
+  // of its most-updated address (floating point: atomic_op_cycles, integer:
+  // integer_atomic_op_cycles). A second request on the same (resident) line starts when the unit
+  // is free again.
+  for (bool integer : {false, true}) {
+    for (std::uint16_t n : {1, 8, 32}) {
+      L2Params p = l2Params();
+      p.atomic_op_cycles = 5;
+      p.integer_atomic_op_cycles = 2;
+      p.atomic_request_cycles = 3;
+      Bench b(p);
+      const std::uint32_t s = 3;
+      b.accept(req(1, MemOp::Write, line(s, 0), 0xF));  // allocate the line: the atomics hit
+      b.runTo(10);
+      const std::uint64_t t = b.cycle;
+      MemRequest a = req(2, MemOp::Atomic, line(s, 0), 0x1);
+      a.atomic_ops = n;
+      a.atomic_integer = integer;
+      b.accept(a);
+      b.accept(req(3, MemOp::Atomic, line(s, 0) + 32, 0x2));
+      b.runTo(t + 400);
+      const std::uint64_t op = integer ? 2 : 5, busy = std::max<std::uint64_t>(3, n * op);
+      // Request 2 starts after its tag lookup (t + kHit); request 3, looked up a cycle later,
+      // waits for the unit.
+      EXPECT_EQ(b.responseCycle(2), t + kHit + busy - 1 + kAtomic) << n << (integer ? " integer" : " float");
+      const std::uint64_t busy3 = 5;  // request 3: one update, not marked integer: max(3, 1 x 5)
+      EXPECT_EQ(b.responseCycle(3), std::max(t + 1 + kHit, t + kHit + busy) + busy3 - 1 + kAtomic) << n;
+    }
+  }
+}
+
 TEST(L2Slice, RejectsBadParameters) {
   StatsRegistry st;
   L2Params p = l2Params();

@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <map>
+#include <cmath>
 #include <numeric>
 
 #include "memsys/backing_store.h"
@@ -290,6 +291,26 @@ TEST(SmTiming, RegisterBankConflictsDelayDispatch) {
   }
 }
 
+TEST(SmTiming, OperandReuseServesTheSourcesThePreviousInstructionRead) {
+  // The same chain with the reuse cache: every fma reads the registers the one before it read, so
+  // none is read from a bank again and a step costs the bare pipe latency, whatever the banks.
+  const int n[2] = {10, 30};
+  for (std::uint32_t banks : {1u, 2u}) {
+    std::uint64_t cycles[2];
+    for (int k = 0; k < 2; ++k) {
+      SmParams p = testParams();
+      p.register_banks = banks;
+      p.operand_reuse = true;
+      Bench b(fmaChain(n[k], "%f2, %f3"), "chain", p);
+      b.configure(32, 2);
+      b.runBlock(0);
+      cycles[k] = b.runBlock(1);
+    }
+    EXPECT_EQ(cycles[1] - cycles[0], std::uint64_t(n[1] - n[0]) * testParams().pipe_fp32.latency_cycles)
+        << banks << " banks";
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // (b) Shared memory bank conflicts (CUDA C++ Programming Guide, "Shared Memory", compute
 // capability 5.x and later: 32 banks of 4 bytes; a warp's 32-bit accesses with a stride of s words
@@ -471,6 +492,27 @@ TEST(SmTiming, LocalMemoryIsInterleavedSoAWarpCoalesces) {
 // ---------------------------------------------------------------------------------------------
 // (d) L1 hit and miss latency.
 
+TEST(SmTiming, SharedAtomicsCostTheirMostLoadedBankPerLane) {
+  // atom.shared: lanes updating one word do not combine; the most-loaded bank's lane count times
+  // shared_atomic_cycles_per_lane (rounded up, at least 1) gives the wavefronts.
+  const std::string k = sharedKernel(2, "atom.shared.add.u32 %r7, [%r6], 1;");
+  for (double per_lane : {1.0, 0.73}) {
+    for (std::uint32_t stride : {0u, 1u, 2u, 32u}) {
+      SmParams p = testParams();
+      p.shared_atomic_cycles_per_lane = per_lane;
+      Bench b(k, "sh", p);
+      b.param<std::uint32_t>(0, stride);
+      b.configure(32);
+      b.runBlock(0);
+      // stride 0: 32 lanes on one word (one bank); s: gcd(s, 32) words per bank, one lane each.
+      const std::uint32_t lanes = stride == 0 ? 32 : std::gcd(stride, 32u);
+      const auto expect = std::max<std::uint64_t>(1, std::uint64_t(std::ceil(lanes * per_lane - 1e-9)));
+      EXPECT_EQ(b.stat("lsu.shared_wavefronts"), expect) << "stride " << stride << ", " << per_lane;
+      EXPECT_EQ(b.stat("lsu.shared_atomics"), 1u);
+    }
+  }
+}
+
 const char* kL1Kernel = R"(
 .visible .entry l1(.param .u64 buf)
 {
@@ -509,6 +551,59 @@ TEST(SmTiming, L1HitAndMissLatencies) {
       EXPECT_EQ(b.requests_[1].sector_mask, 1u);
       EXPECT_GT(b.stat("sched[0].stall.long_scoreboard"), 0u);
       b.checkOneReasonPerCycle();
+    }
+  }
+}
+
+TEST(SmTiming, CacheGlobalLoadsBypassTheL1) {
+  // ld.global.cg: served by the L2 only. The second load of the line misses again (no lookup, no
+  // fill) and waits the whole round trip, through the L1's data stage like any miss.
+  std::string k = kL1Kernel;
+  k.replace(k.find("ld.global.u32 %r1"), 17, "ld.global.cg.u32 %r1");
+  k.replace(k.find("ld.global.u32 %r3"), 17, "ld.global.cg.u32 %r3");
+  const std::uint32_t mem = 150;
+  SmParams p = testParams();
+  Bench b(k, "l1", p, mem);
+  b.param<std::uint64_t>(0, b.alloc(256));
+  b.configure(32);
+  b.runBlock(0);
+  const std::uint32_t ld2 = b.pcOf(ptx::Op::Ld, 2);
+  EXPECT_EQ(b.issueCycle(0, ld2 + 1) - b.issueCycle(0, ld2), p.pipe_lsu.latency_cycles + mem + p.l1.hit_latency_cycles);
+  EXPECT_EQ(b.stat("l1.hits"), 0u);
+  std::size_t reads = 0;
+  for (const auto& r : b.requests_) reads += r.op == memsys::MemOp::Read;
+  EXPECT_EQ(reads, 2u);
+}
+
+TEST(SmTiming, AnAtomWhoseResultIsNeverReadIssuesAsAReduction) {
+  // Two atomics into the same destination register. When nothing reads it (ptxas makes them REDs)
+  // the second issues without waiting for the first's response; when the result is read, the
+  // second waits for it (write after write).
+  for (bool read : {false, true}) {
+    std::string k = R"(
+.visible .entry at(.param .u64 buf)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [buf];
+  atom.global.add.u32 %r1, [%rd1], 1;
+  atom.global.add.u32 %r1, [%rd1+4], 1;
+  USE
+  ret;
+}
+)";
+    k.replace(k.find("USE"), 3, read ? "st.global.u32 [%rd1+8], %r1;" : "");
+    const std::uint32_t mem = 200;
+    Bench b(k, "at", testParams(), mem);
+    b.param<std::uint64_t>(0, b.alloc(256));
+    b.configure(32);
+    b.runBlock(0);
+    const std::uint32_t a1 = b.pcOf(ptx::Op::Atom, 0), a2 = b.pcOf(ptx::Op::Atom, 1);
+    const std::uint64_t gap = b.issueCycle(0, a2) - b.issueCycle(0, a1);
+    if (read) {
+      EXPECT_GE(gap, mem) << "the second atom waits for the first's result";
+    } else {
+      EXPECT_LT(gap, 10u) << "no register to wait for";
     }
   }
 }

@@ -259,7 +259,12 @@ Schema buildSchema() {
       .powerOfTwo();
   b.integer("sm.instruction_buffer_entries", FIELD(sm.instruction_buffer_entries), 1, 64,
             "decoded instructions buffered per warp");
-  b.integer("sm.register_banks", FIELD(sm.register_banks), 1, 64, "register-file banks per sub-core");
+  b.integer("sm.register_banks", FIELD(sm.register_banks), 0, 64,
+            "register-file banks per sub-core; 0: no bank conflicts (the compiler's register allocation avoids "
+            "them)");
+  b.boolean("sm.operand_reuse", FIELD(sm.operand_reuse),
+            "a source register the warp's previous instruction also read comes from the operand reuse cache "
+            "(no register-bank read, no bank conflict)");
   b.integer("sm.operand_collectors", FIELD(sm.operand_collectors), 1, 64, "operand collector units per sub-core");
   b.section("sm.pipes", "execution pipelines of one sub-core, per instruction class");
   pipeKeys(b, "int", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_int; }, "integer and logic (IADD3, LOP3, ...)");
@@ -277,6 +282,9 @@ Schema buildSchema() {
   b.integer("sm.shared_memory_bank_width_bytes", FIELD(sm.shared_memory_bank_width_bytes), 1, 16,
             "bytes per bank per cycle")
       .powerOfTwo();
+  b.number("sm.shared_atomic_cycles_per_lane", FIELD(sm.shared_atomic_cycles_per_lane), 64,
+           "cycles a shared-memory atomic spends per lane of its most-loaded bank (same-word lanes serialise "
+           "too); at least one cycle");
   b.integer("sm.shared_memory_latency_cycles", FIELD(sm.shared_memory_latency_cycles), 1, 10000,
             "core cycles of a conflict-free shared-memory load");
   cacheKeys(b, "sm.l1", [](GpuParams& p) -> CacheParams& { return p.sm.l1; }, "L1 data cache (part of L1/shared)",
@@ -321,8 +329,13 @@ Schema buildSchema() {
   b.integer("l2.atomic_latency_cycles", FIELD(l2.atomic_latency_cycles), 0, 100000,
             "extra interconnect cycles of an atomic executed at the slice");
   b.integer("l2.atomic_op_cycles", FIELD(l2.atomic_op_cycles), 1, 100000,
-            "interconnect cycles the slice's atomic unit spends per update of one address (same-address "
-            "updates serialise)");
+            "interconnect cycles the slice's atomic unit spends per update of one address in a request "
+            "(same-address updates serialise): floating-point adds, exch, cas");
+  b.integer("l2.atomic_request_cycles", FIELD(l2.atomic_request_cycles), 1, 100000,
+            "interconnect cycles the slice's atomic unit spends on one request at least, however many distinct "
+            "words of the line it updates");
+  b.integer("l2.integer_atomic_op_cycles", FIELD(l2.integer_atomic_op_cycles), 1, 100000,
+            "the same for integer reductions (add, min, max, and, or, xor, inc, dec)");
   b.integer("l2.request_queue_entries", FIELD(l2.request_queue_entries), 1, 1 << 20, "requests queued per slice");
   b.choice("l2.hash", FIELD(l2.hash), {"linear", "xor"},
            "address-to-slice mapping: chunk mod slices, or an XOR fold of the higher address bits");

@@ -126,6 +126,22 @@ std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
         consts[init.slot] = 1;
     for (std::uint32_t pc = f.entry_pc; pc < f.end_pc && pc < program.code.size(); ++pc)
       out[pc] = classify(program, pc, consts);
+    // Registers some instruction of the function reads; an atom writing none of them is a red.
+    std::vector<std::uint8_t> read(f.num_regs, 0);
+    Operands ops;
+    for (std::uint32_t pc = f.entry_pc; pc < f.end_pc && pc < program.code.size(); ++pc) {
+      operands(program, program.code[pc], out[pc], ops);
+      for (std::uint32_t i = 0; i < ops.n_reg_src; ++i)
+        if (ops.reg_src[i] < read.size()) read[ops.reg_src[i]] = 1;
+        else read.resize(ops.reg_src[i] + 1, 0), read[ops.reg_src[i]] = 1;
+    }
+    for (std::uint32_t pc = f.entry_pc; pc < f.end_pc && pc < program.code.size(); ++pc) {
+      if (program.code[pc].op != Op::Atom) continue;
+      operands(program, program.code[pc], out[pc], ops);
+      bool used = ops.n_pred_dst > 0;
+      for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i) used |= ops.reg_dst[i] >= read.size() || read[ops.reg_dst[i]];
+      if (!used) out[pc].flags |= kResultUnused;
+    }
   }
   return out;
 }
@@ -139,7 +155,7 @@ void operands(const ptx::Program& program, const ptx::DecodedInst& in, const Ins
     if (info.pred_src >> i & 1) o.pred_src[o.n_pred_src++] = s;
     else if (!(info.const_src >> i & 1)) o.reg_src[o.n_reg_src++] = s;
   }
-  for (int i = 0; i < in.ndst && i < 4; ++i) {
+  for (int i = 0; i < in.ndst && i < 4 && !(info.flags & kResultUnused); ++i) {
     const std::uint32_t d = in.dst[i];
     if (d == ptx::kNoSlot) continue;
     if (info.pred_dst >> i & 1) {

@@ -27,6 +27,9 @@ enum InstInfoFlag : std::uint8_t {
   kWritesAux = 1u << 1,  // `aux` is a register slot written (carry out)
   kControl = 1u << 2,    // changes the PC: the warp waits pipe_branch latency (branch_resolving)
   kMemory = 1u << 3,     // goes to the LSU
+  // An atom whose result no instruction of its function reads: it issues as a reduction (red),
+  // as ptxas compiles it (ATOM to RED), so nothing waits for its response.
+  kResultUnused = 1u << 4,
 };
 
 struct InstInfo {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,9 +44,11 @@ struct LsuRequest {
   std::uint32_t ndst = 0;
   std::uint32_t local_stride = 0;    // bytes of local memory per thread (Warp::local_stride)
   std::uint64_t param_bank = 0;      // synthetic base of this launch's parameter bank
-  // Atomics whose same-address updates cannot be combined at the L2 (floating-point adds, exch,
-  // cas) serialise there one update at a time; integer reductions combine into one update.
+  // Floating-point adds, exch and cas: their same-address updates take l2.atomic_op_cycles each;
+  // integer reductions l2.integer_atomic_op_cycles.
   bool serial_atomic = false;
+  // ld.cg, ld.cv and ld.volatile: global loads served by the L2, never by the L1 (no lookup, no fill).
+  bool bypass_l1 = false;
 };
 
 // A finished memory instruction: its destination registers are valid from `ready`.
@@ -137,6 +140,7 @@ class Lsu {
   std::unique_ptr<memsys::SectorCache> l1_, const_cache_;  // null when size_bytes is 0 (every access misses)
   memsys::MshrTable mshr_;
   std::map<std::uint64_t, std::uint32_t> line_requests_;   // reads outstanding per line (one MSHR entry)
+  std::set<std::uint64_t> no_fill_lines_;                  // lines requested only by L1-bypassing loads
   std::vector<std::pair<std::uint64_t, std::uint64_t>> const_fills_;  // constant lines being filled: line, ready
 
   std::vector<Op> ops_;

@@ -58,7 +58,10 @@ struct WarpSlot {
   // head_pc == ib_pc; the frame cannot change before the warp issues.
   std::uint32_t head_pc = kNoPc;
   std::uint32_t head_regs[14], head_preds[8];
-  std::uint8_t head_n_regs = 0, head_n_preds = 0;
+  std::uint8_t head_n_regs = 0, head_n_preds = 0, head_n_src = 0;
+  // Source registers of the warp's last issued instruction (sm.operand_reuse).
+  std::uint32_t reuse_regs[8];
+  std::uint8_t reuse_n = 0;
   Pipe head_pipe = Pipe::Int;
   std::uint32_t extra = 0;
   // A scoreboard stall known to last until dep_wake (the earliest pending operand's ready cycle;
@@ -270,6 +273,7 @@ void SmCore::Impl::decodeHead(WarpSlot& ws) {
   for (int i = 0; i < ops.n_reg_src; ++i) ws.head_regs[n++] = f.reg_base + ops.reg_src[i];
   for (int i = 0; i < ops.n_reg_dst; ++i) ws.head_regs[n++] = f.reg_base + ops.reg_dst[i];
   ws.head_n_regs = n;
+  ws.head_n_src = std::uint8_t(ops.n_reg_src);
   n = 0;
   for (int i = 0; i < ops.n_pred_src; ++i) ws.head_preds[n++] = f.pred_base + ops.pred_src[i];
   for (int i = 0; i < ops.n_pred_dst; ++i) ws.head_preds[n++] = f.pred_base + ops.pred_dst[i];
@@ -284,6 +288,8 @@ void SmCore::Impl::decodeHead(WarpSlot& ws) {
       const std::uint32_t a = ws.head_regs[i];
       bool dup = false;
       for (std::uint32_t j = 0; j < nd && !dup; ++j) dup = distinct[j] == a;
+      if (p.operand_reuse)  // read by the previous instruction: served by the reuse cache
+        for (std::uint32_t j = 0; j < ws.reuse_n && !dup; ++j) dup = ws.reuse_regs[j] == a;
       if (!dup) distinct[nd++] = a;
     }
     for (std::uint32_t i = 0; i < nd; ++i) {
@@ -387,6 +393,8 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   std::uint32_t reg_dst[6], pred_dst[2];
   for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i) reg_dst[i] = f.reg_base + ops.reg_dst[i];
   for (std::uint32_t i = 0; i < ops.n_pred_dst; ++i) pred_dst[i] = f.pred_base + ops.pred_dst[i];
+  ws.reuse_n = std::uint8_t(std::min<std::uint32_t>(ws.head_n_src, 8));
+  std::copy(ws.head_regs, ws.head_regs + ws.reuse_n, ws.reuse_regs);
   ws.head_pc = kNoPc;
   ws.dep_wake = 0;
 
@@ -456,6 +464,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     std::copy(reg_dst, reg_dst + n_reg, req.dst);
     req.local_stride = w.local_stride;
     req.param_bank = pi.param_bank;
+    req.bypass_l1 = in.op == ptx::Op::Ld && (in.flags & (ptx::kL1Bypass | ptx::kVolatile));
     req.serial_atomic = (in.op == ptx::Op::Atom || in.op == ptx::Op::Red) &&
                         (ptx::isFloat(in.type) || in.sub == ptx::SubOp::AExch || in.sub == ptx::SubOp::ACas);
     DepKind kind;
@@ -800,6 +809,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     ws.head_pc = kNoPc;
     ws.dep_wake = 0;
     ws.extra = 0;
+    ws.reuse_n = 0;
     b.warp_slots.push_back(slot);
     m.subs[ws.sub].warps.push_back(slot);
     m.subs[ws.sub].sched->add(slot);

@@ -1,0 +1,168 @@
+// Runs the SM microbenchmarks of validation/micro/sm_micro.cu on a real GPU, case by case as
+// validation/micro/sm_micro_cases.csv lists them (the model runs the same cases through the
+// launch files scripts/gen_sm_micro_launch.py writes from that table).
+//   block_cycles cases: one warm-up launch, then kRuns launches; each reports the mean over its
+//     blocks of the clock64 cycles the kernel timed itself; the median run is printed. A case
+//     whose name contains "dram" writes a 512 MiB buffer before each launch (flushing the L2).
+//   launch_ns cases: one warm-up launch, then kLaunches back-to-back launches between two CUDA
+//     events (mean per launch), and kLaunches launches each followed by cudaDeviceSynchronize.
+// Prints CSV: name,kernel,grid,block,metric,value,min_block_cycles,max_block_cycles,ns
+//   (ns: block_cycles cases, the median launch's CUDA-event time; launch_ns cases, the mean time
+//   of a launch followed by cudaDeviceSynchronize, from the host clock)
+//   nvcc -O3 -arch=sm_90 scripts/h100/sm_micro.cu -o sm_micro && ./sm_micro validation/micro/sm_micro_cases.csv
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../../validation/micro/sm_micro.cu"
+
+#define CHECK(x)                                                                   \
+  do {                                                                             \
+    cudaError_t e = (x);                                                           \
+    if (e != cudaSuccess) {                                                        \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
+      std::exit(1);                                                                \
+    }                                                                              \
+  } while (0)
+
+constexpr int kRuns = 5;
+constexpr int kLaunches = 1000;
+constexpr size_t kBufBytes = 64ull << 20;
+
+struct Case {
+  std::string name, kernel, metric;
+  int grid = 1, block = 1;
+  std::vector<std::string> args;
+};
+
+static std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) out.push_back(cur);
+  return out;
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s sm_micro_cases.csv\n", argv[0]);
+    return 2;
+  }
+  std::ifstream f(argv[1]);
+  std::string line;
+  std::getline(f, line);  // header
+  std::vector<Case> cases;
+  while (std::getline(f, line)) {
+    if (line.empty()) continue;
+    auto c = split(line, ',');
+    Case k;
+    k.name = c[0];
+    k.kernel = c[1];
+    k.grid = std::atoi(c[2].c_str());
+    k.block = std::atoi(c[3].c_str());
+    k.args = split(c[4], ' ');
+    k.args.erase(std::remove(k.args.begin(), k.args.end(), std::string()), k.args.end());
+    k.metric = c[5];
+    cases.push_back(k);
+  }
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  int clock_khz = 0;
+  CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+  std::printf("# %s, %d SMs, clock %d kHz\n", prop.name, prop.multiProcessorCount, clock_khz);
+  std::printf("name,kernel,grid,block,metric,value,min_block_cycles,max_block_cycles,ns\n");
+  long long* cycles;
+  int* sink;
+  unsigned* buf;
+  char* flush;
+  CHECK(cudaMalloc(&cycles, 1 << 20));
+  CHECK(cudaMalloc(&sink, 64));
+  CHECK(cudaMalloc(&buf, kBufBytes));
+  CHECK(cudaMalloc(&flush, 512ull << 20));
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  for (const Case& k : cases) {
+    const auto I = [&](int i) { return std::atoi(k.args[i].c_str()); };
+    const auto U = [&](int i) { return unsigned(std::strtoul(k.args[i].c_str(), nullptr, 10)); };
+    const auto F = [&](int i) { return std::strtod(k.args[i].c_str(), nullptr); };
+    const dim3 g(k.grid), b(k.block);
+    auto launch = [&] {
+      const std::string& n = k.kernel;
+      if (n == "smem_load") smem_load<<<g, b>>>(U(0), I(1), cycles, sink);
+      else if (n == "smem_store") smem_store<<<g, b>>>(U(0), I(1), cycles, sink);
+      else if (n == "smem_load_v4") smem_load_v4<<<g, b>>>(I(0), cycles, sink);
+      else if (n == "smem_load_v2") smem_load_v2<<<g, b>>>(I(0), cycles, sink);
+      else if (n == "smem_atomic") smem_atomic<<<g, b>>>(I(0), I(1), cycles, sink);
+      else if (n == "global_atomic") global_atomic<<<g, b>>>(I(0), I(1), reinterpret_cast<int*>(buf), cycles);
+      else if (n == "ffma_tput") ffma_tput<<<g, b>>>(I(0), float(F(1)), float(F(2)), cycles, reinterpret_cast<float*>(sink));
+      else if (n == "ffma_lat") ffma_lat<<<g, b>>>(I(0), float(F(1)), float(F(2)), cycles, reinterpret_cast<float*>(sink));
+      else if (n == "imad_tput") imad_tput<<<g, b>>>(I(0), U(1), U(2), cycles, reinterpret_cast<unsigned*>(sink));
+      else if (n == "imad_lat") imad_lat<<<g, b>>>(I(0), U(1), U(2), cycles, reinterpret_cast<unsigned*>(sink));
+      else if (n == "dfma_tput") dfma_tput<<<g, b>>>(I(0), F(1), F(2), cycles, reinterpret_cast<double*>(sink));
+      else if (n == "dfma_lat") dfma_lat<<<g, b>>>(I(0), F(1), F(2), cycles, reinterpret_cast<double*>(sink));
+      else if (n == "mufu_tput") mufu_tput<<<g, b>>>(I(0), float(F(1)), float(F(2)), cycles, reinterpret_cast<float*>(sink));
+      else if (n == "mufu_lat") mufu_lat<<<g, b>>>(I(0), float(F(1)), float(F(2)), cycles, reinterpret_cast<float*>(sink));
+      else if (n == "chase") chase<<<g, b>>>(buf, U(1), U(2), I(3), I(4), I(5), cycles, reinterpret_cast<unsigned*>(sink));
+      else if (n == "smem_chase") smem_chase<<<g, b>>>(I(0), cycles, reinterpret_cast<unsigned*>(sink));
+      else if (n == "empty_kernel") empty_kernel<<<g, b>>>();
+      else {
+        std::fprintf(stderr, "unknown kernel %s\n", n.c_str());
+        std::exit(2);
+      }
+      CHECK(cudaGetLastError());
+    };
+    CHECK(cudaMemset(buf, 0, kBufBytes));
+    CHECK(cudaDeviceSynchronize());
+    launch();  // warm-up (code, TLBs, and for warm chases nothing else: each chase warms itself)
+    CHECK(cudaDeviceSynchronize());
+    if (k.metric == "block_cycles") {
+      std::vector<double> means, event_ns;
+      std::vector<long long> host(k.grid);
+      for (int r = 0; r < kRuns; ++r) {
+        if (k.kernel == "global_atomic") CHECK(cudaMemset(buf, 0, kBufBytes));
+        if (k.name.find("dram") != std::string::npos) CHECK(cudaMemset(flush, r + 1, 512ull << 20));
+        CHECK(cudaDeviceSynchronize());
+        CHECK(cudaEventRecord(start));
+        launch();
+        CHECK(cudaEventRecord(stop));
+        CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        CHECK(cudaEventElapsedTime(&ms, start, stop));
+        event_ns.push_back(ms * 1e6);
+        CHECK(cudaMemcpy(host.data(), cycles, sizeof(long long) * k.grid, cudaMemcpyDeviceToHost));
+        double sum = 0;
+        for (long long c : host) sum += double(c);
+        means.push_back(sum / k.grid);
+      }
+      std::sort(means.begin(), means.end());
+      std::sort(event_ns.begin(), event_ns.end());
+      const auto mm = std::minmax_element(host.begin(), host.end());
+      std::printf("%s,%s,%d,%d,%s,%.1f,%lld,%lld,%.0f\n", k.name.c_str(), k.kernel.c_str(), k.grid, k.block,
+                  k.metric.c_str(), means[kRuns / 2], *mm.first, *mm.second, event_ns[kRuns / 2]);
+    } else {
+      CHECK(cudaEventRecord(start));
+      for (int i = 0; i < kLaunches; ++i) launch();
+      CHECK(cudaEventRecord(stop));
+      CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, start, stop));
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < kLaunches; ++i) {
+        launch();
+        CHECK(cudaDeviceSynchronize());
+      }
+      const double synced =
+          std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / kLaunches;
+      std::printf("%s,%s,%d,%d,%s,%.1f,,,%.1f\n", k.name.c_str(), k.kernel.c_str(), k.grid, k.block,
+                  k.metric.c_str(), ms * 1e6 / kLaunches, synced);
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,212 @@
+// Microbenchmarks of the SM's own mechanisms: shared-memory bandwidth with 1- to 32-way bank
+// conflicts, shared-memory and global atomics, FFMA/IMAD/MUFU/DFMA throughput and dependent
+// latency, and pointer-chase latencies (L1, L2, DRAM, shared memory). Every kernel times its own
+// loop with clock64 between two __syncthreads and thread 0 writes the cycles to
+// cycles[blockIdx.x], so launch overhead and block dispatch are not part of the number: the same
+// cycles come out of the H100 (scripts/h100/sm_micro.cu) and of the model (launch files here,
+// output: cycles.npy). `sink` keeps the compiler from removing the loops (the write never
+// happens for the inputs used).
+//
+// Built into validation/micro/sm_micro.ptx by scripts/gen_micro_ptx.sh.
+
+// Enough 4-byte words for lane * 32 + 7 * 32 + 7 * 1024 (the largest offsets used below).
+#define SMEM_WORDS 9216
+
+__device__ __forceinline__ long long syncedClock() {
+  __syncthreads();
+  return clock64();
+}
+
+__device__ __forceinline__ void report(long long t0, long long t1, long long* cycles) {
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
+// 32-bit shared loads; lane L reads word L * stride (plus multiples of 32 words, which keep the
+// bank): `stride` 1 is conflict-free, a power of two s gives an s-way conflict (32: all lanes in
+// one bank). Eight independent loads per iteration.
+extern "C" __global__ void smem_load(unsigned stride, int iters, long long* cycles, int* sink) {
+  __shared__ int s[SMEM_WORDS];
+  for (int i = threadIdx.x; i < SMEM_WORDS; i += blockDim.x) s[i] = i;
+  volatile int* vs = s;
+  const unsigned lane = threadIdx.x & 31;
+  int acc = 0;
+  long long t0 = syncedClock();
+  for (int i = 0; i < iters; ++i) {
+    const unsigned off = lane * stride + ((i & 7) << 5);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) acc += vs[off + k * 1024];
+  }
+  long long t1 = syncedClock();
+  report(t0, t1, cycles);
+  if (acc == 0x7fffffff) sink[0] = acc;
+}
+
+// 32-bit shared stores, same addresses as smem_load.
+extern "C" __global__ void smem_store(unsigned stride, int iters, long long* cycles, int* sink) {
+  __shared__ int s[SMEM_WORDS];
+  volatile int* vs = s;
+  const unsigned lane = threadIdx.x & 31;
+  long long t0 = syncedClock();
+  for (int i = 0; i < iters; ++i) {
+    const unsigned off = lane * stride + ((i & 7) << 5);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) vs[off + k * 1024] = i + k;
+  }
+  long long t1 = syncedClock();
+  report(t0, t1, cycles);
+  if (vs[lane] == 0x7fffffff) sink[0] = 1;
+}
+
+// 128-bit shared loads, conflict-free (each quarter warp reads 128 consecutive bytes).
+extern "C" __global__ void smem_load_v4(int iters, long long* cycles, int* sink) {
+  __shared__ int4 s[SMEM_WORDS / 4];
+  for (int i = threadIdx.x; i < SMEM_WORDS / 4; i += blockDim.x) s[i] = make_int4(i, i, i, i);
+  volatile int4* vs = s;
+  const unsigned lane = threadIdx.x & 31;
+  int acc = 0;
+  long long t0 = syncedClock();
+  for (int i = 0; i < iters; ++i) {
+    const unsigned off = lane + ((i & 7) << 5);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const int4 v = const_cast<const int4&>(vs[off + k * 256]);
+      acc += (v.x ^ v.y) + (v.z ^ v.w);  // all four words: ptxas splits a v4 load whose words go unused
+    }
+  }
+  long long t1 = syncedClock();
+  report(t0, t1, cycles);
+  if (acc == 0x7fffffff) sink[0] = acc;
+}
+
+// 64-bit shared loads, conflict-free (each half warp reads 128 consecutive bytes).
+extern "C" __global__ void smem_load_v2(int iters, long long* cycles, int* sink) {
+  __shared__ int2 s[SMEM_WORDS / 2];
+  for (int i = threadIdx.x; i < SMEM_WORDS / 2; i += blockDim.x) s[i] = make_int2(i, i);
+  volatile int2* vs = s;
+  const unsigned lane = threadIdx.x & 31;
+  int acc = 0;
+  long long t0 = syncedClock();
+  for (int i = 0; i < iters; ++i) {
+    const unsigned off = lane + ((i & 7) << 5);
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const int2 v = const_cast<const int2&>(vs[off + k * 512]);
+      acc += v.x ^ v.y;
+    }
+  }
+  long long t1 = syncedClock();
+  report(t0, t1, cycles);
+  if (acc == 0x7fffffff) sink[0] = acc;
+}
+
+// Shared-memory atomicAdd (result unused). mode 0: every lane of the block its own word (no
+// conflict); 1: the lanes of a warp in one bank, distinct words (32-way); 2: every thread the
+// same word; 3: 256 bins chosen by a hash of thread and iteration (a byte histogram); 4: every
+// thread the same word, adding a value that differs per thread (not a constant increment).
+extern "C" __global__ void smem_atomic(int mode, int iters, long long* cycles, int* sink) {
+  __shared__ int s[SMEM_WORDS];
+  for (int i = threadIdx.x; i < SMEM_WORDS; i += blockDim.x) s[i] = 0;
+  const unsigned lane = threadIdx.x & 31;
+  unsigned idx = mode == 0 ? threadIdx.x : mode == 1 ? lane * 32 : 0;
+  long long t0 = syncedClock();
+  for (int i = 0; i < iters; ++i) {
+    if (mode == 3) idx = ((threadIdx.x * 2654435761u) ^ (i * 40503u)) >> 24;
+    atomicAdd(&s[idx], mode == 4 ? int(threadIdx.x) : 1);
+  }
+  long long t1 = syncedClock();
+  report(t0, t1, cycles);
+  if (s[lane] == 0x7fffffff) sink[0] = 1;
+}
+
+// Global atomicAdd (result unused, a RED). mode 0: every thread of the grid its own word; 1: every
+// thread the same word; 2: float adds to one word; 3: float adds, every thread its own word;
+// 4: integer adds of a per-thread value to one word; 5: float adds of a per-thread value to one word.
+extern "C" __global__ void global_atomic(int mode, int iters, int* buf, long long* cycles) {
+  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned idx = (mode == 0 || mode == 3) ? tid : 0;
+  long long t0 = syncedClock();
+  for (int i = 0; i < iters; ++i) {
+    if (mode == 5) atomicAdd(reinterpret_cast<float*>(buf), float(threadIdx.x));
+    else if (mode == 4) atomicAdd(buf, int(threadIdx.x));
+    else if (mode >= 2) atomicAdd(reinterpret_cast<float*>(buf) + idx, 1.0f);
+    else atomicAdd(buf + idx, 1);
+  }
+  long long t1 = syncedClock();
+  report(t0, t1, cycles);
+}
+
+// Arithmetic: CHAINS independent dependency chains per thread, UNROLL steps each per iteration.
+// Launched with many warps they measure throughput; with one warp and chains = 1, the latency
+// of a dependent instruction. Inputs come from parameters so nothing folds.
+#define ALU_KERNEL(NAME, T, CHAINS, STEP)                                             \
+  extern "C" __global__ void NAME(int iters, T b, T c, long long* cycles, T* sink) {  \
+    T a[CHAINS];                                                                      \
+    _Pragma("unroll") for (int k = 0; k < CHAINS; ++k) a[k] = b + T(threadIdx.x + k); \
+    long long t0 = syncedClock();                                                     \
+    for (int i = 0; i < iters; ++i) {                                                 \
+      _Pragma("unroll") for (int u = 0; u < 8; ++u) {                                \
+        _Pragma("unroll") for (int k = 0; k < CHAINS; ++k) a[k] = STEP(a[k], b, c);   \
+      }                                                                               \
+    }                                                                                 \
+    long long t1 = syncedClock();                                                     \
+    report(t0, t1, cycles);                                                           \
+    T r = a[0];                                                                       \
+    _Pragma("unroll") for (int k = 1; k < CHAINS; ++k) r += a[k];                     \
+    if (r == T(-12345)) sink[0] = r;                                                  \
+  }
+
+__device__ __forceinline__ float ffmaStep(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ unsigned imadStep(unsigned a, unsigned b, unsigned c) { return a * b + c; }
+__device__ __forceinline__ double dfmaStep(double a, double b, double c) { return fma(a, b, c); }
+// MUFU.EX2 (ex2.approx.ftz.f32); the add keeps the chain from under- or overflowing to a
+// constant, and makes a step one MUFU plus one FADD, as in most real uses.
+__device__ __forceinline__ float mufuStep(float a, float b, float) {
+  float r;
+  asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
+  return r * b;
+}
+
+ALU_KERNEL(ffma_tput, float, 8, ffmaStep)
+ALU_KERNEL(ffma_lat, float, 1, ffmaStep)
+ALU_KERNEL(imad_tput, unsigned, 8, imadStep)
+ALU_KERNEL(imad_lat, unsigned, 1, imadStep)
+ALU_KERNEL(dfma_tput, double, 8, dfmaStep)
+ALU_KERNEL(dfma_lat, double, 1, dfmaStep)
+ALU_KERNEL(mufu_tput, float, 8, mufuStep)
+ALU_KERNEL(mufu_lat, float, 1, mufuStep)
+
+// Pointer chase in global memory, one thread: idx = (idx + stride + a[idx]) & mask over a
+// zero-filled buffer, so every load depends on the previous one and touches a new line when
+// stride is a whole line. `pass` passes over the same `iters` addresses; only the last is
+// timed (pass 2: warm; pass 1: cold). cg != 0 uses ld.global.cg (L2 only).
+extern "C" __global__ void chase(const unsigned* a, unsigned stride, unsigned mask, int iters, int passes, int cg,
+                                 long long* cycles, unsigned* sink) {
+  unsigned idx = 0;
+  long long t0 = 0, t1 = 0;
+  for (int p = 0; p < passes; ++p) {
+    idx = 0;
+    t0 = clock64();
+    for (int i = 0; i < iters; ++i) idx = (idx + stride + (cg ? __ldcg(a + idx) : a[idx])) & mask;
+    t1 = clock64();
+  }
+  cycles[blockIdx.x] = t1 - t0;
+  if (idx == 0xffffffffu) sink[0] = idx;
+}
+
+// The same chase in shared memory (one warp's worth of words, stride one word).
+extern "C" __global__ void smem_chase(int iters, long long* cycles, unsigned* sink) {
+  __shared__ unsigned s[1024];
+  for (int i = threadIdx.x; i < 1024; i += blockDim.x) s[i] = 0;
+  __syncthreads();
+  volatile unsigned* vs = s;
+  unsigned idx = threadIdx.x;
+  const long long t0 = clock64();
+  for (int i = 0; i < iters; ++i) idx = (idx + 1 + vs[idx]) & 1023;
+  const long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  if (idx == 0xffffffffu) sink[0] = idx;
+}
+
+// Nothing: launch overhead and block dispatch (timed from the host, and by the model's
+// simulated_ns over back-to-back launches).
+extern "C" __global__ void empty_kernel() {}
