@@ -14,7 +14,8 @@ out_dir = os.path.join(micro, "sm")
 ALU = {"ffma": "f32", "imad": "u32", "dfma": "f64", "mufu": "f32"}
 def signature(kernel):
     if kernel in ("smem_load", "smem_store"): return ["u32", "s32", "cycles", "sink"]
-    if kernel in ("smem_load_v4", "smem_load_v2"): return ["s32", "cycles", "sink"]
+    if kernel == "smem_load_v4": return ["u32", "s32", "cycles", "sink"]
+    if kernel == "smem_load_v2": return ["s32", "cycles", "sink"]
     if kernel == "smem_atomic": return ["s32", "s32", "cycles", "sink"]
     if kernel == "global_atomic": return ["s32", "s32", "@buf", "cycles"]
     if kernel.split("_")[0] in ALU:

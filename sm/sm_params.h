@@ -75,6 +75,9 @@ struct SmParams {
   std::uint32_t lsu_queue_entries = 16;          // per SM: memory instructions waiting for the L1/shared pipe
   std::uint32_t shared_memory_banks = 32;
   std::uint32_t shared_memory_bank_width_bytes = 4;
+  // Lanes per phase of a wide shared access at least (1: banks x width / bytes, the programming
+  // guide's half warps for 64-bit and quarter warps for 128-bit accesses).
+  std::uint32_t shared_memory_min_phase_lanes = 1;
   // Cycles per lane of the most-loaded bank for a shared-memory atomic (lanes to one word do not
   // combine); at least one cycle per phase.
   double shared_atomic_cycles_per_lane = 1.0;

@@ -513,6 +513,71 @@ TEST(SmTiming, SharedAtomicsCostTheirMostLoadedBankPerLane) {
   }
 }
 
+TEST(SmTiming, ConsecutiveSharedLoadsMergeIntoOneVectorLoadWhenAligned) {
+  // Four scalar loads at +0, +4, +8, +12 of one base, fmas in between (a tiled GEMM's A row):
+  // ptxas makes one 128-bit load of them. With the base 16-byte aligned the first load goes to
+  // the LSU as that access (its wavefronts are those of an ld.shared.v4 of the same addresses)
+  // and the other three issue without the LSU; misaligned (base + 4), all four go separately.
+  const char* k = R"(
+.shared .align 16 .b8 smem[4096];
+.visible .entry mg(.param .u32 off)
+{
+  .reg .b32 %r<8>;
+  .reg .f32 %f<16>;
+  ld.param.u32 %r1, [off];
+  mov.u32 %r2, %tid.x;
+  and.b32 %r3, %r2, 7;
+  shl.b32 %r4, %r3, 4;
+  mov.u32 %r5, smem;
+  add.u32 %r6, %r5, %r4;
+  add.u32 %r6, %r6, %r1;
+  ld.shared.f32 %f1, [%r6];
+  fma.rn.f32 %f10, %f1, %f1, %f1;
+  ld.shared.f32 %f2, [%r6+4];
+  fma.rn.f32 %f11, %f2, %f10, %f1;
+  ld.shared.f32 %f3, [%r6+8];
+  ld.shared.f32 %f4, [%r6+12];
+  fma.rn.f32 %f12, %f3, %f4, %f11;
+  ret;
+}
+)";
+  const char* v4 = R"(
+.shared .align 16 .b8 smem[4096];
+.visible .entry mg(.param .u32 off)
+{
+  .reg .b32 %r<8>;
+  .reg .f32 %f<16>;
+  ld.param.u32 %r1, [off];
+  mov.u32 %r2, %tid.x;
+  and.b32 %r3, %r2, 7;
+  shl.b32 %r4, %r3, 4;
+  mov.u32 %r5, smem;
+  add.u32 %r6, %r5, %r4;
+  add.u32 %r6, %r6, %r1;
+  ld.shared.v4.f32 {%f1, %f2, %f3, %f4}, [%r6];
+  ret;
+}
+)";
+  auto run = [](const char* src, std::uint32_t off, std::uint64_t* merged) {
+    Bench b(src, "mg");
+    b.param<std::uint32_t>(0, off);
+    b.configure(32);
+    b.runBlock(0);
+    *merged = b.stat("shared_loads_merged");
+    return std::make_pair(b.stat("lsu.shared_loads"), b.stat("lsu.shared_wavefronts"));
+  };
+  std::uint64_t merged = 0, none = 0;
+  const auto vec = run(v4, 0, &none);
+  const auto aligned = run(k, 0, &merged);
+  EXPECT_EQ(aligned.first, 1u);
+  EXPECT_EQ(merged, 3u);
+  EXPECT_EQ(aligned.second, vec.second) << "the wavefronts of one ld.shared.v4";
+  const auto misaligned = run(k, 4, &merged);
+  EXPECT_EQ(misaligned.first, 4u);
+  EXPECT_EQ(merged, 0u);
+  EXPECT_EQ(misaligned.second, 4u) << "four conflict-free scalar loads";
+}
+
 const char* kL1Kernel = R"(
 .visible .entry l1(.param .u64 buf)
 {

@@ -282,6 +282,9 @@ Schema buildSchema() {
   b.integer("sm.shared_memory_bank_width_bytes", FIELD(sm.shared_memory_bank_width_bytes), 1, 16,
             "bytes per bank per cycle")
       .powerOfTwo();
+  b.integer("sm.shared_memory_min_phase_lanes", FIELD(sm.shared_memory_min_phase_lanes), 1, 32,
+            "a wide shared access is served in phases of banks x width / bytes lanes, but not fewer than this")
+      .powerOfTwo();
   b.number("sm.shared_atomic_cycles_per_lane", FIELD(sm.shared_atomic_cycles_per_lane), 64,
            "cycles a shared-memory atomic spends per lane of its most-loaded bank (same-word lanes serialise "
            "too); at least one cycle");

@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
       const std::string& n = k.kernel;
       if (n == "smem_load") smem_load<<<g, b>>>(U(0), I(1), cycles, sink);
       else if (n == "smem_store") smem_store<<<g, b>>>(U(0), I(1), cycles, sink);
-      else if (n == "smem_load_v4") smem_load_v4<<<g, b>>>(I(0), cycles, sink);
+      else if (n == "smem_load_v4") smem_load_v4<<<g, b>>>(U(0), I(1), cycles, sink);
       else if (n == "smem_load_v2") smem_load_v2<<<g, b>>>(I(0), cycles, sink);
       else if (n == "smem_atomic") smem_atomic<<<g, b>>>(I(0), I(1), cycles, sink);
       else if (n == "global_atomic") global_atomic<<<g, b>>>(I(0), I(1), reinterpret_cast<int*>(buf), cycles);

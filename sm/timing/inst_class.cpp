@@ -1,5 +1,7 @@
 #include "sm/timing/inst_class.h"
 
+#include "ptx/ir.h"
+
 namespace scgpu::sm::timing {
 
 using ptx::Op;
@@ -135,6 +137,7 @@ std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
         if (ops.reg_src[i] < read.size()) read[ops.reg_src[i]] = 1;
         else read.resize(ops.reg_src[i] + 1, 0), read[ops.reg_src[i]] = 1;
     }
+    findSharedLoadGroups(program, f.entry_pc, std::min<std::uint32_t>(f.end_pc, std::uint32_t(program.code.size())), out);
     for (std::uint32_t pc = f.entry_pc; pc < f.end_pc && pc < program.code.size(); ++pc) {
       if (program.code[pc].op != Op::Atom) continue;
       operands(program, program.code[pc], out[pc], ops);
@@ -144,6 +147,88 @@ std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
     }
   }
   return out;
+}
+
+namespace {
+
+// A load that can join a group: ld.shared of one 32-bit register, unguarded, not volatile.
+bool groupableLoad(const ptx::DecodedInst& in) {
+  return in.op == Op::Ld && in.space == ptx::Space::Shared && in.vec == 1 && ptx::sizeOf(in.type) == 4 &&
+         in.guard == ptx::kNoSlot && !(in.flags & ptx::kVolatile) && in.aux != ptx::kNoSlot &&
+         in.dst[0] != ptx::kNoSlot;
+}
+
+}  // namespace
+
+void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std::uint32_t end,
+                          std::vector<InstInfo>& info) {
+  // Block starts: branch targets and reconvergence points (a group never spans one).
+  std::vector<std::uint8_t> starts(end > entry ? end - entry : 0, 0);
+  for (std::uint32_t pc = entry; pc < end; ++pc) {
+    const ptx::DecodedInst& in = program.code[pc];
+    if (in.op == Op::Bra || in.op == Op::BrxIdx) {
+      if (in.target >= entry && in.target < end) starts[in.target - entry] = 1;
+      if (in.reconverge >= entry && in.reconverge < end) starts[in.reconverge - entry] = 1;
+    }
+  }
+  std::vector<std::uint8_t> taken(starts.size(), 0);
+  Operands ops;
+  constexpr std::uint32_t kWindow = 48;  // instructions searched after the first load
+  for (std::uint32_t h = entry; h < end; ++h) {
+    const ptx::DecodedInst& head = program.code[h];
+    if (taken[h - entry] || !groupableLoad(head) || head.dst[0] == head.aux) continue;
+    // Candidates: the loads at offsets +4, +8, +12 before the block ends, a store, a barrier or
+    // anything that changes the base register.
+    std::uint32_t member_pc[3] = {};
+    std::uint32_t last = h;
+    for (std::uint32_t pc = h + 1; pc < end && pc <= h + kWindow; ++pc) {
+      if (starts[pc - entry]) break;
+      const ptx::DecodedInst& in = program.code[pc];
+      if (in.op == Op::St || in.op == Op::Atom || in.op == Op::Red || in.op == Op::Bar || in.op == Op::Fence ||
+          (info[pc].flags & kControl))
+        break;
+      const std::int64_t d = in.imm - head.imm;
+      if (groupableLoad(in) && in.aux == head.aux && d > 0 && d % 4 == 0 && d / 4 <= 3 && !member_pc[d / 4 - 1] &&
+          !taken[pc - entry]) {
+        member_pc[d / 4 - 1] = pc;
+        last = pc;
+        if (member_pc[0] && member_pc[1] && member_pc[2]) break;
+        continue;
+      }
+      operands(program, in, info[pc], ops);
+      bool writes_base = false;
+      for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i) writes_base |= ops.reg_dst[i] == head.aux;
+      if (writes_base) break;
+    }
+    // A member is valid when no other instruction between the first load and it reads or writes
+    // its register (the group makes that register wait for the merged load from the first load
+    // on), and the members' registers are distinct from each other and from the base.
+    auto valid = [&](std::uint32_t mpc) {
+      const std::uint32_t r = program.code[mpc].dst[0];
+      if (r == head.aux || r == head.dst[0]) return false;
+      for (std::uint32_t pc = h + 1; pc < mpc; ++pc) {
+        operands(program, program.code[pc], info[pc], ops);
+        for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i)
+          if (ops.reg_dst[i] == r) return false;
+        for (std::uint32_t i = 0; i < ops.n_reg_src; ++i)
+          if (ops.reg_src[i] == r) return false;
+      }
+      return true;
+    };
+    (void)last;
+    for (std::uint32_t& m : member_pc)
+      if (m && !valid(m)) m = 0;
+    const auto reg = [&](int i) { return program.code[member_pc[i]].dst[0]; };
+    const bool four = member_pc[0] && member_pc[1] && member_pc[2] && reg(0) != reg(1) && reg(0) != reg(2) &&
+                      reg(1) != reg(2);
+    const std::uint32_t n = four ? 4 : member_pc[0] ? 2 : 0;
+    if (!n) continue;
+    info[h].merge_n = std::uint8_t(n);
+    for (std::uint32_t i = 0; i + 1 < n; ++i) {
+      info[h].merge_delta[i] = std::uint8_t(member_pc[i] - h);
+      taken[member_pc[i] - entry] = 1;
+    }
+  }
 }
 
 void operands(const ptx::Program& program, const ptx::DecodedInst& in, const InstInfo& info, Operands& o) {

@@ -33,6 +33,12 @@ enum InstInfoFlag : std::uint8_t {
 };
 
 struct InstInfo {
+  // Scalar 32-bit shared loads that ptxas merges into one 64- or 128-bit load (same base register,
+  // consecutive offsets, one basic block, nothing in between touching their registers): on the
+  // first (lowest offset) load of a group, the group's size (2 or 4) and the other loads' pc
+  // distances; the merge happens when the lanes' addresses are aligned to the group's bytes.
+  std::uint8_t merge_n = 0;
+  std::uint8_t merge_delta[3] = {};
   Pipe pipe = Pipe::Int;
   DepKind result = DepKind::Wait;  // dependency kind of fixed-pipe results
   std::uint8_t pred_src = 0;   // bit i: src[i] is a predicate slot
@@ -42,6 +48,8 @@ struct InstInfo {
 };
 
 InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vector<std::uint8_t>& const_slots);
+// Marks the shared-load groups (InstInfo::merge_n) of function [entry, end) of `info`.
+void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std::uint32_t end, std::vector<InstInfo>& info);
 std::vector<InstInfo> classifyProgram(const ptx::Program& program);
 
 // Operand slots of one instruction, frame-relative, without kNoSlot entries. Register reads

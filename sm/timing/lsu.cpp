@@ -133,19 +133,28 @@ std::uint32_t Lsu::allocOp() {
 }
 
 // Shared memory: a wavefront serves at most one distinct bank-width word per bank; lanes reading
-// the same word share it (broadcast). Accesses wider than the bank row (banks x width / bytes
-// lanes) are split into phases as the CUDA programming guide describes for 64-bit (half-warps)
-// and 128-bit (quarter-warps) accesses; each phase with an active lane costs at least one
-// wavefront. Atomics do not broadcast: lanes updating one word serialise like lanes updating
-// distinct words of one bank, and each lane of the most-loaded bank costs
-// shared_atomic_cycles_per_lane (the H100 takes about 23 cycles for 32 lanes in one bank, with
-// one word or 32, and about 1.2 for 32 distinct banks: validation/micro, smem_atomic_*).
-std::uint32_t Lsu::sharedWavefronts(const MemTrace& t, std::uint32_t lanes, bool atomic) const {
+// the same word share it (broadcast). Accesses wider than the bank row are served in phases of
+// banks x width / bytes lanes, but never fewer than shared_memory_min_phase_lanes: the H100
+// serves 128-bit loads per half warp, 4 wavefronts without conflict and 2 when the half warps
+// broadcast (validation/micro, smem_load_v4*), not per quarter warp as the CUDA programming guide
+// describes. Each phase with an active lane costs at least one wavefront. Atomics do not
+// broadcast: lanes updating one word serialise like lanes updating distinct words of one bank,
+// and each lane of the most-loaded bank costs shared_atomic_cycles_per_lane (the H100 takes about
+// 23 cycles for 32 lanes in one bank, with one word or 32, and about 1.2 for 32 distinct banks:
+// validation/micro, smem_atomic_*). `ideal` gets the wavefronts the distinct words would need
+// without conflicts (at least one per active phase), for the bank-conflict statistic.
+std::uint32_t Lsu::sharedPhaseLanes(std::uint32_t bytes) const {
+  const std::uint32_t row = p_.shared_memory_banks * p_.shared_memory_bank_width_bytes / std::max<std::uint32_t>(bytes, 1);
+  return std::clamp<std::uint32_t>(std::max(row, p_.shared_memory_min_phase_lanes), 1, kWarpSize);
+}
+
+std::uint32_t Lsu::sharedWavefronts(const MemTrace& t, std::uint32_t lanes, bool atomic, std::uint32_t& ideal) const {
   const std::uint32_t bw = p_.shared_memory_bank_width_bytes, banks = p_.shared_memory_banks;
   const std::uint32_t bytes = std::max<std::uint32_t>(t.bytes, 1);
-  const std::uint32_t per_phase = std::clamp<std::uint32_t>(banks * bw / bytes, 1, kWarpSize);
+  const std::uint32_t per_phase = sharedPhaseLanes(bytes);
   std::uint64_t words[256];
   std::uint32_t total = 0;
+  ideal = 0;
   for (std::uint32_t first = 0; first < std::uint32_t(kWarpSize); first += per_phase) {
     const std::uint32_t phase_mask =
         per_phase >= 32 ? kFullMask : (((1u << per_phase) - 1) << first);
@@ -158,7 +167,7 @@ std::uint32_t Lsu::sharedWavefronts(const MemTrace& t, std::uint32_t lanes, bool
       const std::uint64_t a = t.addr[lane];
       for (std::uint64_t w = a / bw; w <= (a + bytes - 1) / bw && n < 256; ++w) words[n++] = w;
     }
-    if (!atomic && banks <= 64) {
+    if (!atomic && banks <= 64 && n <= banks) {
       // Common case first: no two distinct words share a bank (one wavefront).
       std::uint64_t seen = 0, word_of[64];
       bool conflict = false;
@@ -173,6 +182,7 @@ std::uint32_t Lsu::sharedWavefronts(const MemTrace& t, std::uint32_t lanes, bool
       }
       if (!conflict) {
         total += 1;
+        ideal += 1;
         continue;
       }
     }
@@ -188,8 +198,11 @@ std::uint32_t Lsu::sharedWavefronts(const MemTrace& t, std::uint32_t lanes, bool
       std::vector<std::uint32_t> big(banks, 0);
       for (std::uint32_t i = 0; i < n; ++i) worst = std::max(worst, ++big[words[i] % banks]);
     }
-    total += atomic ? std::max<std::uint32_t>(1, std::uint32_t(std::ceil(worst * p_.shared_atomic_cycles_per_lane - 1e-9)))
-                    : worst;
+    const std::uint32_t w =
+        atomic ? std::max<std::uint32_t>(1, std::uint32_t(std::ceil(worst * p_.shared_atomic_cycles_per_lane - 1e-9)))
+               : worst;
+    total += w;
+    ideal += std::min(w, std::max<std::uint32_t>(1, (n + banks - 1) / banks));
   }
   return total;
 }
@@ -210,15 +223,8 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
     if (t.atomic) ++*shared_atomics_;
     else if (t.write) ++*shared_stores_;
     else ++*shared_loads_;
-    const std::uint32_t w = sharedWavefronts(t, shared, t.atomic);
-    const std::uint32_t per_phase = std::clamp<std::uint32_t>(
-        p_.shared_memory_banks * p_.shared_memory_bank_width_bytes / std::max<std::uint32_t>(t.bytes, 1), 1, kWarpSize);
-    std::uint32_t phases = 0;
-    for (std::uint32_t first = 0; first < std::uint32_t(kWarpSize); first += per_phase) {
-      const std::uint32_t pm = per_phase >= 32 ? kFullMask : (((1u << per_phase) - 1) << first);
-      phases += (shared & pm) != 0;
-    }
-    const std::uint32_t ideal = phases;
+    std::uint32_t ideal = 0;
+    const std::uint32_t w = sharedWavefronts(t, shared, t.atomic, ideal);
     *shared_wavefronts_ += w;
     *shared_bank_conflicts_ += w - ideal;
     Step s;

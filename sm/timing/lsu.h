@@ -119,7 +119,8 @@ class Lsu {
   struct Step;
   struct Op;
   void buildSteps(const MemTrace& t, const LsuRequest& req, Op& op);
-  std::uint32_t sharedWavefronts(const MemTrace& t, std::uint32_t lanes, bool atomic) const;
+  std::uint32_t sharedPhaseLanes(std::uint32_t bytes) const;
+  std::uint32_t sharedWavefronts(const MemTrace& t, std::uint32_t lanes, bool atomic, std::uint32_t& ideal) const;
   bool stepLine(Op& op, Step& s, std::uint64_t now);
   void stepConst(Op& op, const Step& s, std::uint64_t now);
   void finish(std::uint32_t id);

@@ -62,6 +62,10 @@ struct WarpSlot {
   // Source registers of the warp's last issued instruction (sm.operand_reuse).
   std::uint32_t reuse_regs[8];
   std::uint8_t reuse_n = 0;
+  // Shared loads whose data a merged load of their group is already bringing (InstInfo::merge_n):
+  // they issue without going to the LSU, their register waits for the group's load.
+  std::uint32_t merged_pcs[3] = {kNoPc, kNoPc, kNoPc};
+  bool head_merged = false;       // the head is one of them
   Pipe head_pipe = Pipe::Int;
   std::uint32_t extra = 0;
   // A scoreboard stall known to last until dep_wake (the earliest pending operand's ready cycle;
@@ -142,6 +146,7 @@ struct SmCore::Impl {
   std::unique_ptr<memsys::SectorCache> icache;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> icache_fills;  // line, ready
   std::uint32_t ib_capacity, instruction_bytes, icache_line_bytes, issue_width;
+  bool issued_free = false;  // the last issue() took no issue slot (a merged shared load)
   PipeParams pipe[int(Pipe::Count)];
 
   // The launches whose blocks may come (addLaunch), by the GigaThread engine's kernel id; few.
@@ -193,7 +198,7 @@ struct SmCore::Impl {
   void accountSleep(std::uint64_t through);  // the slept cycles up to `through`, inclusive
   std::uint32_t resident_blocks = 0, live_warps = 0, exited_resident = 0, free_warp_slots = 0;
 
-  Counter *cycles, *active_cycles, *warp_instructions, *thread_instructions, *blocks_launched, *active_warps_sum,
+  Counter *shared_loads_merged, *cycles, *active_cycles, *warp_instructions, *thread_instructions, *blocks_launched, *active_warps_sum,
       *icache_hits, *icache_misses;
   Counter* warp_state[int(Reason::Count)] = {};
 };
@@ -254,6 +259,8 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
   active_cycles = stats.counter(name + ".active_cycles", "cycles with at least one resident block");
   warp_instructions = stats.counter(name + ".warp_instructions", "warp instructions issued");
   thread_instructions = stats.counter(name + ".thread_instructions", "thread instructions (active lanes) issued");
+  shared_loads_merged = stats.counter(name + ".shared_loads_merged",
+                                      "scalar shared loads served by the vector load of their group (as ptxas merges them)");
   blocks_launched = stats.counter(name + ".blocks_launched", "thread blocks launched");
   active_warps_sum = stats.counter(name + ".active_warps_sum", "sum over cycles of live resident warps");
   icache_hits = stats.counter(name + ".icache.hits", "instruction fetches that hit");
@@ -279,6 +286,14 @@ void SmCore::Impl::decodeHead(WarpSlot& ws) {
   for (int i = 0; i < ops.n_pred_dst; ++i) ws.head_preds[n++] = f.pred_base + ops.pred_dst[i];
   ws.head_n_preds = n;
   ws.head_pipe = info.pipe;
+  ws.head_merged = false;
+  for (std::uint32_t& m : ws.merged_pcs)
+    if (m == ws.ib_pc) ws.head_merged = true;
+  if (ws.head_merged) {
+    // No LSU, no pipe, and no write-after-write wait on its own register (pending on the group's
+    // load): only its sources count.
+    ws.head_n_regs = std::uint8_t(ops.n_reg_src);
+  }
   // Operand collection: distinct source registers, bank = absolute slot % register_banks; the
   // most-loaded bank needs that many read cycles, one more than the single cycle of no conflict.
   std::uint32_t extra = 0;
@@ -361,7 +376,9 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     for (std::uint64_t c : sc.collector_free) free |= c <= t;
     if (!free) return Reason::DispatchStall;
   }
-  if (ws.head_pipe == Pipe::Lsu) {
+  if (ws.head_merged) {
+    // issues without a pipe
+  } else if (ws.head_pipe == Pipe::Lsu) {
     if (lsu.full() || sc.pipe_free[int(Pipe::Lsu)] > t + extra) return Reason::MioThrottle;
   } else if (sc.pipe_free[int(ws.head_pipe)] > t + extra) {
     return Reason::MathPipeThrottle;
@@ -370,6 +387,17 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
 }
 
 // ---- issue: execute now, schedule the results ----
+
+namespace {
+// A shared-load group merges when every lane's address is aligned to the group's bytes.
+bool mergeable(const MemTrace& t, std::uint32_t n) {
+  for (std::uint32_t m = t.mask; m; m &= m - 1) {
+    const int lane = __builtin_ctz(m);
+    if (t.space[lane] != ptx::Space::Shared || t.addr[lane] % (4 * n) != 0) return false;
+  }
+  return true;
+}
+}  // namespace
 
 void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, SchedulerTrace& tr) {
   WarpSlot& ws = warps[slot];
@@ -395,6 +423,10 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   for (std::uint32_t i = 0; i < ops.n_pred_dst; ++i) pred_dst[i] = f.pred_base + ops.pred_dst[i];
   ws.reuse_n = std::uint8_t(std::min<std::uint32_t>(ws.head_n_src, 8));
   std::copy(ws.head_regs, ws.head_regs + ws.reuse_n, ws.reuse_regs);
+  const bool merged = ws.head_merged;  // its data comes with the group's first load
+  if (merged)
+    for (std::uint32_t& m : ws.merged_pcs)
+      if (m == pc) m = kNoPc;
   ws.head_pc = kNoPc;
   ws.dep_wake = 0;
 
@@ -404,7 +436,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
       c = t + extra + 1;
       break;
     }
-  sc.pipe_free[int(info.pipe)] = t + extra + pipe[int(info.pipe)].initiation_interval_cycles;
+  if (!merged) sc.pipe_free[int(info.pipe)] = t + extra + pipe[int(info.pipe)].initiation_interval_cycles;
   ws.ib_head = (ws.ib_head + 1) % ib_capacity;
   ws.ib_count--;
   ws.ib_pc++;
@@ -455,13 +487,28 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     ws.pred_kind[a] = kind;
   };
   const std::uint64_t dispatch = t + extra;
-  if ((info.flags & kMemory) && mtrace.mask) {
+  if (merged) {
+    ++*shared_loads_merged;  // its register is pending on the group's load
+    issued_free = true;
+  } else if ((info.flags & kMemory) && mtrace.mask) {
     LsuRequest req;
     req.warp_slot = slot;
     req.block_slot = ws.block;
     req.ready_at = dispatch + pipe[int(Pipe::Lsu)].latency_cycles;
     req.ndst = n_reg;
     std::copy(reg_dst, reg_dst + n_reg, req.dst);
+    if (info.merge_n && mergeable(mtrace, info.merge_n)) {
+      // ptxas's vector load: one access of merge_n words per lane; the other loads of the group
+      // issue later without the LSU, and their registers wait for this access.
+      mtrace.bytes = 4 * info.merge_n;
+      for (std::uint32_t i = 0; i + 1 < info.merge_n; ++i) {
+        const std::uint32_t mpc = pc + info.merge_delta[i];
+        const std::uint32_t r = f.reg_base + pi.program->code[mpc].dst[0];
+        req.dst[req.ndst++] = r;
+        setReg(r, kNever, DepKind::Short);
+        ws.merged_pcs[i] = mpc;
+      }
+    }
     req.local_stride = w.local_stride;
     req.param_bank = pi.param_bank;
     req.bypass_l1 = in.op == ptx::Op::Ld && (in.flags & (ptx::kL1Bypass | ptx::kVolatile));
@@ -810,6 +857,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     ws.dep_wake = 0;
     ws.extra = 0;
     ws.reuse_n = 0;
+    for (std::uint32_t& m : ws.merged_pcs) m = kNoPc;
     b.warp_slots.push_back(slot);
     m.subs[ws.sub].warps.push_back(slot);
     m.subs[ws.sub].sched->add(slot);
@@ -885,7 +933,10 @@ void SmCore::tick(std::uint64_t cycle) {
     for (std::uint32_t s : sc.warps)
       if (m.status_until[s] <= cycle) m.status[s] = m.evaluate(m.warps[s], sc, cycle, &m.status_until[s]);
     int first_issued = -1;
-    for (std::uint32_t k = 0; k < m.issue_width && !m.fault; ++k) {
+    // A shared load served by its group's merged load does not exist in the SASS ptxas makes:
+    // it takes no issue slot of the cycle (another warp may issue in it).
+    std::uint32_t free_issues = 0;
+    for (std::uint32_t k = 0; k < m.issue_width + free_issues && !m.fault; ++k) {
       if (k > 0)  // the first issue took a collector and a pipe: re-check the others
         for (std::uint32_t s : sc.warps)
           if (m.status[s] == Reason::Ready) m.status[s] = m.evaluate(m.warps[s], sc, cycle, &m.status_until[s]);
@@ -897,7 +948,9 @@ void SmCore::tick(std::uint64_t cycle) {
       if (idx < 0) break;
       const std::uint32_t slot = sc.warps[std::size_t(idx)];
       SchedulerTrace t;
+      m.issued_free = false;
       m.issue(slot, sc, cycle, t);
+      if (m.issued_free) ++free_issues;
       m.status[slot] = Reason::Selected;
       m.status_until[slot] = 0;
       sc.sched->issued(slot);

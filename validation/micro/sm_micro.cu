@@ -57,12 +57,14 @@ extern "C" __global__ void smem_store(unsigned stride, int iters, long long* cyc
   if (vs[lane] == 0x7fffffff) sink[0] = 1;
 }
 
-// 128-bit shared loads, conflict-free (each quarter warp reads 128 consecutive bytes).
-extern "C" __global__ void smem_load_v4(int iters, long long* cycles, int* sink) {
+// 128-bit shared loads. Lane L reads the 16 bytes at index L >> shift: shift 0 is conflict-free
+// (each quarter warp reads 128 consecutive bytes), 4 gives two addresses per warp (half warps
+// broadcast, as a tiled GEMM reads a row of its A tile), 5 one address for the whole warp.
+extern "C" __global__ void smem_load_v4(unsigned shift, int iters, long long* cycles, int* sink) {
   __shared__ int4 s[SMEM_WORDS / 4];
   for (int i = threadIdx.x; i < SMEM_WORDS / 4; i += blockDim.x) s[i] = make_int4(i, i, i, i);
   volatile int4* vs = s;
-  const unsigned lane = threadIdx.x & 31;
+  const unsigned lane = (threadIdx.x & 31) >> shift;
   int acc = 0;
   long long t0 = syncedClock();
   for (int i = 0; i < iters; ++i) {
