@@ -16,6 +16,7 @@ ap.add_argument("--threads", default="2")
 ap.add_argument("--baseline", default="")
 ap.add_argument("--max-worsening", type=float, default=2.0, help="MAPE points")
 ap.add_argument("--only", default="", help="comma-separated workloads")
+ap.add_argument("--set", action="append", default=[], help="passed to scgpu run as --set (to try a value)")
 a = ap.parse_args()
 
 ref = list(csv.DictReader(open(os.path.join(root, "docs", "data", "h100_suite_scale8.csv"))))
@@ -30,7 +31,7 @@ with tempfile.TemporaryDirectory() as tmp:
         # over a million cycles with no instruction issued: lift the no-progress watchdog.
         p = subprocess.run([os.path.abspath(a.scgpu), "run", w, "--config", "hopper", "--scale", "8", "--quiet",
                             "--threads", a.threads, "--stats-json", out,
-                            "--set", "watchdog.no_progress_cycles=20000000"],
+                            "--set", "watchdog.no_progress_cycles=20000000"] + [x for s in a.set for x in ("--set", s)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if p.returncode != 0:
             print(f"{w}: run failed ({p.returncode}): {p.stderr.strip()[:300]}")

@@ -67,6 +67,9 @@ struct SmParams {
   // Operand reuse cache (Maxwell and later): a source register that the same warp's previous
   // instruction also read is not read from its bank again, so it adds no bank conflict.
   bool operand_reuse = false;
+  // Time instructions as ptxas compiles them: integer op pairs it fuses (IADD3, LOP3, LEA, IMAD)
+  // and copies and constants it folds away issue free (InstInfo kFused, kFree).
+  bool fuse_like_ptxas = false;
 
   // Execution pipelines per sub-core.
   PipeParams pipe_int, pipe_fp32, pipe_fp64, pipe_sfu, pipe_lsu, pipe_tensor, pipe_branch;

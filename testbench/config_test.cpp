@@ -232,7 +232,9 @@ TEST(ConfigSet, OverridesNestedKeysAndMergesMappings) {
   EXPECT_EQ(p.sm.pipe_fp32.initiation_interval_cycles, 1u);  // untouched sibling
   EXPECT_EQ(p.sm.l1.size_bytes, 65536u);
   EXPECT_EQ(p.sm.l1.associativity, 8u);
-  EXPECT_EQ(p.sm.l1.hit_latency_cycles, 41u);  // the mapping merged, it did not replace
+  // The mapping merged, it did not replace: the preset's hit latency stays.
+  EXPECT_EQ(p.sm.l1.hit_latency_cycles, GpuConfig::loadDefault({}).params().sm.l1.hit_latency_cycles);
+  EXPECT_GT(p.sm.l1.hit_latency_cycles, 0u);
   EXPECT_EQ(p.clocks.core_clock_mhz, 1410.5);
   EXPECT_EQ(p.sm.scheduler_policy, "lrr");
   EXPECT_FALSE(p.dram.refresh);

@@ -311,6 +311,46 @@ TEST(SmTiming, OperandReuseServesTheSourcesThePreviousInstructionRead) {
   }
 }
 
+TEST(SmTiming, IntegerPairsFuseAsPtxasCompilesThem) {
+  // Eight chained adds, each result read once: ptxas makes four IADD3 of them. With
+  // fuse_like_ptxas the second add of each pair takes no issue slot or pipe and its result is
+  // ready with the first's, so the chain costs 4 pipe latencies instead of 8; the consumer at the
+  // end (a ninth add, whose partner is fused already) waits for that. The mov of an immediate
+  // in front costs nothing.
+  const char* k = R"(
+.visible .entry fu(.param .u32 a)
+{
+  .reg .b32 %r<16>;
+  ld.param.u32 %r1, [a];
+  mov.u32 %r12, 5;
+  add.u32 %r2, %r1, %r12;
+  add.u32 %r3, %r2, 1;
+  add.u32 %r4, %r3, 1;
+  add.u32 %r5, %r4, 1;
+  add.u32 %r6, %r5, 1;
+  add.u32 %r7, %r6, 1;
+  add.u32 %r8, %r7, 1;
+  add.u32 %r9, %r8, 1;
+  add.u32 %r10, %r9, 1;
+  ret;
+}
+)";
+  for (bool fuse : {false, true}) {
+    SmParams p = testParams();
+    p.fuse_like_ptxas = fuse;
+    p.instruction_buffer_entries = 16;
+    Bench b(k, "fu", p);
+    b.param<std::uint32_t>(0, 1u);
+    b.configure(32, 2);
+    b.runBlock(0);  // warms the instruction cache
+    b.runBlock(1);
+    const std::uint32_t first = b.pcOf(ptx::Op::Add, 0), last = b.pcOf(ptx::Op::Add, 8);
+    const std::uint64_t lat = p.pipe_int.latency_cycles;
+    EXPECT_EQ(b.issueCycle(0, last, 1) - b.issueCycle(0, first, 1), (fuse ? 4 : 8) * lat) << (fuse ? "fused" : "plain");
+    EXPECT_EQ(b.stat("sched[0].issued_free"), fuse ? 10u : 0u) << "four fused adds and the mov, in two blocks";
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // (b) Shared memory bank conflicts (CUDA C++ Programming Guide, "Shared Memory", compute
 // capability 5.x and later: 32 banks of 4 bytes; a warp's 32-bit accesses with a stride of s words

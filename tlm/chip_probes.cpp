@@ -103,7 +103,8 @@ ChipProbes::ChipProbes(GpuTop& top, const TraceOptions& o) : top_(top) {
     s.mshr = t.add(sm + ".l1_mshrs", Kind::Analog, 16);
     for (std::uint32_t j = 0; j < p.sm.sub_cores; ++j) {
       const std::string sc = fmt::format("{}.sched[{}]", sm, j);
-      // issues counts this scheduler's issued instructions: one value change per issue.
+      // issues counts the instructions this scheduler issued in an issue slot (the counter
+      // sched.issued; not those ptxas folds away, sched.issued_free): one value change per cycle.
       s.sched.push_back({t.add(sc + ".issues", Kind::Int, 32, trace::Radix::Dec), t.add(sc + ".warp", Kind::Int, 8, trace::Radix::Dec), t.add(sc + ".pc", Kind::Int, 32, trace::Radix::Hex),
                          t.add(sc + ".opcode", Kind::String), t.add(sc + ".stall", Kind::String)});
     }
@@ -158,7 +159,7 @@ void ChipProbes::sampleCore(std::uint64_t cycle) {
     const auto& last = core.lastCycle();
     for (std::size_t j = 0; j < s.sched.size() && j < last.size(); ++j) {
       const auto& tr = last[j];
-      if (tr.warp >= 0) t.set(s.sched[j].issues, ++issue_counts_[i][j]);
+      if (tr.slot_issues) t.set(s.sched[j].issues, issue_counts_[i][j] += tr.slot_issues);
       t.set(s.sched[j].warp, tr.warp < 0 ? 0xFF : std::uint64_t(tr.warp));
       if (tr.warp >= 0) t.set(s.sched[j].pc, tr.pc);
       t.setString(s.sched[j].opcode, tr.warp >= 0 ? tr.opcode : "");

@@ -265,6 +265,10 @@ Schema buildSchema() {
   b.boolean("sm.operand_reuse", FIELD(sm.operand_reuse),
             "a source register the warp's previous instruction also read comes from the operand reuse cache "
             "(no register-bank read, no bank conflict)");
+  b.boolean("sm.fuse_like_ptxas", FIELD(sm.fuse_like_ptxas),
+            "time PTX as ptxas compiles it: an integer add/sub/logic op that with the op before it makes one SASS "
+            "instruction (IADD3, LOP3, LEA, IMAD), and copies and constants (mov, cvta), take no issue slot, pipe "
+            "or latency");
   b.integer("sm.operand_collectors", FIELD(sm.operand_collectors), 1, 64, "operand collector units per sub-core");
   b.section("sm.pipes", "execution pipelines of one sub-core, per instruction class");
   pipeKeys(b, "int", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_int; }, "integer and logic (IADD3, LOP3, ...)");

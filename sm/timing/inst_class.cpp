@@ -138,6 +138,7 @@ std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
         else read.resize(ops.reg_src[i] + 1, 0), read[ops.reg_src[i]] = 1;
     }
     findSharedLoadGroups(program, f.entry_pc, std::min<std::uint32_t>(f.end_pc, std::uint32_t(program.code.size())), out);
+    findFusedInstructions(program, f.entry_pc, std::min<std::uint32_t>(f.end_pc, std::uint32_t(program.code.size())), out);
     for (std::uint32_t pc = f.entry_pc; pc < f.end_pc && pc < program.code.size(); ++pc) {
       if (program.code[pc].op != Op::Atom) continue;
       operands(program, program.code[pc], out[pc], ops);
@@ -158,11 +159,8 @@ bool groupableLoad(const ptx::DecodedInst& in) {
          in.dst[0] != ptx::kNoSlot;
 }
 
-}  // namespace
-
-void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std::uint32_t end,
-                          std::vector<InstInfo>& info) {
-  // Block starts: branch targets and reconvergence points (a group never spans one).
+// Basic-block starts of [entry, end): branch targets and reconvergence points.
+std::vector<std::uint8_t> blockStarts(const ptx::Program& program, std::uint32_t entry, std::uint32_t end) {
   std::vector<std::uint8_t> starts(end > entry ? end - entry : 0, 0);
   for (std::uint32_t pc = entry; pc < end; ++pc) {
     const ptx::DecodedInst& in = program.code[pc];
@@ -171,6 +169,66 @@ void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std:
       if (in.reconverge >= entry && in.reconverge < end) starts[in.reconverge - entry] = 1;
     }
   }
+  return starts;
+}
+
+bool integerType(Type t) { return t != Type::Pred && t != Type::None && !ptx::isFloat(t); }
+bool addSub(Op op) { return op == Op::Add || op == Op::Sub; }
+bool logic(Op op) { return op == Op::And || op == Op::Or || op == Op::Xor || op == Op::Not; }
+
+}  // namespace
+
+void findFusedInstructions(const ptx::Program& program, std::uint32_t entry, std::uint32_t end,
+                           std::vector<InstInfo>& info) {
+  const std::vector<std::uint8_t> starts = blockStarts(program, entry, end);
+  // How many instructions read each register: a fused producer's result must have one reader.
+  std::vector<std::uint32_t> readers;
+  Operands ops;
+  for (std::uint32_t pc = entry; pc < end; ++pc) {
+    operands(program, program.code[pc], info[pc], ops);
+    for (std::uint32_t i = 0; i < ops.n_reg_src; ++i) {
+      if (ops.reg_src[i] >= readers.size()) readers.resize(ops.reg_src[i] + 1, 0);
+      ++readers[ops.reg_src[i]];
+    }
+  }
+  auto plain = [](const ptx::DecodedInst& in) {  // unguarded, no carry, one register result
+    return in.guard == ptx::kNoSlot && !(in.flags & (ptx::kCcIn | ptx::kCcOut)) && in.ndst == 1 &&
+           in.dst[0] != ptx::kNoSlot;
+  };
+  for (std::uint32_t pc = entry; pc < end; ++pc) {
+    const ptx::DecodedInst& j = program.code[pc];
+    InstInfo& ji = info[pc];
+    if (!plain(j) || ji.pipe != Pipe::Int) continue;
+    // Copies and constants.
+    if ((j.op == Op::Mov && j.type != Type::Pred && j.nsrc == 1) || j.op == Op::Cvta) {
+      ji.flags |= kFree;
+      continue;
+    }
+    if (pc == entry || starts[pc - entry]) continue;
+    const ptx::DecodedInst& i = program.code[pc - 1];
+    const InstInfo& ii = info[pc - 1];
+    if (!plain(i) || ii.pipe != Pipe::Int || (ii.flags & (kFused | kFree)) || !integerType(i.type) ||
+        !integerType(j.type))
+      continue;
+    const bool pair = (addSub(i.op) && addSub(j.op)) ||                          // IADD3
+                      (logic(i.op) && logic(j.op)) ||                            // LOP3
+                      ((i.op == Op::Shl || i.op == Op::Mul) && j.op == Op::Add);  // LEA, IMAD(.WIDE)
+    if (!pair) continue;
+    const std::uint32_t r = i.dst[0];
+    if (r >= readers.size() || readers[r] != 1) continue;
+    operands(program, j, ji, ops);
+    bool reads = false;
+    for (std::uint32_t k = 0; k < ops.n_reg_src; ++k) reads |= ops.reg_src[k] == r;
+    if (!reads) continue;
+    ji.flags |= kFused;
+    ji.fused_src = r;
+  }
+}
+
+void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std::uint32_t end,
+                          std::vector<InstInfo>& info) {
+  // A group never spans a block start.
+  const std::vector<std::uint8_t> starts = blockStarts(program, entry, end);
   std::vector<std::uint8_t> taken(starts.size(), 0);
   Operands ops;
   constexpr std::uint32_t kWindow = 48;  // instructions searched after the first load

@@ -30,6 +30,13 @@ enum InstInfoFlag : std::uint8_t {
   // An atom whose result no instruction of its function reads: it issues as a reduction (red),
   // as ptxas compiles it (ATOM to RED), so nothing waits for its response.
   kResultUnused = 1u << 4,
+  // ptxas's instruction selection (sm.fuse_like_ptxas): this integer add/sub/logic op and the
+  // one before it, whose result only it reads, become one SASS instruction (IADD3, LOP3, LEA,
+  // IMAD, IMAD.WIDE). It takes no issue slot and no pipe; its result is ready with the other's.
+  kFused = 1u << 5,
+  // A copy or a constant (mov of a register or an immediate/address, cvta) that SASS does not
+  // need (register coalescing, immediate operands): no issue slot, no pipe, no latency.
+  kFree = 1u << 6,
 };
 
 struct InstInfo {
@@ -39,6 +46,7 @@ struct InstInfo {
   // distances; the merge happens when the lanes' addresses are aligned to the group's bytes.
   std::uint8_t merge_n = 0;
   std::uint8_t merge_delta[3] = {};
+  std::uint32_t fused_src = 0;  // kFused: the source slot the instruction before it writes
   Pipe pipe = Pipe::Int;
   DepKind result = DepKind::Wait;  // dependency kind of fixed-pipe results
   std::uint8_t pred_src = 0;   // bit i: src[i] is a predicate slot
@@ -48,6 +56,9 @@ struct InstInfo {
 };
 
 InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vector<std::uint8_t>& const_slots);
+// Marks the instructions that ptxas folds away (kFused, kFree) in function [entry, end).
+void findFusedInstructions(const ptx::Program& program, std::uint32_t entry, std::uint32_t end,
+                           std::vector<InstInfo>& info);
 // Marks the shared-load groups (InstInfo::merge_n) of function [entry, end) of `info`.
 void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std::uint32_t end, std::vector<InstInfo>& info);
 std::vector<InstInfo> classifyProgram(const ptx::Program& program);

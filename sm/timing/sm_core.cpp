@@ -66,6 +66,10 @@ struct WarpSlot {
   // they issue without going to the LSU, their register waits for the group's load.
   std::uint32_t merged_pcs[3] = {kNoPc, kNoPc, kNoPc};
   bool head_merged = false;       // the head is one of them
+  // The head is an instruction ptxas folds away (sm.fuse_like_ptxas): no issue slot or pipe; when
+  // fused with the instruction before it, its result is ready with that one's (head_fused_src).
+  bool head_alu_free = false;
+  std::uint32_t head_fused_src = kNoPc;
   Pipe head_pipe = Pipe::Int;
   std::uint32_t extra = 0;
   // A scoreboard stall known to last until dep_wake (the earliest pending operand's ready cycle;
@@ -111,7 +115,7 @@ struct SubCore {
   std::uint64_t pipe_free[int(Pipe::Count)] = {};
   std::vector<std::uint64_t> collector_free;
   std::uint32_t fetch_rr = 0;
-  Counter *issued = nullptr, *active = nullptr;
+  Counter *issued = nullptr, *issued_free = nullptr, *active = nullptr;
   Counter* stall[int(Reason::Count)] = {};
 };
 
@@ -146,7 +150,7 @@ struct SmCore::Impl {
   std::unique_ptr<memsys::SectorCache> icache;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> icache_fills;  // line, ready
   std::uint32_t ib_capacity, instruction_bytes, icache_line_bytes, issue_width;
-  bool issued_free = false;  // the last issue() took no issue slot (a merged shared load)
+  bool issued_free = false;  // the last issue() took no issue slot (see SubCore::issued_free)
   PipeParams pipe[int(Pipe::Count)];
 
   // The launches whose blocks may come (addLaunch), by the GigaThread engine's kernel id; few.
@@ -241,7 +245,10 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
     sp.two_level_active_warps = p.two_level_active_warps;
     sc.sched = makeWarpScheduler(p.schedulerImpl(index), sp, s);
     sc.collector_free.assign(p.operand_collectors, 0);
-    sc.issued = stats.counter(s + ".issued", "warp instructions issued");
+    sc.issued = stats.counter(s + ".issued", "warp instructions issued in an issue slot");
+    sc.issued_free = stats.counter(s + ".issued_free",
+                                   "warp instructions issued without a slot (merged shared loads, and with "
+                                   "sm.fuse_like_ptxas the integer ops, copies and constants ptxas folds away)");
     sc.active = stats.counter(s + ".cycles_active", "cycles with at least one live warp");
     for (int r = 0; r < int(Reason::Count); ++r) {
       const Reason reason = Reason(r);
@@ -293,6 +300,17 @@ void SmCore::Impl::decodeHead(WarpSlot& ws) {
     // No LSU, no pipe, and no write-after-write wait on its own register (pending on the group's
     // load): only its sources count.
     ws.head_n_regs = std::uint8_t(ops.n_reg_src);
+  }
+  ws.head_alu_free = p.fuse_like_ptxas && (info.flags & (kFused | kFree));
+  ws.head_fused_src = kNoPc;
+  if (ws.head_alu_free && (info.flags & kFused)) {
+    // The source the fused partner writes is not waited for: the pair computes in one step.
+    ws.head_fused_src = f.reg_base + info.fused_src;
+    std::uint32_t k = 0;
+    for (std::uint32_t i = 0; i < ws.head_n_regs; ++i)
+      if (i >= ops.n_reg_src || ws.head_regs[i] != ws.head_fused_src) ws.head_regs[k++] = ws.head_regs[i];
+    ws.head_n_src = std::uint8_t(ws.head_n_src - (ws.head_n_regs - k));
+    ws.head_n_regs = std::uint8_t(k);
   }
   // Operand collection: distinct source registers, bank = absolute slot % register_banks; the
   // most-loaded bank needs that many read cycles, one more than the single cycle of no conflict.
@@ -376,7 +394,7 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     for (std::uint64_t c : sc.collector_free) free |= c <= t;
     if (!free) return Reason::DispatchStall;
   }
-  if (ws.head_merged) {
+  if (ws.head_merged || ws.head_alu_free) {
     // issues without a pipe
   } else if (ws.head_pipe == Pipe::Lsu) {
     if (lsu.full() || sc.pipe_free[int(Pipe::Lsu)] > t + extra) return Reason::MioThrottle;
@@ -424,6 +442,8 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   ws.reuse_n = std::uint8_t(std::min<std::uint32_t>(ws.head_n_src, 8));
   std::copy(ws.head_regs, ws.head_regs + ws.reuse_n, ws.reuse_regs);
   const bool merged = ws.head_merged;  // its data comes with the group's first load
+  const bool alu_free = ws.head_alu_free;
+  const std::uint32_t fused_src = ws.head_fused_src;
   if (merged)
     for (std::uint32_t& m : ws.merged_pcs)
       if (m == pc) m = kNoPc;
@@ -436,7 +456,8 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
       c = t + extra + 1;
       break;
     }
-  if (!merged) sc.pipe_free[int(info.pipe)] = t + extra + pipe[int(info.pipe)].initiation_interval_cycles;
+  if (!merged && !alu_free) sc.pipe_free[int(info.pipe)] = t + extra + pipe[int(info.pipe)].initiation_interval_cycles;
+  if (alu_free || merged) issued_free = true;
   ws.ib_head = (ws.ib_head + 1) % ib_capacity;
   ws.ib_count--;
   ws.ib_pc++;
@@ -463,7 +484,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
       warps[s].at_barrier = warps[s].w->state == WarpState::AtBarrier;
       status_until[s] = 0;
     }
-  ++*sc.issued;
+  ++*(issued_free ? sc.issued_free : sc.issued);
   ++*warp_instructions;
   *thread_instructions += w.thread_instructions - threads_before;
   ++b.counts->warp_instructions;
@@ -489,7 +510,6 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   const std::uint64_t dispatch = t + extra;
   if (merged) {
     ++*shared_loads_merged;  // its register is pending on the group's load
-    issued_free = true;
   } else if ((info.flags & kMemory) && mtrace.mask) {
     LsuRequest req;
     req.warp_slot = slot;
@@ -525,7 +545,9 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     ws.mem_outstanding++;
     b.mem_outstanding++;
   } else {
-    const std::uint64_t ready = dispatch + pipe[int(info.pipe)].latency_cycles;
+    std::uint64_t ready = dispatch + pipe[int(info.pipe)].latency_cycles;
+    if (alu_free)  // folded away: ready now, or with its fused partner's result
+      ready = fused_src != kNoPc && fused_src < ws.reg_ready.size() ? std::max(t, ws.reg_ready[fused_src]) : t;
     for (std::uint32_t i = 0; i < n_reg; ++i) setReg(reg_dst[i], ready, info.result);
     for (std::uint32_t i = 0; i < n_pred; ++i) setPred(pred_dst[i], ready, info.result);
   }
@@ -951,12 +973,15 @@ void SmCore::tick(std::uint64_t cycle) {
       m.issued_free = false;
       m.issue(slot, sc, cycle, t);
       if (m.issued_free) ++free_issues;
+      else ++t.slot_issues;
       m.status[slot] = Reason::Selected;
       m.status_until[slot] = 0;
       sc.sched->issued(slot);
       if (first_issued < 0) {
         first_issued = int(slot);
         tr = t;
+      } else {
+        tr.slot_issues += t.slot_issues;
       }
     }
     Reason best = Reason::Idle;

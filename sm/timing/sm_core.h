@@ -95,6 +95,7 @@ class SmCore {
   // opcode, and the recorded reason ("selected" or the stall reason).
   struct SchedulerTrace {
     int warp = -1;
+    std::uint32_t slot_issues = 0;  // instructions that took an issue slot (not the folded-away ones)
     std::uint32_t pc = 0;
     const char* opcode = "";
     const char* stall = "";
