@@ -23,6 +23,9 @@ def signature(kernel):
         return ["s32", t, t, "cycles", "sink"]
     if kernel == "chase": return ["@buf", "u32", "u32", "s32", "s32", "s32", "cycles", "sink"]
     if kernel == "smem_chase": return ["s32", "cycles", "sink"]
+    if kernel == "l1_load": return ["u32", "s32", "@buf", "cycles", "sink"]
+    if kernel == "st_global": return ["u32", "s32", "@buf", "cycles"]
+    if kernel == "call_chain": return ["s32", "cycles", "sink"]
     if kernel == "empty_kernel": return []
     raise SystemExit(f"gen_sm_micro_launch: no signature for kernel {kernel}")
 

@@ -110,6 +110,9 @@ int main(int argc, char** argv) {
       else if (n == "mufu_lat") mufu_lat<<<g, b>>>(I(0), float(F(1)), float(F(2)), cycles, reinterpret_cast<float*>(sink));
       else if (n == "chase") chase<<<g, b>>>(buf, U(1), U(2), I(3), I(4), I(5), cycles, reinterpret_cast<unsigned*>(sink));
       else if (n == "smem_chase") smem_chase<<<g, b>>>(I(0), cycles, reinterpret_cast<unsigned*>(sink));
+      else if (n == "l1_load") l1_load<<<g, b>>>(U(0), I(1), reinterpret_cast<const int*>(buf), cycles, sink);
+      else if (n == "st_global") st_global<<<g, b>>>(U(0), I(1), reinterpret_cast<int*>(buf), cycles);
+      else if (n == "call_chain") call_chain<<<g, b>>>(I(0), cycles, reinterpret_cast<unsigned*>(sink));
       else if (n == "empty_kernel") empty_kernel<<<g, b>>>();
       else {
         std::fprintf(stderr, "unknown kernel %s\n", n.c_str());

@@ -209,6 +209,68 @@ extern "C" __global__ void smem_chase(int iters, long long* cycles, unsigned* si
   if (idx == 0xffffffffu) sink[0] = idx;
 }
 
+// Global loads through the L1 with `lines` 128-byte lines per warp instruction: lane L reads
+// word L * lines of 8 rows of a per-warp 32 KiB window, so lines = 1 is one coalesced line and 32
+// is one line per lane. The addresses are computed once and the loads are `asm volatile`, so the
+// loop is the 8 loads and their adds (the compiler may not merge or hoist them). Launched with
+// 4 warps per block the windows (128 KiB) fit the L1; the first pass warms it, the second is timed.
+__device__ __forceinline__ int ldCa(const int* p) {
+  int v;
+  asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
+extern "C" __global__ void l1_load(unsigned lines, int iters, const int* buf, long long* cycles, int* sink) {
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int* p = buf + (blockIdx.x * (blockDim.x >> 5) + warp) * 8192 + lane * lines;
+  int acc = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    long long t0 = syncedClock();
+    for (int i = 0; i < iters; ++i) {
+      acc += ldCa(p) + ldCa(p + 1024) + ldCa(p + 2048) + ldCa(p + 3072) + ldCa(p + 4096) + ldCa(p + 5120) +
+             ldCa(p + 6144) + ldCa(p + 7168);
+    }
+    long long t1 = syncedClock();
+    if (pass == 1) report(t0, t1, cycles);
+  }
+  if (acc == 0x7fffffff) sink[0] = acc;
+}
+
+// Global stores with `lines` lines per warp instruction (as l1_load): write-through stores of 4
+// bytes per lane, one request per line.
+__device__ __forceinline__ void stWb(int* p, int v) { asm volatile("st.global.wb.u32 [%0], %1;" ::"l"(p), "r"(v)); }
+
+extern "C" __global__ void st_global(unsigned lines, int iters, int* buf, long long* cycles) {
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int* p = buf + (blockIdx.x * (blockDim.x >> 5) + warp) * 8192 + lane * lines;
+  long long t0 = syncedClock();
+  for (int i = 0; i < iters; ++i) {
+    stWb(p, i);
+    stWb(p + 1024, i);
+    stWb(p + 2048, i);
+    stWb(p + 3072, i);
+    stWb(p + 4096, i);
+    stWb(p + 5120, i);
+    stWb(p + 6144, i);
+    stWb(p + 7168, i);
+  }
+  long long t1 = syncedClock();
+  report(t0, t1, cycles);
+}
+
+// Calls of a function that is not inlined (the ABI's call, return, and argument registers), one
+// warp, dependent: cycles per call and return.
+__device__ __noinline__ unsigned callee(unsigned x) { return x * 3u + 1u; }
+
+extern "C" __global__ void call_chain(int iters, long long* cycles, unsigned* sink) {
+  unsigned x = threadIdx.x;
+  const long long t0 = clock64();
+  for (int i = 0; i < iters; ++i) x = callee(x);
+  const long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  if (x == 0xffffffffu) sink[0] = x;
+}
+
 // Nothing: launch overhead and block dispatch (timed from the host, and by the model's
 // simulated_ns over back-to-back launches).
 extern "C" __global__ void empty_kernel() {}
