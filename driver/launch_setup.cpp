@@ -20,6 +20,17 @@ Error setupLaunch(const ptx::Program& prog, Dim3 grid, Dim3 block, std::size_t d
                                       prog.kernel_name, grid.x, grid.y, grid.z, block.x, block.y, block.z, reason);
     return Error::InvalidConfiguration;
   };
+  // A kernel with PTX the core does not implement loads with its module but never runs: the
+  // refusal lists every such instruction, in or below the kernel.
+  if (!prog.unsupported.empty()) {
+    std::string list;
+    for (const auto& u : prog.unsupported)
+      list += fmt::format("\n  {}:{}:{}: '{}': {}", prog.module_name, u.line, u.col, u.text, u.reason);
+    *why = fmt::format("cannot launch kernel '{}': it uses {} PTX instruction{} that scgpu does not implement "
+                       "(the module's other kernels run):{}",
+                       prog.kernel_name, prog.unsupported.size(), prog.unsupported.size() == 1 ? "" : "s", list);
+    return Error::InvalidConfiguration;
+  }
   const std::uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
   const char* axis[3] = {"x", "y", "z"};
   // CUDA's rules (cudaErrorInvalidConfiguration): every dimension at least 1 and at most the

@@ -244,6 +244,12 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
     // A launch the device refuses is not a fault: nothing ran.
     s.last_fault.reset();
     s.last_launch_error = report.refusal;
+    // The device knows the module by its slot; the runtime by the name it was loaded from.
+    const std::string device_name = fmt::format("module{}.ptx:", slot->second);
+    for (std::string::size_type at = 0; (at = s.last_launch_error.find(device_name, at)) != std::string::npos;) {
+      s.last_launch_error.replace(at, device_name.size(), s.module_names[slot->second] + ":");
+      at += s.module_names[slot->second].size() + 1;
+    }
     return s.fail(report.status);
   }
   if (st != SCGPU_SUCCESS && st != SCGPU_ERROR_FAULT) s.check(st, "launch");

@@ -192,6 +192,15 @@ struct Program {
   std::string sourceLocation(std::uint32_t pc) const;
   // The PTX text of the instruction at a PC (for reports), kept from the parse.
   std::vector<std::string> text;
+  // Valid PTX that scgpu does not implement, in this kernel or a function it calls (each one a
+  // trap placeholder in `code`). The module still loads; a launch of this kernel is refused
+  // with the list (driver::setupLaunch).
+  struct Unsupported {
+    std::uint32_t line = 0, col = 0;
+    std::string text;    // the instruction's opcode and modifiers
+    std::string reason;  // what is missing
+  };
+  std::vector<Unsupported> unsupported;
 };
 
 }  // namespace scgpu::ptx

@@ -228,6 +228,8 @@ class FunctionDecoder {
   Space address(const Operand& op, StateSpace explicit_space, DecodedInst& inst, bool is_param_op);
   std::uint32_t symbolAddressSlot(const std::string& name, const SourceLoc& loc, Space* space);
   void decodeInstruction(const Instruction& in, DecodedInst& out);
+  // Records valid PTX the core does not implement (Program::unsupported) and puts a trap in its place.
+  void recordUnsupported(const SourceLoc& loc, const std::string& text, const std::string& why, DecodedInst& out);
   void decodeCall(const Instruction& in, DecodedInst& out);
   void computeReconvergence(std::uint32_t begin, std::uint32_t end);
 
@@ -662,6 +664,51 @@ Space FunctionDecoder::address(const Operand& op, StateSpace explicit_space, Dec
   }
 }
 
+// PTX instructions (ISA 8.x) that the functional core implements in no form, and forms of
+// implemented ones that it lacks: a kernel using one loads and is refused at launch.
+bool isValidButUnimplemented(const Instruction& in) {
+  static const std::set<std::string> opcodes = {
+      "wmma", "mma", "wgmma", "ldmatrix", "stmatrix", "movmatrix", "cp", "mbarrier", "tex", "tld4", "txq", "suld",
+      "sust", "sured", "suq", "mapa", "multimem", "tensormap", "elect", "getctarank", "setmaxnreg",
+      "griddepcontrol", "applypriority", "discard", "createpolicy", "istypep", "stackrestore", "stacksave",
+      "alloca", "szext", "bmsk", "ldu", "pmevent", "clusterlaunchcontrol", "tcgen05", "barrier", "fence", "red",
+      "st", "ld", "cvt", "cvt.pack", "prefetchu", "vabsdiff", "vadd", "vsub", "vmad", "vmax", "vmin", "vset",
+      "vshl", "vshr", "vabsdiff2", "vabsdiff4", "vadd2", "vadd4", "vavrg2", "vavrg4", "vmax2", "vmax4", "vmin2",
+      "vmin4", "vset2", "vset4", "vsub2", "vsub4"};
+  if (!opcodes.count(in.opcode)) return false;
+  // Implemented opcodes count only in the forms that are not: asynchronous and cluster-scope
+  // variants, and conversions with two sources (packed results).
+  static const std::set<std::string> partly = {"barrier", "fence", "red", "st", "ld", "cvt"};
+  if (!partly.count(in.opcode)) return true;
+  for (const auto& m : in.modifiers)
+    if (m == "async" || m == "cluster" || m == "shared::cluster" || m == "proxy" || m == "bulk" ||
+        m == "f16x2" || m == "bf16x2" || m == "e4m3x2" || m == "e5m2x2" || m == "satfinite" || m == "tf32" ||
+        m == "e4m3" || m == "e5m2" || m == "relu" || m == "mbarrier" || m == "multicast::cluster")
+      return true;
+  return in.opcode == "cvt" && in.operands.size() == 3;
+}
+
+void FunctionDecoder::recordUnsupported(const SourceLoc& loc, const std::string& text, const std::string& why,
+                                        DecodedInst& out) {
+  ptx::Program::Unsupported u;
+  u.line = loc.line;
+  u.col = loc.col;
+  u.text = text;
+  // The decoder's message without its own "file:line:col: error: " prefix.
+  const std::string::size_type at = why.find("error: ");
+  u.reason = at == std::string::npos ? why : why.substr(at + 7);
+  L_.program().unsupported.push_back(std::move(u));
+  // A trap in its place: never executed (the launch is refused), but a well-formed instruction.
+  const std::uint32_t line = out.ptx_line, debug_file = out.debug_file, debug_line = out.debug_line;
+  const std::uint16_t col = out.ptx_col;
+  out = DecodedInst{};
+  out.op = Op::Trap;
+  out.ptx_line = line;
+  out.ptx_col = col;
+  out.debug_file = debug_file;
+  out.debug_line = debug_line;
+}
+
 void FunctionDecoder::decode() {
   Program& prog = L_.program();
   DecodedFunction& self = fn();
@@ -737,7 +784,14 @@ void FunctionDecoder::decode() {
         std::string text = st.inst.opcode;
         for (const auto& m : st.inst.modifiers) text += "." + m;
         L_.program().text[pc] = std::move(text);
-        decodeInstruction(st.inst, out);
+        try {
+          decodeInstruction(st.inst, out);
+        } catch (const ParseError& e) {
+          // Valid PTX the functional core does not implement: the kernel is refused at launch,
+          // the module (and its other kernels) still load. Anything else is an error in the PTX.
+          if (!isValidButUnimplemented(st.inst)) throw;
+          recordUnsupported(st.inst.loc, L_.program().text[pc], e.what(), out);
+        }
         ++pc;
         break;
       }
@@ -1452,10 +1506,23 @@ Program decodeWithIndex(const Module& module, const std::string& kernel_name, co
   for (std::size_t pc = 0; pc < p.code.size(); ++pc) {
     DecodedInst& d = p.code[pc];
     d.fn = env.select_handler ? env.select_handler(d) : nullptr;
-    if (!d.fn)
-      throw ParseError(module.source_name, d.ptx_line, d.ptx_col,
-                       fmt::format("unsupported instruction form '{}' (valid PTX, not yet implemented by the "
-                                   "scgpu functional core)", p.text[pc]));
+    if (!d.fn) {
+      // A decoded form without a handler: valid PTX the core lacks. The kernel is refused at
+      // launch (with every such form listed); a trap stands in its place.
+      p.unsupported.push_back({d.ptx_line, d.ptx_col, p.text[pc],
+                               "unsupported instruction form (valid PTX, not yet implemented by the scgpu functional core)"});
+      const std::uint32_t line = d.ptx_line, debug_file = d.debug_file, debug_line = d.debug_line;
+      const std::uint16_t col = d.ptx_col;
+      d = DecodedInst{};
+      d.op = Op::Trap;
+      d.ptx_line = line;
+      d.ptx_col = col;
+      d.debug_file = debug_file;
+      d.debug_line = debug_line;
+      d.fn = env.select_handler ? env.select_handler(d) : nullptr;
+      if (!d.fn)
+        throw ParseError(module.source_name, line, col, fmt::format("unsupported instruction form '{}'", p.text[pc]));
+    }
   }
   return p;
 }

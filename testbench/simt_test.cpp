@@ -389,9 +389,55 @@ void expectLoadError(const std::string& body, unsigned line, const std::string& 
   }
 }
 
-TEST(Decode, UnsupportedInstructionIsNamedAtLoadTime) {
-  expectLoadError(".visible .entry k()\n{\n  .reg .b32 %r<4>;\n  tex.1d.v4.s32.s32 {%r0,%r1,%r2,%r3}, [t, {%r0}];\n  ret;\n}\n",
-                  7, "tex");
+TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
+  // Valid PTX the core does not implement (a texture fetch, a packed conversion with two
+  // sources, an mbarrier in a called function) loads; the kernel that uses it is refused at
+  // launch with every such instruction and its place, and the module's other kernel runs.
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.func helper(.param .b64 p)
+{
+  .reg .b64 %rd<2>;
+  ld.param.b64 %rd1, [p];
+  mbarrier.init.shared.b64 [%rd1], 1;
+  ret;
+}
+.visible .entry uses(.param .u64 p)
+{
+  .reg .b32 %r<4>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  tex.1d.v4.s32.s32 {%r0,%r1,%r2,%r3}, [t, {%r0}];
+  cvt.rn.f16x2.f32 %r1, %f1, %f2;
+  { .param .b64 a; st.param.b64 [a], %rd1; call.uni helper, (a); }
+  ret;
+}
+.visible .entry plain(.param .u64 p)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [p];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, 42;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+)"), "mixed.ptx");
+  const DevicePtr out = rt.malloc(4);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "plain"), Dim3(1), Dim3(1), 0, KernelArgs().add(out)), Error::Success);
+  EXPECT_EQ(rt.download<std::uint32_t>(out, 1)[0], 42u);
+  EXPECT_EQ(rt.launch(rt.getFunction(m, "uses"), Dim3(1), Dim3(32), 0, KernelArgs().add(out)),
+            Error::InvalidConfiguration);
+  const std::string why = rt.lastLaunchError();
+  EXPECT_NE(why.find("3 PTX instructions that scgpu does not implement"), std::string::npos) << why;
+  for (const char* place : {"mixed.ptx:18:3: 'tex.1d.v4.s32.s32'", "mixed.ptx:19:3: 'cvt.rn.f16x2.f32'",
+                            "mixed.ptx:9:3: 'mbarrier.init.shared.b64'"})
+    EXPECT_NE(why.find(place), std::string::npos) << place << " in " << why;
+}
+
+TEST(Decode, AnUnknownInstructionIsStillALoadError) {
+  expectLoadError(".visible .entry k()\n{\n  .reg .b32 %r<4>;\n  addd.s32 %r1, %r2, %r3;\n  ret;\n}\n", 7, "addd");
 }
 
 TEST(Decode, UndeclaredRegisterAndUndefinedLabel) {
