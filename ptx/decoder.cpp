@@ -1056,12 +1056,19 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
       alu(Op::CvtPack, 3, 4);
       return;
     }
-    need(2, 2);
+    // A packed destination (f16x2, bf16x2, e4m3x2, e5m2x2) converts two sources: d = {cvt(a) : cvt(b)}.
+    const bool pair = out.type == Type::F16x2 || out.type == Type::BF16x2 || out.type == Type::E4M3x2 ||
+                      out.type == Type::E5M2x2;
+    need(2, pair ? 3 : 2);
     if (out.type2 == Type::None) fail(in.loc, "cvt needs a destination and a source type");
     out.dst[0] = dst_reg(0);
     out.ndst = 1;
     out.src[0] = source(ops[1], out.type2);
     out.nsrc = 1;
+    if (ops.size() == 3) {
+      out.src[1] = source(ops[2], out.type2);
+      out.nsrc = 2;
+    }
     return;
   }
   if (opc == "cvta" || opc == "isspacep") {

@@ -390,8 +390,8 @@ void expectLoadError(const std::string& body, unsigned line, const std::string& 
 }
 
 TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
-  // Valid PTX the core does not implement (a texture fetch, a packed conversion with two
-  // sources, an mbarrier in a called function) loads; the kernel that uses it is refused at
+  // Valid PTX the core does not implement (a texture fetch, an FP8 packed conversion, an
+  // mbarrier in a called function) loads; the kernel that uses it is refused at
   // launch with every such instruction and its place, and the module's other kernel runs.
   Runtime rt;
   auto& m = rt.loadModuleString(ptx(R"(
@@ -405,11 +405,12 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
 .visible .entry uses(.param .u64 p)
 {
   .reg .b32 %r<4>;
+  .reg .b16 %rs<2>;
   .reg .f32 %f<4>;
   .reg .b64 %rd<2>;
   ld.param.u64 %rd1, [p];
   tex.1d.v4.s32.s32 {%r0,%r1,%r2,%r3}, [t, {%r0}];
-  cvt.rn.f16x2.f32 %r1, %f1, %f2;
+  cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;
   { .param .b64 a; st.param.b64 [a], %rd1; call.uni helper, (a); }
   ret;
 }
@@ -431,9 +432,42 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
             Error::InvalidConfiguration);
   const std::string why = rt.lastLaunchError();
   EXPECT_NE(why.find("3 PTX instructions that scgpu does not implement"), std::string::npos) << why;
-  for (const char* place : {"mixed.ptx:18:3: 'tex.1d.v4.s32.s32'", "mixed.ptx:19:3: 'cvt.rn.f16x2.f32'",
+  for (const char* place : {"mixed.ptx:19:3: 'tex.1d.v4.s32.s32'", "mixed.ptx:20:3: 'cvt.rn.satfinite.e4m3x2.f32'",
                             "mixed.ptx:9:3: 'mbarrier.init.shared.b64'"})
     EXPECT_NE(why.find(place), std::string::npos) << place << " in " << why;
+}
+
+TEST(Decode, PackedConversionsTakeTwoSources) {
+  // cvt to a packed pair converts two f32 sources, the first into the upper half (PTX ISA,
+  // "cvt"). 1.5 and -2.25 are exact in binary16 (0x3E00, 0xC080) and bfloat16 (0x3FC0, 0xC010);
+  // .relu makes the negative half +0.
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.visible .entry pk(.param .u64 p, .param .f32 a, .param .f32 b)
+{
+  .reg .b32 %r<4>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [p];
+  cvta.to.global.u64 %rd2, %rd1;
+  ld.param.f32 %f1, [a];
+  ld.param.f32 %f2, [b];
+  cvt.rn.f16x2.f32 %r1, %f1, %f2;
+  cvt.rn.bf16x2.f32 %r2, %f1, %f2;
+  cvt.rn.relu.f16x2.f32 %r3, %f1, %f2;
+  st.global.u32 [%rd2], %r1;
+  st.global.u32 [%rd2+4], %r2;
+  st.global.u32 [%rd2+8], %r3;
+  ret;
+}
+)"), "pack.ptx");
+  const DevicePtr out = rt.malloc(12);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "pk"), Dim3(1), Dim3(1), 0, KernelArgs().add(out).add(1.5f).add(-2.25f)),
+            Error::Success);
+  const auto got = rt.download<std::uint32_t>(out, 3);
+  EXPECT_EQ(got[0], 0x3E00C080u);
+  EXPECT_EQ(got[1], 0x3FC0C010u);
+  EXPECT_EQ(got[2], 0x3E000000u);
 }
 
 TEST(Decode, AnUnknownInstructionIsStillALoadError) {
