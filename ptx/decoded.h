@@ -133,6 +133,13 @@ enum class SpecialReg : std::uint8_t {
   LaneId, WarpId, NWarpId, SmId, NSmId, GridId, LanemaskEq, LanemaskLe, LanemaskLt, LanemaskGe,
   LanemaskGt, DynamicSmemSize, TotalSmemSize,
   ExternSharedBase,  // offset of `extern .shared` arrays: the end of static shared memory, aligned
+  // Thread-block clusters. A launch without cluster dimensions runs every block as a cluster of
+  // one (PTX ISA: an implicit 1x1x1 cluster).
+  ClusterCtarank, ClusterNctarank, ClusterCtaidX, ClusterCtaidY, ClusterCtaidZ, ClusterNctaidX,
+  ClusterNctaidY, ClusterNctaidZ, ClusteridX, ClusteridY, ClusteridZ, NclusteridX, NclusteridY,
+  NclusteridZ,
+  // %envreg0..31: values the driver sets for a launch; scgpu's driver sets none (they read 0).
+  EnvReg,
   // dynamic: read when the instruction executes
   Clock, Clock64, GlobalTimer, GlobalTimerLo,
 };

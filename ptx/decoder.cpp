@@ -266,11 +266,27 @@ bool specialRegister(const std::string& name, SpecialReg& r) {
       {"%lanemask_lt", SpecialReg::LanemaskLt}, {"%lanemask_ge", SpecialReg::LanemaskGe},
       {"%lanemask_gt", SpecialReg::LanemaskGt}, {"%dynamic_smem_size", SpecialReg::DynamicSmemSize},
       {"%total_smem_size", SpecialReg::TotalSmemSize},
+      {"%cluster_ctarank", SpecialReg::ClusterCtarank}, {"%cluster_nctarank", SpecialReg::ClusterNctarank},
+      {"%cluster_ctaid.x", SpecialReg::ClusterCtaidX}, {"%cluster_ctaid.y", SpecialReg::ClusterCtaidY},
+      {"%cluster_ctaid.z", SpecialReg::ClusterCtaidZ}, {"%cluster_nctaid.x", SpecialReg::ClusterNctaidX},
+      {"%cluster_nctaid.y", SpecialReg::ClusterNctaidY}, {"%cluster_nctaid.z", SpecialReg::ClusterNctaidZ},
+      {"%clusterid.x", SpecialReg::ClusteridX}, {"%clusterid.y", SpecialReg::ClusteridY},
+      {"%clusterid.z", SpecialReg::ClusteridZ}, {"%nclusterid.x", SpecialReg::NclusteridX},
+      {"%nclusterid.y", SpecialReg::NclusteridY}, {"%nclusterid.z", SpecialReg::NclusteridZ},
       {"%clock", SpecialReg::Clock},        {"%clock64", SpecialReg::Clock64},
       {"%globaltimer", SpecialReg::GlobalTimer}, {"%globaltimer_lo", SpecialReg::GlobalTimerLo},
   };
   auto it = m.find(name);
-  if (it == m.end()) return false;
+  if (it == m.end()) {
+    // %envreg0 .. %envreg31
+    if (name.rfind("%envreg", 0) == 0 && name.size() > 7 && name.size() <= 9 &&
+        std::all_of(name.begin() + 7, name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        std::stoi(name.substr(7)) < 32) {
+      r = SpecialReg::EnvReg;
+      return true;
+    }
+    return false;
+  }
   r = it->second;
   return true;
 }

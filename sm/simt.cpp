@@ -40,6 +40,18 @@ std::uint64_t specialValue(ptx::SpecialReg r, const Warp& w, int lane, const Blo
     case SpecialReg::LanemaskGt: return ~((lanebit << 1) - 1) & 0xFFFFFFFFu;
     case SpecialReg::DynamicSmemSize: return l.dynamic_shared_bytes;
     case SpecialReg::TotalSmemSize: return b.shared.size();
+    // Every block is a cluster of one (no cluster launch yet).
+    case SpecialReg::ClusterCtarank: return 0;
+    case SpecialReg::ClusterNctarank: return 1;
+    case SpecialReg::ClusterCtaidX: case SpecialReg::ClusterCtaidY: case SpecialReg::ClusterCtaidZ: return 0;
+    case SpecialReg::ClusterNctaidX: case SpecialReg::ClusterNctaidY: case SpecialReg::ClusterNctaidZ: return 1;
+    case SpecialReg::ClusteridX: return b.ctaid[0];
+    case SpecialReg::ClusteridY: return b.ctaid[1];
+    case SpecialReg::ClusteridZ: return b.ctaid[2];
+    case SpecialReg::NclusteridX: return l.grid[0];
+    case SpecialReg::NclusteridY: return l.grid[1];
+    case SpecialReg::NclusteridZ: return l.grid[2];
+    case SpecialReg::EnvReg: return 0;  // the driver sets no environment registers
     case SpecialReg::ExternSharedBase: {
       std::uint32_t a = l.program->dynamic_shared_align;
       return (l.program->static_shared_bytes + a - 1) / a * a;

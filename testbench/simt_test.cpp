@@ -470,6 +470,46 @@ TEST(Decode, PackedConversionsTakeTwoSources) {
   EXPECT_EQ(got[2], 0x3E000000u);
 }
 
+TEST(Decode, ClusterAndEnvironmentRegistersOfALaunchWithoutClusters) {
+  // Without cluster dimensions every block is a cluster of one: rank 0 of 1, cluster id = block
+  // id, cluster count = grid; the driver sets no %envreg (0).
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.visible .entry cl(.param .u64 p)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<5>;
+  ld.param.u64 %rd1, [p];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %ctaid.x;
+  mul.wide.u32 %rd3, %r1, 20;
+  add.s64 %rd4, %rd2, %rd3;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, %cluster_nctarank;
+  mov.u32 %r4, %clusterid.x;
+  mov.u32 %r5, %nclusterid.x;
+  mov.u32 %r6, %envreg3;
+  st.global.u32 [%rd4], %r2;
+  st.global.u32 [%rd4+4], %r3;
+  st.global.u32 [%rd4+8], %r4;
+  st.global.u32 [%rd4+12], %r5;
+  st.global.u32 [%rd4+16], %r6;
+  ret;
+}
+)"), "cl.ptx");
+  const DevicePtr out = rt.malloc(3 * 20);
+  rt.memset(out, 0xFF, 3 * 20);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "cl"), Dim3(3), Dim3(1), 0, KernelArgs().add(out)), Error::Success);
+  const auto got = rt.download<std::uint32_t>(out, 15);
+  for (std::uint32_t b = 0; b < 3; ++b) {
+    EXPECT_EQ(got[5 * b + 0], 0u) << "rank, block " << b;
+    EXPECT_EQ(got[5 * b + 1], 1u) << "ranks";
+    EXPECT_EQ(got[5 * b + 2], b) << "cluster id";
+    EXPECT_EQ(got[5 * b + 3], 3u) << "clusters";
+    EXPECT_EQ(got[5 * b + 4], 0u) << "envreg";
+  }
+}
+
 TEST(Decode, AnUnknownInstructionIsStillALoadError) {
   expectLoadError(".visible .entry k()\n{\n  .reg .b32 %r<4>;\n  addd.s32 %r1, %r2, %r3;\n  ret;\n}\n", 7, "addd");
 }
