@@ -12,6 +12,7 @@
 #include "kernels/workload.h"
 #include "ptx/parse_error.h"
 #include "app/npy.h"
+#include "app/python_tools.h"
 #include "app/stats_table.h"
 #include "base/input_limits.h"
 #include "base/output_file.h"
@@ -301,6 +302,26 @@ int main(int argc, char** argv) {
       ->capture_default_str();
 
   addStatsDiffCommand(app);
+
+  // The design-exploration tools (python/scgpu_tools): every argument goes to them unchanged,
+  // --help included (docs/design-exploration.md).
+  CLI::App* python_cmds[3];
+  const char* python_names[3] = {"sweep", "plot", "report"};
+  const char* python_help[3] = {
+      "Run a parameter sweep (a sweep YAML file) locally or on a Dask cluster, into a results table",
+      "Plot a sweep's results: a metric per parameter, speedups, stall reasons, Pareto fronts",
+      "Write one self-contained HTML page from a stats JSON file"};
+  for (int i = 0; i < 3; ++i) {
+    python_cmds[i] = app.add_subcommand(python_names[i], python_help[i]);
+    python_cmds[i]->prefix_command();
+    python_cmds[i]->allow_extras();
+    python_cmds[i]->set_help_flag();
+  }
+
+  // They take over before CLI11 parses, so that their --help is theirs.
+  if (argc >= 2)
+    for (int i = 0; i < 3; ++i)
+      if (std::string(argv[1]) == python_names[i]) return runPythonTool(python_names[i], {argv + 2, argv + argc});
 
   try {
     app.parse(argc, argv);

@@ -10,6 +10,8 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev libtbb-dev  # TBB: --threads (parallel SMs)
   libgtest-dev libgmock-dev
   python3 python3-numpy python3-yaml time
+  # scgpu sweep / plot / report (python/scgpu_tools) and their tests
+  python3-pandas python3-matplotlib python3-distributed python3-pytest
 )
 
 missing=()

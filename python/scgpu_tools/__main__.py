@@ -1,0 +1,8 @@
+"""`python3 -m scgpu_tools ...` (see cli.py)."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
