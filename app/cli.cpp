@@ -175,6 +175,7 @@ int run(const RunOptions& options) {
   RunOptions o = options;
   if (o.max_cycles) o.overrides.push_back(fmt::format("limits.cycles_per_launch={}", o.max_cycles));
   if (o.threads) o.overrides.push_back(fmt::format("simulation.host_threads={}", o.threads));
+  if (o.stats_interval) o.overrides.push_back(fmt::format("simulation.stats_interval_cycles={}", o.stats_interval));
   // Ctrl-C and the wall-clock timeout end the run as a fault would: statistics and traces are
   // still written, marked partial.
   const run_control::InterruptGuard interrupt;
@@ -246,6 +247,12 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--max-cycles", opt.max_cycles,
                       "Stop a launch that runs longer than N core cycles with a timeout fault (timing mode; sets "
                       "limits.cycles_per_launch)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_option("--stats-interval", opt.stats_interval,
+                      "Every N core cycles of a running kernel, sample IPC, DRAM bandwidth, hit rates and stall reasons "
+                      "over the interval into the stats JSON's `samples` (timing mode; sets "
+                      "simulation.stats_interval_cycles; `scgpu report` plots them)")
       ->type_name("N")
       ->check(CLI::PositiveNumber);
   run_cmd->add_option("--timeout", opt.timeout_s,

@@ -52,6 +52,7 @@ struct RunOptions {
   // Bounds on a long run: core cycles per launch (0: the config's limits.cycles_per_launch) and
   // wall-clock seconds for the whole run (0: none).
   std::uint64_t max_cycles = 0;
+  std::uint64_t stats_interval = 0;  // --stats-interval: simulation.stats_interval_cycles
   double timeout_s = 0;
   // Host threads that tick the SMs (0: the config's simulation.host_threads).
   unsigned threads = 0;

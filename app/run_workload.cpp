@@ -69,6 +69,11 @@ nlohmann::json report(const RunOptions& o, const GpuConfig& config, const driver
   j["config_source"] = config.sourceName();
   j["config"] = configJson(config);
   j["stats"] = rt.statistics();
+  // --stats-interval: the time series at the top level, where `scgpu report` looks for it.
+  if (j["stats"].contains("components") && j["stats"]["components"].contains("samples")) {
+    j["samples"] = j["stats"]["components"]["samples"];
+    j["stats"]["components"].erase("samples");
+  }
   return j;
 }
 

@@ -71,7 +71,9 @@ void TimingBackend::noteCopy(std::uint32_t engine, std::uint32_t track, std::uin
 
 nlohmann::json TimingBackend::statistics() const {
   top_->computeMetrics();
-  return stats_.toJson();
+  nlohmann::json j = stats_.toJson();
+  if (params_.simulation.stats_interval_cycles) j["samples"] = top_->samples();
+  return j;
 }
 
 }  // namespace scgpu::driver

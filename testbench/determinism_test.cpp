@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -96,6 +97,44 @@ TEST(Determinism, SkippingStalledCyclesGivesTheStatisticsOfTickingEveryCycle) {
     every.erase("config");
     skip.erase("config");
     EXPECT_EQ(every, skip) << args;
+  }
+}
+
+TEST(Determinism, SamplingTheCountersChangesNoStatistic) {
+  // --stats-interval adds `samples` and nothing else; the intervals cover the kernels' cycles and
+  // instructions (each sample counts its own interval, so they add up to at most the totals).
+  const auto dir = std::filesystem::temp_directory_path() / "scgpu_determinism_samples";
+  std::filesystem::create_directories(dir);
+  for (const char* args : {"transpose --config hopper", "bfs --config tiny"}) {
+    nlohmann::json plain = runScgpu(args, (dir / "plain.json").string());
+    nlohmann::json sampled = runScgpu(std::string(args) + " --stats-interval 500", (dir / "sampled.json").string());
+    ASSERT_TRUE(sampled.contains("samples")) << args;
+    const nlohmann::json samples = sampled["samples"];
+    ASSERT_GT(samples.size(), 2u) << args;
+    double cycles = 0, instructions = 0;
+    std::uint64_t last = 0;
+    for (const auto& s : samples) {
+      EXPECT_GT(s["core_cycles"].get<std::uint64_t>(), last) << "samples in time order";
+      last = s["core_cycles"].get<std::uint64_t>();
+      cycles += s["interval_cycles"].get<double>();
+      instructions += s["warp_instructions"].get<double>();
+      double stall = 0;
+      for (const auto& [reason, pct] : s["stall_pct"].items()) stall += pct.get<double>();
+      // The shares of an interval add up to 100 %, or to 0 when no SM held a block (a launch's
+      // completion latency, say).
+      EXPECT_TRUE(std::abs(stall - 100.0) < 1e-6 || stall == 0.0) << "stall shares of an interval: " << stall;
+    }
+    double total_instructions = 0;
+    for (const auto& l : plain["launches"]) total_instructions += l["warp_instructions"].get<double>();
+    EXPECT_LE(instructions, total_instructions) << args;
+    EXPECT_GT(instructions, 0.5 * total_instructions) << args;
+    EXPECT_LE(cycles, double(last)) << args;
+    sampled.erase("samples");
+    dropHostTimes(plain);
+    dropHostTimes(sampled);
+    plain.erase("config");
+    sampled.erase("config");
+    EXPECT_EQ(plain, sampled) << args;
   }
 }
 

@@ -496,6 +496,9 @@ Schema buildSchema() {
   b.choice("simulation.parallel_ticks", FIELD(simulation.parallel_ticks), {"adaptive", "always"},
            "with host_threads > 1: adaptive (the threads take the cycles where timing shows they pay) or always "
            "(every cycle with two or more blocks of a kind to tick; for tests of that path)");
+  b.integer("simulation.stats_interval_cycles", FIELD(simulation.stats_interval_cycles), 0, 1ull << 40,
+            "every this many core cycles of a running kernel, sample the counters over the interval (IPC, DRAM "
+            "bandwidth, hit rates, stall reasons) into the statistics' samples; 0: none");
   b.boolean("simulation.skip_stalled_cycles", FIELD(simulation.skip_stalled_cycles),
             "an SM whose warps all wait skips the cycles before its next event and counts them in bulk (the "
             "same statistics); false ticks every cycle");

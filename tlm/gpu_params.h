@@ -57,6 +57,10 @@ struct SimulationParams {
   // An SM whose warps all wait sleeps until its next event and accounts the skipped cycles in bulk
   // (SmCore::asleepAt); false ticks every cycle (tests compare the two).
   bool skip_stalled_cycles = true;
+  // Every this many core cycles of a running kernel, a sample of the chip's counters over the
+  // interval (IPC, DRAM bandwidth, hit rates, stall reasons) goes into the statistics' `samples`
+  // (--stats-interval); 0: none.
+  std::uint64_t stats_interval_cycles = 0;
 };
 
 struct GpuParams {

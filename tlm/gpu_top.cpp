@@ -161,6 +161,7 @@ GpuTop::~GpuTop() = default;
 
 void GpuTop::coreTick(std::uint64_t cycle) {
   if (running_.empty()) return;
+  if (params_.simulation.stats_interval_cycles && cycle >= next_sample_) takeSample(cycle);
   // The kernel a chip-wide stop is reported against: the one running longest.
   const std::string& oldest = running_.front().launch->program->kernel_name;
   auto divergence = [&](const std::string& message) {
@@ -446,6 +447,55 @@ std::string GpuTop::dumpState() const {
                        x.requestOutputFlits(j), x.responseInputFlits(j),
                        xbar_->req_out[j]->ready() ? "" : ", link to the slice blocked");
   return s;
+}
+
+void GpuTop::takeSample(std::uint64_t cycle) {
+  const std::uint64_t every = params_.simulation.stats_interval_cycles;
+  const bool first = next_sample_ == 0;
+  next_sample_ = (cycle / every + 1) * every;
+  // Sleeping SMs count their skipped cycles when they wake: settle them so that this interval
+  // holds its own stall reasons and active cycles (the statistics stay those of ticking).
+  for (const auto& s : sms_) s->core.settle(cycle);
+  StatsRegistry& st = stats_;
+  std::map<std::string, double> now;
+  now["cycle"] = double(cycle);
+  now["warp_instructions"] = double(st.sum("gpu.sm[", "].warp_instructions"));
+  now["active_cycles"] = double(st.sum("gpu.sm[", "].active_cycles"));
+  now["active_warps_sum"] = double(st.sum("gpu.sm[", "].active_warps_sum"));
+  now["l1_hits"] = double(st.sum("gpu.sm[", "].l1.hits"));
+  now["l1_misses"] = double(st.sum("gpu.sm[", "].l1.misses"));
+  now["l2_hits"] = double(st.sum("gpu.l2[", "].hits"));
+  now["l2_misses"] = double(st.sum("gpu.l2[", "].misses"));
+  now["dram_accesses"] = double(st.sum("gpu.dram[", "].reads") + st.sum("gpu.dram[", "].writes"));
+  for (int i = 0; i < int(sm::timing::Reason::Count); ++i)
+    if (sm::timing::isSchedulerReason(sm::timing::Reason(i)))
+      now[std::string("stall.") + sm::timing::toString(sm::timing::Reason(i))] =
+          double(st.sum("gpu.sm[", std::string(".stall.") + sm::timing::toString(sm::timing::Reason(i))));
+  if (!first) {
+    const auto d = [&](const char* k) { return now[k] - sample_base_[k]; };
+    const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+    const double cycles = d("cycle");
+    const double seconds = cycles / (params_.clocks.core_clock_mhz * 1e6);
+    nlohmann::json j;
+    j["core_cycles"] = cycle;
+    j["interval_cycles"] = cycles;
+    j["warp_instructions"] = d("warp_instructions");
+    j["ipc"] = ratio(d("warp_instructions"), cycles);
+    j["active_sms"] = ratio(d("active_cycles"), cycles);
+    j["occupancy_pct"] = 100.0 * ratio(d("active_warps_sum"), d("active_cycles") * params_.sm.max_warps_per_sm);
+    j["l1_hit_rate_pct"] = 100.0 * ratio(d("l1_hits"), d("l1_hits") + d("l1_misses"));
+    j["l2_hit_rate_pct"] = 100.0 * ratio(d("l2_hits"), d("l2_hits") + d("l2_misses"));
+    j["dram_bytes_per_second"] = ratio(d("dram_accesses") * params_.dram.access_bytes, seconds);
+    double total = 0;
+    for (const auto& [k, v] : now)
+      if (k.rfind("stall.", 0) == 0) total += v - sample_base_[k];
+    nlohmann::json stall = nlohmann::json::object();
+    for (const auto& [k, v] : now)
+      if (k.rfind("stall.", 0) == 0) stall[k.substr(6)] = 100.0 * ratio(v - sample_base_[k], total);
+    j["stall_pct"] = stall;
+    samples_.push_back(std::move(j));
+  }
+  sample_base_ = std::move(now);
 }
 
 void GpuTop::computeMetrics() {

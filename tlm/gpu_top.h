@@ -12,10 +12,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include <systemc>
 
@@ -76,6 +79,8 @@ class GpuTop : public sc_core::sc_module {
 
   // Derived metrics (IPC, occupancy, hit rates, bandwidth, ...) into the registry.
   void computeMetrics();
+  // The samples taken every simulation.stats_interval_cycles: one JSON object per interval.
+  const std::vector<nlohmann::json>& samples() const { return samples_; }
   const GpuParams& params() const { return params_; }
   // Every warp and every non-empty queue, for the watchdog and for faults.
   std::string dumpState() const;
@@ -135,6 +140,12 @@ class GpuTop : public sc_core::sc_module {
   std::uint64_t last_progress_cycle_ = 0, last_issued_ = 0;
   std::uint64_t kernels_ = 0;
   std::uint64_t total_core_cycles_ = 0;
+  // --stats-interval: the samples, the next cycle to sample at, and the cumulative counters of the
+  // previous sample (the intervals are differences).
+  void takeSample(std::uint64_t cycle);
+  std::vector<nlohmann::json> samples_;
+  std::uint64_t next_sample_ = 0;
+  std::map<std::string, double> sample_base_;
   double total_ns_ = 0;
   bool progress_ = false, progress_shown_ = false;
   std::chrono::steady_clock::time_point last_progress_wall_;

@@ -174,9 +174,9 @@ def timeseries_section(stats: Dict, sink: ChartSink):
     rows = derive.samples(stats)
     if rows is None:
         return "timeseries", "Time series", note(
-            "No time series: this statistics file has no 'samples' array. The simulator does "
-            "not write samples yet; when a run is made with a sampling option (--stats-interval), "
-            "this section plots them.")
+            "No time series: this statistics file has no 'samples' array. Run with "
+            "`scgpu run ... --stats-interval N` (timing mode) to sample the counters every N core "
+            "cycles; this section then plots them.")
     time_key = derive.sample_time_key(rows)
     fig, omitted = charts.timeseries_chart(rows, time_key)
     if fig is None:
