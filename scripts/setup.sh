@@ -12,6 +12,7 @@ packages=(
   python3 python3-numpy python3-yaml time
   # scgpu sweep / plot / report (python/scgpu_tools) and their tests
   python3-pandas python3-matplotlib python3-distributed python3-pytest
+  chromium  # headless: the report page renders without console errors (python/tests)
 )
 
 missing=()
