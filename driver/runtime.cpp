@@ -240,16 +240,26 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   DeviceModel& device = s.transport->device();
   const LaunchReport& report = device.lastLaunch();
+  // The device knows the module by its slot; the runtime by the name it was loaded from. Every
+  // "moduleN.ptx" that ends a word or precedes ":line:col" becomes that name.
+  const auto runtimeNames = [&](std::string text) {
+    const std::string device_name = fmt::format("module{}.ptx", slot->second);
+    const std::string& name = s.module_names[slot->second];
+    for (std::string::size_type at = 0; (at = text.find(device_name, at)) != std::string::npos;) {
+      const std::string::size_type after = at + device_name.size();
+      if (after < text.size() && text[after] != ':') {
+        at = after;
+        continue;
+      }
+      text.replace(at, device_name.size(), name);
+      at += name.size();
+    }
+    return text;
+  };
   if (st == SCGPU_ERROR_LAUNCH_REFUSED) {
     // A launch the device refuses is not a fault: nothing ran.
     s.last_fault.reset();
-    s.last_launch_error = report.refusal;
-    // The device knows the module by its slot; the runtime by the name it was loaded from.
-    const std::string device_name = fmt::format("module{}.ptx:", slot->second);
-    for (std::string::size_type at = 0; (at = s.last_launch_error.find(device_name, at)) != std::string::npos;) {
-      s.last_launch_error.replace(at, device_name.size(), s.module_names[slot->second] + ":");
-      at += s.module_names[slot->second].size() + 1;
-    }
+    s.last_launch_error = runtimeNames(report.refusal);
     return s.fail(report.status);
   }
   if (st != SCGPU_SUCCESS && st != SCGPU_ERROR_FAULT) s.check(st, "launch");
@@ -269,10 +279,7 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
   s.launches.push_back(rec);
   if (st == SCGPU_ERROR_FAULT) {
     sm::FaultReport f = *report.fault;
-    // The device knows the module by its slot; the runtime by the name it was loaded from.
-    const std::string device_name = fmt::format("module{}.ptx", slot->second);
-    if (f.ptx_location.compare(0, device_name.size(), device_name) == 0)
-      f.ptx_location = s.module_names[slot->second] + f.ptx_location.substr(device_name.size());
+    f.ptx_location = runtimeNames(f.ptx_location);
     s.last_fault = f;
     return s.fail(report.status);
   }

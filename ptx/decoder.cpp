@@ -680,6 +680,19 @@ Space FunctionDecoder::address(const Operand& op, StateSpace explicit_space, Dec
   }
 }
 
+// Puts a trap in the place of an instruction the core cannot run, keeping where it came from: it
+// never executes (a launch of its kernel is refused), but the program stays well formed.
+void replaceWithTrap(DecodedInst& d) {
+  const std::uint32_t line = d.ptx_line, debug_file = d.debug_file, debug_line = d.debug_line;
+  const std::uint16_t col = d.ptx_col;
+  d = DecodedInst{};
+  d.op = Op::Trap;
+  d.ptx_line = line;
+  d.ptx_col = col;
+  d.debug_file = debug_file;
+  d.debug_line = debug_line;
+}
+
 // PTX instructions (ISA 8.x) that the functional core implements in no form, and forms of
 // implemented ones that it lacks: a kernel using one loads and is refused at launch.
 bool isValidButUnimplemented(const Instruction& in) {
@@ -714,15 +727,7 @@ void FunctionDecoder::recordUnsupported(const SourceLoc& loc, const std::string&
   const std::string::size_type at = why.find("error: ");
   u.reason = at == std::string::npos ? why : why.substr(at + 7);
   L_.program().unsupported.push_back(std::move(u));
-  // A trap in its place: never executed (the launch is refused), but a well-formed instruction.
-  const std::uint32_t line = out.ptx_line, debug_file = out.debug_file, debug_line = out.debug_line;
-  const std::uint16_t col = out.ptx_col;
-  out = DecodedInst{};
-  out.op = Op::Trap;
-  out.ptx_line = line;
-  out.ptx_col = col;
-  out.debug_file = debug_file;
-  out.debug_line = debug_line;
+  replaceWithTrap(out);
 }
 
 void FunctionDecoder::decode() {
@@ -1534,17 +1539,11 @@ Program decodeWithIndex(const Module& module, const std::string& kernel_name, co
       // launch (with every such form listed); a trap stands in its place.
       p.unsupported.push_back({d.ptx_line, d.ptx_col, p.text[pc],
                                "unsupported instruction form (valid PTX, not yet implemented by the scgpu functional core)"});
-      const std::uint32_t line = d.ptx_line, debug_file = d.debug_file, debug_line = d.debug_line;
-      const std::uint16_t col = d.ptx_col;
-      d = DecodedInst{};
-      d.op = Op::Trap;
-      d.ptx_line = line;
-      d.ptx_col = col;
-      d.debug_file = debug_file;
-      d.debug_line = debug_line;
+      replaceWithTrap(d);
       d.fn = env.select_handler ? env.select_handler(d) : nullptr;
       if (!d.fn)
-        throw ParseError(module.source_name, line, col, fmt::format("unsupported instruction form '{}'", p.text[pc]));
+        throw ParseError(module.source_name, d.ptx_line, d.ptx_col,
+                         fmt::format("unsupported instruction form '{}'", p.text[pc]));
     }
   }
   return p;

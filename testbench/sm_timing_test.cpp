@@ -558,7 +558,8 @@ TEST(SmTiming, ConsecutiveSharedLoadsMergeIntoOneVectorLoadWhenAligned) {
   // ptxas makes one 128-bit load of them. With the base 16-byte aligned the first load goes to
   // the LSU as that access (its wavefronts are those of an ld.shared.v4 of the same addresses)
   // and the other three issue without the LSU; misaligned (base + 4), all four go separately.
-  const char* k = R"(
+  // Lane L's base: smem + (L % 8) * 16 + off.
+  const std::string head = R"(
 .shared .align 16 .b8 smem[4096];
 .visible .entry mg(.param .u32 off)
 {
@@ -571,6 +572,8 @@ TEST(SmTiming, ConsecutiveSharedLoadsMergeIntoOneVectorLoadWhenAligned) {
   mov.u32 %r5, smem;
   add.u32 %r6, %r5, %r4;
   add.u32 %r6, %r6, %r1;
+)";
+  const std::string k = head + R"(
   ld.shared.f32 %f1, [%r6];
   fma.rn.f32 %f10, %f1, %f1, %f1;
   ld.shared.f32 %f2, [%r6+4];
@@ -581,24 +584,12 @@ TEST(SmTiming, ConsecutiveSharedLoadsMergeIntoOneVectorLoadWhenAligned) {
   ret;
 }
 )";
-  const char* v4 = R"(
-.shared .align 16 .b8 smem[4096];
-.visible .entry mg(.param .u32 off)
-{
-  .reg .b32 %r<8>;
-  .reg .f32 %f<16>;
-  ld.param.u32 %r1, [off];
-  mov.u32 %r2, %tid.x;
-  and.b32 %r3, %r2, 7;
-  shl.b32 %r4, %r3, 4;
-  mov.u32 %r5, smem;
-  add.u32 %r6, %r5, %r4;
-  add.u32 %r6, %r6, %r1;
+  const std::string v4 = head + R"(
   ld.shared.v4.f32 {%f1, %f2, %f3, %f4}, [%r6];
   ret;
 }
 )";
-  auto run = [](const char* src, std::uint32_t off, std::uint64_t* merged) {
+  auto run = [](const std::string& src, std::uint32_t off, std::uint64_t* merged) {
     Bench b(src, "mg");
     b.param<std::uint32_t>(0, off);
     b.configure(32);

@@ -116,40 +116,6 @@ InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vect
   return info;
 }
 
-std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
-  std::vector<InstInfo> out(program.code.size());
-  std::vector<std::uint8_t> consts;
-  for (const auto& f : program.functions) {
-    if (f.end_pc <= f.entry_pc) continue;
-    consts.assign(f.num_regs, 0);
-    for (const auto& init : f.inits)
-      if ((init.kind == ptx::SlotInit::Kind::Constant || init.kind == ptx::SlotInit::Kind::LocalAddress) &&
-          init.slot < consts.size())
-        consts[init.slot] = 1;
-    for (std::uint32_t pc = f.entry_pc; pc < f.end_pc && pc < program.code.size(); ++pc)
-      out[pc] = classify(program, pc, consts);
-    // Registers some instruction of the function reads; an atom writing none of them is a red.
-    std::vector<std::uint8_t> read(f.num_regs, 0);
-    Operands ops;
-    for (std::uint32_t pc = f.entry_pc; pc < f.end_pc && pc < program.code.size(); ++pc) {
-      operands(program, program.code[pc], out[pc], ops);
-      for (std::uint32_t i = 0; i < ops.n_reg_src; ++i)
-        if (ops.reg_src[i] < read.size()) read[ops.reg_src[i]] = 1;
-        else read.resize(ops.reg_src[i] + 1, 0), read[ops.reg_src[i]] = 1;
-    }
-    findSharedLoadGroups(program, f.entry_pc, std::min<std::uint32_t>(f.end_pc, std::uint32_t(program.code.size())), out);
-    findFusedInstructions(program, f.entry_pc, std::min<std::uint32_t>(f.end_pc, std::uint32_t(program.code.size())), out);
-    for (std::uint32_t pc = f.entry_pc; pc < f.end_pc && pc < program.code.size(); ++pc) {
-      if (program.code[pc].op != Op::Atom) continue;
-      operands(program, program.code[pc], out[pc], ops);
-      bool used = ops.n_pred_dst > 0;
-      for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i) used |= ops.reg_dst[i] >= read.size() || read[ops.reg_dst[i]];
-      if (!used) out[pc].flags |= kResultUnused;
-    }
-  }
-  return out;
-}
-
 namespace {
 
 // A load that can join a group: ld.shared of one 32-bit register, unguarded, not volatile.
@@ -176,21 +142,13 @@ bool integerType(Type t) { return t != Type::Pred && t != Type::None && !ptx::is
 bool addSub(Op op) { return op == Op::Add || op == Op::Sub; }
 bool logic(Op op) { return op == Op::And || op == Op::Or || op == Op::Xor || op == Op::Not; }
 
-}  // namespace
-
+// Marks the instructions that ptxas folds away (kFused, kFree) in function [entry, end), given
+// its block starts and how many instructions read each register (a fused producer's result
+// must have one reader).
 void findFusedInstructions(const ptx::Program& program, std::uint32_t entry, std::uint32_t end,
+                           const std::vector<std::uint8_t>& starts, const std::vector<std::uint32_t>& readers,
                            std::vector<InstInfo>& info) {
-  const std::vector<std::uint8_t> starts = blockStarts(program, entry, end);
-  // How many instructions read each register: a fused producer's result must have one reader.
-  std::vector<std::uint32_t> readers;
   Operands ops;
-  for (std::uint32_t pc = entry; pc < end; ++pc) {
-    operands(program, program.code[pc], info[pc], ops);
-    for (std::uint32_t i = 0; i < ops.n_reg_src; ++i) {
-      if (ops.reg_src[i] >= readers.size()) readers.resize(ops.reg_src[i] + 1, 0);
-      ++readers[ops.reg_src[i]];
-    }
-  }
   auto plain = [](const ptx::DecodedInst& in) {  // unguarded, no carry, one register result
     return in.guard == ptx::kNoSlot && !(in.flags & (ptx::kCcIn | ptx::kCcOut)) && in.ndst == 1 &&
            in.dst[0] != ptx::kNoSlot;
@@ -225,10 +183,10 @@ void findFusedInstructions(const ptx::Program& program, std::uint32_t entry, std
   }
 }
 
+// Marks the shared-load groups (InstInfo::merge_n) of function [entry, end); a group never spans
+// one of its block starts.
 void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std::uint32_t end,
-                          std::vector<InstInfo>& info) {
-  // A group never spans a block start.
-  const std::vector<std::uint8_t> starts = blockStarts(program, entry, end);
+                          const std::vector<std::uint8_t>& starts, std::vector<InstInfo>& info) {
   std::vector<std::uint8_t> taken(starts.size(), 0);
   Operands ops;
   constexpr std::uint32_t kWindow = 48;  // instructions searched after the first load
@@ -238,7 +196,6 @@ void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std:
     // Candidates: the loads at offsets +4, +8, +12 before the block ends, a store, a barrier or
     // anything that changes the base register.
     std::uint32_t member_pc[3] = {};
-    std::uint32_t last = h;
     for (std::uint32_t pc = h + 1; pc < end && pc <= h + kWindow; ++pc) {
       if (starts[pc - entry]) break;
       const ptx::DecodedInst& in = program.code[pc];
@@ -249,7 +206,6 @@ void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std:
       if (groupableLoad(in) && in.aux == head.aux && d > 0 && d % 4 == 0 && d / 4 <= 3 && !member_pc[d / 4 - 1] &&
           !taken[pc - entry]) {
         member_pc[d / 4 - 1] = pc;
-        last = pc;
         if (member_pc[0] && member_pc[1] && member_pc[2]) break;
         continue;
       }
@@ -273,7 +229,6 @@ void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std:
       }
       return true;
     };
-    (void)last;
     for (std::uint32_t& m : member_pc)
       if (m && !valid(m)) m = 0;
     const auto reg = [&](int i) { return program.code[member_pc[i]].dst[0]; };
@@ -287,6 +242,46 @@ void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std:
       taken[member_pc[i] - entry] = 1;
     }
   }
+}
+
+}  // namespace
+
+std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
+  std::vector<InstInfo> out(program.code.size());
+  std::vector<std::uint8_t> consts;
+  std::vector<std::uint32_t> readers;
+  Operands ops;
+  for (const auto& f : program.functions) {
+    if (f.end_pc <= f.entry_pc) continue;
+    const std::uint32_t end = std::min<std::uint32_t>(f.end_pc, std::uint32_t(program.code.size()));
+    consts.assign(f.num_regs, 0);
+    for (const auto& init : f.inits)
+      if ((init.kind == ptx::SlotInit::Kind::Constant || init.kind == ptx::SlotInit::Kind::LocalAddress) &&
+          init.slot < consts.size())
+        consts[init.slot] = 1;
+    for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) out[pc] = classify(program, pc, consts);
+    // How many instructions of the function read each register: an atom whose result none reads is
+    // a red, and a fused pair's first result has exactly one reader.
+    readers.assign(f.num_regs, 0);
+    for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
+      operands(program, program.code[pc], out[pc], ops);
+      for (std::uint32_t i = 0; i < ops.n_reg_src; ++i) {
+        if (ops.reg_src[i] >= readers.size()) readers.resize(ops.reg_src[i] + 1, 0);
+        ++readers[ops.reg_src[i]];
+      }
+    }
+    const std::vector<std::uint8_t> starts = blockStarts(program, f.entry_pc, end);
+    findSharedLoadGroups(program, f.entry_pc, end, starts, out);
+    findFusedInstructions(program, f.entry_pc, end, starts, readers, out);
+    for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
+      if (program.code[pc].op != Op::Atom) continue;
+      operands(program, program.code[pc], out[pc], ops);
+      bool used = ops.n_pred_dst > 0;
+      for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i) used |= ops.reg_dst[i] >= readers.size() || readers[ops.reg_dst[i]];
+      if (!used) out[pc].flags |= kResultUnused;
+    }
+  }
+  return out;
 }
 
 void operands(const ptx::Program& program, const ptx::DecodedInst& in, const InstInfo& info, Operands& o) {

@@ -56,11 +56,6 @@ struct InstInfo {
 };
 
 InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vector<std::uint8_t>& const_slots);
-// Marks the instructions that ptxas folds away (kFused, kFree) in function [entry, end).
-void findFusedInstructions(const ptx::Program& program, std::uint32_t entry, std::uint32_t end,
-                           std::vector<InstInfo>& info);
-// Marks the shared-load groups (InstInfo::merge_n) of function [entry, end) of `info`.
-void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std::uint32_t end, std::vector<InstInfo>& info);
 std::vector<InstInfo> classifyProgram(const ptx::Program& program);
 
 // Operand slots of one instruction, frame-relative, without kNoSlot entries. Register reads
