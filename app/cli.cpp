@@ -250,7 +250,7 @@ int main(int argc, char** argv) {
       ->type_name("N")
       ->check(CLI::PositiveNumber);
   run_cmd->add_option("--stats-interval", opt.stats_interval,
-                      "Every N core cycles of a running kernel, sample IPC, DRAM bandwidth, hit rates and stall reasons "
+                      "Every N core cycles of a running kernel, sample IPC, L2 and DRAM bandwidth, hit rates and stall reasons "
                       "over the interval into the stats JSON's `samples` (timing mode; sets "
                       "simulation.stats_interval_cycles; `scgpu report` plots them)")
       ->type_name("N")

@@ -123,6 +123,9 @@ TEST(Determinism, SamplingTheCountersChangesNoStatistic) {
       // The shares of an interval add up to 100 %, or to 0 when no SM held a block (a launch's
       // completion latency, say).
       EXPECT_TRUE(std::abs(stall - 100.0) < 1e-6 || stall == 0.0) << "stall shares of an interval: " << stall;
+      for (const char* key : {"ipc", "l1_hit_rate_pct", "l2_hit_rate_pct", "l2_bytes_per_second", "dram_bytes_per_second",
+                              "dram_row_hit_rate_pct", "active_sms", "occupancy_pct"})
+        EXPECT_TRUE(s.contains(key)) << key;
     }
     double total_instructions = 0;
     for (const auto& l : plain["launches"]) total_instructions += l["warp_instructions"].get<double>();

@@ -467,6 +467,8 @@ void GpuTop::takeSample(std::uint64_t cycle) {
   now["l2_hits"] = double(st.sum("gpu.l2[", "].hits"));
   now["l2_misses"] = double(st.sum("gpu.l2[", "].misses"));
   now["dram_accesses"] = double(st.sum("gpu.dram[", "].reads") + st.sum("gpu.dram[", "].writes"));
+  now["dram_row_hits"] = double(st.sum("gpu.dram[", "].row_hits"));
+  now["dram_row_other"] = double(st.sum("gpu.dram[", "].row_misses") + st.sum("gpu.dram[", "].row_conflicts"));
   for (int i = 0; i < int(sm::timing::Reason::Count); ++i)
     if (sm::timing::isSchedulerReason(sm::timing::Reason(i)))
       now[std::string("stall.") + sm::timing::toString(sm::timing::Reason(i))] =
@@ -485,7 +487,9 @@ void GpuTop::takeSample(std::uint64_t cycle) {
     j["occupancy_pct"] = 100.0 * ratio(d("active_warps_sum"), d("active_cycles") * params_.sm.max_warps_per_sm);
     j["l1_hit_rate_pct"] = 100.0 * ratio(d("l1_hits"), d("l1_hits") + d("l1_misses"));
     j["l2_hit_rate_pct"] = 100.0 * ratio(d("l2_hits"), d("l2_hits") + d("l2_misses"));
+    j["l2_bytes_per_second"] = ratio((d("l2_hits") + d("l2_misses")) * params_.l2.cache.sector_bytes, seconds);
     j["dram_bytes_per_second"] = ratio(d("dram_accesses") * params_.dram.access_bytes, seconds);
+    j["dram_row_hit_rate_pct"] = 100.0 * ratio(d("dram_row_hits"), d("dram_row_hits") + d("dram_row_other"));
     double total = 0;
     for (const auto& [k, v] : now)
       if (k.rfind("stall.", 0) == 0) total += v - sample_base_[k];
