@@ -52,6 +52,7 @@
 // requests sent), queue_full_cycles.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -86,6 +87,17 @@ class L2Slice {
   bool idle() const {
     return queue_.empty() && fills_.empty() && hit_pipe_.empty() && atomic_pipe_.empty() && dram_pipe_.empty() &&
            responses_.empty() && dram_out_.empty();
+  }
+  // Nothing to look up, fill or hand on: only results whose latency runs, the first of them due
+  // at nextResult(). tick() does nothing before then, so the caller may skip the cycles between
+  // (each pipe is in ready order, so a tick at that cycle sees what ticking every cycle would).
+  bool onlyWaiting() const { return queue_.empty() && fills_.empty() && responses_.empty() && dram_out_.empty(); }
+  std::uint64_t nextResult() const {
+    std::uint64_t next = ~std::uint64_t{0};
+    if (!hit_pipe_.empty()) next = std::min(next, hit_pipe_.front().ready);
+    if (!atomic_pipe_.empty()) next = std::min(next, atomic_pipe_.front().ready);
+    if (!dram_pipe_.empty()) next = std::min(next, dram_pipe_.front().ready);
+    return next;
   }
   std::uint32_t queueDepth() const { return std::uint32_t(queue_.size()); }
   std::uint32_t mshrUsed() const { return mshr_used_; }

@@ -106,6 +106,7 @@ void ClockDomain::wake() {
 }
 
 void ClockDomain::evaluate() {
+  sleeping_ = false;
   cycle_ = sc_core::sc_time_stamp().value() / period_.value();
   ++ticks_;
   for (std::size_t i = 0; i < components_.size();) {
@@ -128,12 +129,23 @@ void ClockDomain::transfer() {
     if (c.transfer) c.transfer(cycle_);
   // Only after every transfer: a later component's transfer may hand work to an earlier one.
   bool busy = false;
-  for (auto& c : components_) busy = busy || !c.idle();
+  for (auto& c : components_)
+    if (c.keeps_awake && !c.idle()) {
+      busy = true;
+      break;
+    }
   if (busy) {
     edge_ev_.notify(period_);
-  } else {
-    sleeping_ = true;
+    return;
   }
+  sleeping_ = true;
+  std::uint64_t next = kNever;
+  for (auto& c : components_)
+    if (c.due) next = std::min(next, c.due());
+  if (next == kNever) return;  // until wake()
+  // An edge at `next`; wake() brings an earlier one (an earlier notification replaces a later).
+  next = std::max(next, cycle_ + 1);
+  edge_ev_.notify(sc_core::sc_time::from_value(next * period_.value()) - sc_core::sc_time_stamp());
 }
 
 }  // namespace scgpu

@@ -4,7 +4,8 @@
 // before any transfer at that time happens, what crosses a link at time T is seen by the receiver
 // at its first edge after T, whatever the order SystemC runs processes in: the model is
 // deterministic. When every component is idle the domain sleeps until wake() (work arrived) and
-// costs nothing. Components that share nothing in their ticks (the SMs, the L2 slices, the DRAM
+// costs nothing; when some only wait for a cycle of their own (Component::due), it sleeps until the
+// earliest such cycle, skipping the edges before it. Components that share nothing in their ticks (the SMs, the L2 slices, the DRAM
 // channels) are added as one parallel group, which may tick on several host threads (TBB) and
 // then commits, in a fixed order, what its members held back: the same results at any thread count.
 #pragma once
@@ -26,10 +27,28 @@ class ClockDomain : public sc_core::sc_module {
   ClockDomain(sc_core::sc_module_name name, double clock_mhz);
 
   struct Component {
+    Component(std::function<void(std::uint64_t)> tick_fn, std::function<bool()> idle_fn,
+              std::function<void(std::uint64_t)> transfer_fn = {}, std::function<std::uint64_t()> due_fn = {},
+              bool keeps_awake_domain = true)
+        : tick(std::move(tick_fn)),
+          idle(std::move(idle_fn)),
+          transfer(std::move(transfer_fn)),
+          due(std::move(due_fn)),
+          keeps_awake(keeps_awake_domain) {}
     std::function<void(std::uint64_t cycle)> tick;
     std::function<bool()> idle;
     std::function<void(std::uint64_t cycle)> transfer;  // may be empty
+    // For a component that reports idle while it waits for a cycle of its own (an SM asleep until
+    // a latency elapses, an L2 slice until its next result is due): that cycle, or kNever when
+    // only an arrival can give it work. When every component is idle, the domain sleeps until
+    // the earliest such cycle (or a wake()) instead of evaluating the edges in between. May be empty.
+    std::function<std::uint64_t()> due;
+    // false: it ticks at every edge the domain evaluates while !idle(), but does not by itself keep
+    // the domain evaluating every edge; only its due() brings an edge (the chip's monitor, whose
+    // checks need only the edges at which something happens, and its own deadlines).
+    bool keeps_awake = true;
   };
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
   // Components tick in the order they were added.
   void add(Component c);
   // Members that share no state in tick (SMs, whose global-memory effects wait for commit): they

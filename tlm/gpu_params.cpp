@@ -501,7 +501,8 @@ Schema buildSchema() {
             "bandwidth, hit rates, stall reasons) into the statistics' samples; 0: none");
   b.boolean("simulation.skip_stalled_cycles", FIELD(simulation.skip_stalled_cycles),
             "an SM whose warps all wait skips the cycles before its next event and counts them in bulk (the "
-            "same statistics); false ticks every cycle");
+            "same statistics), and a stalled warp is looked at again only when its reason may have changed; false ticks every SM and "
+            "evaluates every warp every cycle");
   return b.take();
 }
 #undef FIELD

@@ -55,7 +55,8 @@ struct SimulationParams {
   // always: every cycle with two or more SMs (slices, channels) to tick (tests of that path).
   std::string parallel_ticks = "adaptive";
   // An SM whose warps all wait sleeps until its next event and accounts the skipped cycles in bulk
-  // (SmCore::asleepAt); false ticks every cycle (tests compare the two).
+  // (SmCore::asleepAt), and a stalled warp is looked at again only when its reason may have
+  // changed; false ticks every SM and evaluates every warp every cycle (tests compare the two).
   bool skip_stalled_cycles = true;
   // Every this many core cycles of a running kernel, a sample of the chip's counters over the
   // interval (IPC, DRAM bandwidth, hit rates, stall reasons) goes into the statistics' `samples`

@@ -69,7 +69,13 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
     for (std::size_t i : ticked)
       if (sms_[i]->core.needsCommit()) sms_[i]->core.commitCycle();
   });
-  core_clk_.add({[this](std::uint64_t c) { coreTick(c); }, [this] { return running_.empty(); }, {}});
+  // The monitor looks at every edge the core domain evaluates. Where cycles may be skipped it
+  // does not keep the domain awake itself: nothing it checks changes in a cycle in which no SM
+  // ticked, except at its own deadlines (monitorDue).
+  const bool skipping = params.simulation.skip_stalled_cycles && !trace.enabled();
+  core_clk_.add({[this](std::uint64_t c) { coreTick(c); }, [this] { return running_.empty(); }, {},
+                 [this] { return running_.empty() ? ClockDomain::kNever : monitorDue(core_clk_.cycle()); },
+                 !skipping});
   // Address translation's timing: an L1 TLB per SM in front of the shared L2 TLB and the walker
   // (one address space: a device's channels share the driver's page tables).
   if (params.mmu.enabled) {
@@ -119,6 +125,10 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
   // The probes look at every SM every cycle: no sleeping then.
   if (!params.simulation.skip_stalled_cycles || trace.enabled())
     for (auto& s : sms_) s->core.setSleepAllowed(false);
+  if (!params.simulation.skip_stalled_cycles)
+    for (auto& s : sms_) s->core.setEvaluateEveryCycle(true);
+  for (std::uint32_t j = 0; j < nslice; ++j)
+    l2_[j]->setSkipWaitingCycles(skipping && params.l2.implOf(j) == "model");
   if (trace.enabled()) {
     probes_ = std::make_unique<ChipProbes>(*this, trace);
     core_clk_.observe([this](std::uint64_t c) { probes_->sampleCore(c); });
@@ -323,6 +333,20 @@ void GpuTop::reportProgress(std::uint64_t cycle) {
              stderr);
   std::fflush(stderr);
   progress_shown_ = true;
+}
+
+std::uint64_t GpuTop::monitorDue(std::uint64_t cycle) const {
+  // The cycles at which coreTick has something to check although no SM ticked: the periodic
+  // checks, the watchdog's and the launches' deadlines, the next sample, a kernel's end.
+  std::uint64_t due = (cycle | 4095) + 1;
+  due = std::min(due, last_progress_cycle_ + params_.watchdog.no_progress_cycles + 1);
+  if (params_.simulation.stats_interval_cycles) due = std::min(due, next_sample_);
+  for (const Running& r : running_) {
+    if (r.start_cycle + params_.limits.cycles_per_launch + 1 > r.start_cycle)  // (no overflow)
+      due = std::min(due, r.start_cycle + params_.limits.cycles_per_launch + 1);
+    if (gigathread_->engine.kernelDone(r.id)) due = cycle + 1;
+  }
+  return std::max(due, cycle + 1);
 }
 
 bool GpuTop::memoryProgressed() {

@@ -138,6 +138,7 @@ class GpuTop : public sc_core::sc_module {
   void finishKernel(const Running& r, std::uint64_t end_cycle, const std::optional<sm::FaultReport>& fault);
 
   std::uint64_t last_progress_cycle_ = 0, last_issued_ = 0;
+  std::uint64_t monitorDue(std::uint64_t cycle) const;  // the next cycle coreTick must look at
   std::uint64_t kernels_ = 0;
   std::uint64_t total_core_cycles_ = 0;
   // --stats-interval: the samples, the next cycle to sample at, and the cumulative counters of the

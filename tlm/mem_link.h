@@ -47,8 +47,11 @@ class LinkOut : public tlm::tlm_bw_transport_if<> {
   ~LinkOut() override = default;
   tlm::tlm_initiator_socket<> socket;
 
-  // True when the link can take a message now.
-  bool ready() const { return !blocked_; }
+  // True when the link can take a message now. A link the target released (END_REQ) at the
+  // current time takes the next message only from the sender's next edge: the release happens in
+  // the target's transfer step, and whether the sender's own transfer at that time runs before or
+  // after it is up to SystemC's process order, which must not change results.
+  bool ready() const { return !blocked_ && !(released_ && released_at_ == sc_core::sc_time_stamp()); }
   // Hands a message to the target, which now owns it (accepted at once or held for later); the
   // caller drops it from its own queue. Requires ready().
   void send(const Msg& m) {
@@ -71,6 +74,8 @@ class LinkOut : public tlm::tlm_bw_transport_if<> {
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time&) override {
     sc_assert(phase == tlm::END_REQ);
     blocked_ = false;
+    released_ = true;
+    released_at_ = sc_core::sc_time_stamp();
     free_.push_back(&p);
     return tlm::TLM_ACCEPTED;
   }
@@ -90,6 +95,8 @@ class LinkOut : public tlm::tlm_bw_transport_if<> {
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> all_;
   std::vector<tlm::tlm_generic_payload*> free_;
   bool blocked_ = false;
+  bool released_ = false;  // released_at_ holds the time of the last END_REQ
+  sc_core::sc_time released_at_;
 };
 
 template <typename Msg>

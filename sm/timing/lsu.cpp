@@ -441,6 +441,16 @@ void Lsu::stepConst(Op& op, const Step& s, std::uint64_t now) {
   op.ready = std::max(op.ready, ready);
 }
 
+std::uint64_t Lsu::earliestRoom(std::uint64_t now) const {
+  if (!full()) return now;
+  const Op& op = ops_[queue_.front()];
+  std::uint64_t steps = 0;
+  for (std::size_t i = op.next; i < op.steps.size(); ++i)
+    steps += op.steps[i].kind == Step::Kind::Shared ? op.steps[i].mask : 1;
+  // step() pops it in the cycle of its last step at the earliest; an issue sees that a cycle later.
+  return std::max(now, op.req.ready_at) + std::max<std::uint64_t>(steps, 1);
+}
+
 std::uint64_t Lsu::nextEvent(std::uint64_t now) const {
   std::uint64_t next = ~std::uint64_t{0};
   auto at = [&](std::uint64_t c) { next = std::min(next, std::max(c, now + 1)); };

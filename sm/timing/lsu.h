@@ -81,6 +81,12 @@ class Lsu {
 
   // The queue of instructions waiting for the pipeline is full: issue stalls (mio_throttle).
   bool full() const { return queue_.size() >= queue_capacity_; }
+  // The earliest cycle at which an instruction issued then could find room in the queue: `now`
+  // when it has room, else no sooner than the front instruction's remaining steps (one cycle per
+  // line or wavefront at best) let it leave. A stalled warp looks again then, not every cycle.
+  std::uint64_t earliestRoom(std::uint64_t now) const;
+  // When the next received response is handled (~0: none waiting); it may finish an instruction.
+  std::uint64_t nextResponse() const { return responses_.empty() ? ~std::uint64_t{0} : responses_.front().second; }
   // The first cycle after `now` at which step() or handleResponses() has something to do, or
   // ~0 when nothing comes before a new response or instruction arrives (SmCore sleeps till then).
   std::uint64_t nextEvent(std::uint64_t now) const;

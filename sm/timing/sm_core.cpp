@@ -197,8 +197,17 @@ struct SmCore::Impl {
   // accounted in bulk when the SM ticks again (accountSleep): each would have counted what the
   // last tick counted, with no issue. 0: awake.
   bool sleep_allowed = true;
+  // Look at every warp every cycle, ignoring status_until (the reference the tests compare the
+  // cached reasons with).
+  bool evaluate_every_cycle = false;
   std::uint64_t sleep_until = 0, slept_from = 0;
   std::uint64_t nextEvent(std::uint64_t t) const;
+  // Dozing: the warps sleep as above but the LSU's pipeline has steps to run (a warp waits on an
+  // uncoalesced access, say). Ticks before sleep_until only step the LSU, until it finishes an
+  // instruction; the warps' cycles are accounted in bulk as in a sleep.
+  bool dozing = false;
+  std::uint64_t warpEvent(std::uint64_t t) const;  // nextEvent(), less the LSU pipeline's steps
+  void doze(std::uint64_t cycle);
   void accountSleep(std::uint64_t through);  // the slept cycles up to `through`, inclusive
   std::uint32_t resident_blocks = 0, live_warps = 0, exited_resident = 0, free_warp_slots = 0;
 
@@ -388,18 +397,31 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     *until = ws.dep_wake;  // kNever while only LSU results are pending (applyLsuDone())
     return ws.dep_reason;
   }
+  // The sub-core's resources: until they free up, unless an issue of the sub-core takes them
+  // first (tick() then has its throttled warps look again). The LSU queue only empties with time.
   const std::uint32_t extra = ws.extra;
   if (!sc.collector_free.empty()) {
-    bool free = false;
-    for (std::uint64_t c : sc.collector_free) free |= c <= t;
-    if (!free) return Reason::DispatchStall;
+    std::uint64_t first_free = kNever;
+    for (std::uint64_t c : sc.collector_free) first_free = std::min(first_free, c);
+    if (first_free > t) {
+      *until = first_free;
+      return Reason::DispatchStall;
+    }
   }
   if (ws.head_merged || ws.head_alu_free) {
     // issues without a pipe
-  } else if (ws.head_pipe == Pipe::Lsu) {
-    if (lsu.full() || sc.pipe_free[int(Pipe::Lsu)] > t + extra) return Reason::MioThrottle;
-  } else if (sc.pipe_free[int(ws.head_pipe)] > t + extra) {
-    return Reason::MathPipeThrottle;
+  } else {
+    const std::uint64_t pipe_free = sc.pipe_free[int(ws.head_pipe)];
+    const std::uint64_t port_free = pipe_free > extra ? pipe_free - extra : 0;  // first t' with pipe_free <= t' + extra
+    if (ws.head_pipe == Pipe::Lsu) {
+      if (lsu.full() || port_free > t) {
+        *until = std::max(port_free, lsu.earliestRoom(t));
+        return Reason::MioThrottle;
+      }
+    } else if (port_free > t) {
+      *until = port_free;
+      return Reason::MathPipeThrottle;
+    }
   }
   return Reason::Ready;
 }
@@ -732,8 +754,11 @@ void SmCore::Impl::retireBlocks(std::uint64_t t) {
 
 // ---- sleeping through cycles in which nothing can change ----
 
-std::uint64_t SmCore::Impl::nextEvent(std::uint64_t t) const {
-  std::uint64_t next = lsu.nextEvent(t);
+std::uint64_t SmCore::Impl::nextEvent(std::uint64_t t) const { return std::min(warpEvent(t), lsu.nextEvent(t)); }
+
+std::uint64_t SmCore::Impl::warpEvent(std::uint64_t t) const {
+  // A handled response may finish an instruction and wake its warp.
+  std::uint64_t next = std::max(lsu.nextResponse(), t + 1);
   if (!draining.empty()) next = std::min(next, std::max(retire_check_at, t + 1));
   for (const SubCore& sc : subs)
     for (std::uint32_t s : sc.warps) {
@@ -748,9 +773,27 @@ std::uint64_t SmCore::Impl::nextEvent(std::uint64_t t) const {
   return next;
 }
 
+void SmCore::Impl::doze(std::uint64_t cycle) {
+  now = cycle;
+  lsu.step(cycle);
+  if (!lsu.done().empty() || (!draining.empty() && retire_check_at <= cycle)) {
+    // Something for the warps: this cycle counts as they were, then the SM is awake.
+    accountSleep(cycle);
+    applyLsuDone();
+    retireBlocks(cycle);
+    return;
+  }
+  const std::uint64_t next = lsu.nextEvent(cycle);
+  if (next > cycle + 1) {  // the pipeline ran dry: sleep on
+    dozing = false;
+    sleep_until = std::min(sleep_until, next);
+  }
+}
+
 void SmCore::Impl::accountSleep(std::uint64_t through) {
   const std::uint64_t from = slept_from;
   sleep_until = 0;
+  dozing = false;
   if (through < from) return;
   const std::uint64_t k = through - from + 1;
   // What each slept cycle would have counted: the statistics of a tick without issue, fetch or
@@ -890,6 +933,8 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
   }
 }
 
+bool SmCore::hasFinishedBlock() const { return !impl_->finished.empty(); }
+
 bool SmCore::popFinishedBlock(std::uint32_t* kernel, std::uint64_t* linear_block_id) {
   Impl& m = *impl_;
   if (m.finished.empty()) return false;
@@ -932,6 +977,11 @@ void SmCore::acceptMemResponse(const memsys::MemRequest& r, std::uint64_t cycle)
 
 void SmCore::tick(std::uint64_t cycle) {
   Impl& m = *impl_;
+  if (m.dozing && cycle < m.sleep_until) {
+    m.doze(cycle);
+    needs_commit_ = m.lsu.translationsPending();
+    return;
+  }
   if (m.sleep_until) m.accountSleep(cycle - 1);
   m.now = cycle;
   ++*m.cycles;
@@ -953,7 +1003,8 @@ void SmCore::tick(std::uint64_t cycle) {
     }
     ++*sc.active;
     for (std::uint32_t s : sc.warps)
-      if (m.status_until[s] <= cycle) m.status[s] = m.evaluate(m.warps[s], sc, cycle, &m.status_until[s]);
+      if (m.status_until[s] <= cycle || m.evaluate_every_cycle)
+        m.status[s] = m.evaluate(m.warps[s], sc, cycle, &m.status_until[s]);
     int first_issued = -1;
     // A shared load served by its group's merged load does not exist in the SASS ptxas makes:
     // it takes no issue slot of the cycle (another warp may issue in it).
@@ -974,6 +1025,11 @@ void SmCore::tick(std::uint64_t cycle) {
       m.issue(slot, sc, cycle, t);
       if (m.issued_free) ++free_issues;
       else ++t.slot_issues;
+      // It took a collector (and a pipe): the warps throttled on them look again next cycle.
+      for (std::uint32_t s : sc.warps)
+        if (m.status[s] == Reason::MathPipeThrottle || m.status[s] == Reason::MioThrottle ||
+            m.status[s] == Reason::DispatchStall)
+          m.status_until[s] = 0;
       m.status[slot] = Reason::Selected;
       m.status_until[slot] = 0;
       sc.sched->issued(slot);
@@ -1011,21 +1067,25 @@ void SmCore::tick(std::uint64_t cycle) {
   m.retireBlocks(cycle);
   needs_commit_ = !m.effects.empty() || m.lsu.translationsPending() || m.issued_total != m.issued_at_commit;
   if (m.sleep_allowed && !m.fault && m.resident_blocks) {
-    const std::uint64_t next = m.nextEvent(cycle);
-    if (next > cycle + 1) {
-      m.sleep_until = next;
+    const std::uint64_t warps_next = m.warpEvent(cycle);
+    if (warps_next > cycle + 1) {
+      const std::uint64_t lsu_next = m.lsu.nextEvent(cycle);
+      m.dozing = lsu_next <= cycle + 1;
+      m.sleep_until = m.dozing ? warps_next : std::min(warps_next, lsu_next);
       m.slept_from = cycle + 1;
     }
   }
 }
 
-bool SmCore::asleepAt(std::uint64_t cycle) const { return impl_->sleep_until > cycle; }
+bool SmCore::asleepAt(std::uint64_t cycle) const { return !impl_->dozing && impl_->sleep_until > cycle; }
+std::uint64_t SmCore::wakeCycle() const { return impl_->dozing ? 0 : impl_->sleep_until; }
 
 void SmCore::settle(std::uint64_t cycle) {
   if (impl_->sleep_until) impl_->accountSleep(cycle);
 }
 
 void SmCore::setSleepAllowed(bool allowed) { impl_->sleep_allowed = allowed && impl_->sleep_allowed; }
+void SmCore::setEvaluateEveryCycle(bool every) { impl_->evaluate_every_cycle = every; }
 
 bool SmCore::idle() const {
   const Impl& m = *impl_;

@@ -44,6 +44,7 @@ class SmCore {
   void launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, std::uint64_t cycle);
   // A block whose warps all exited and whose memory operations all completed; its resources are
   // free. Gives its kernel and linear block id.
+  bool hasFinishedBlock() const;
   bool popFinishedBlock(std::uint32_t* kernel, std::uint64_t* linear_block_id);
 
   // Address translation in front of the accesses that leave the SM (Lsu::attachTranslation): this
@@ -78,9 +79,14 @@ class SmCore {
   // asleep at, or lets it sleep; settle() accounts a sleep up to `cycle` (the run stops there, or
   // something arrives at it) and wakes the SM from the next cycle on.
   bool asleepAt(std::uint64_t cycle) const;
+  // The cycle a sleeping SM must tick at again (0: not asleep).
+  std::uint64_t wakeCycle() const;
   void settle(std::uint64_t cycle);
   // Off when something observes the SM every cycle (waveforms, the timeline).
   void setSleepAllowed(bool allowed);
+  // Evaluate every warp at every tick instead of trusting how long its stall reason is known to
+  // hold (status_until): slow, the reference for tests that the cached reasons are exact.
+  void setEvaluateEveryCycle(bool every);
   // The first fault; the SM issues nothing after it.
   const std::optional<FaultReport>& fault() const;
   // A block resident for more than `limit` cycles at `cycle` (a warp spinning in a loop that never

@@ -37,8 +37,13 @@ L2Block::L2Block(sc_core::sc_module_name name, const L2Params& p, std::uint32_t 
 }
 
 ClockDomain::Component L2Block::component() {
-  return {[this](std::uint64_t c) { slice.tick(c); }, [this] { return slice.idle() && !req_in.holding(); },
-          [this](std::uint64_t) { transfer(); }};
+  auto waiting = [this] {
+    return skip_waiting_ && slice.onlyWaiting() && !req_in.holding() && slice.nextResult() > domain_.cycle();
+  };
+  return {[this](std::uint64_t c) { slice.tick(c); },
+          [this, waiting] { return (slice.idle() && !req_in.holding()) || waiting(); },
+          [this](std::uint64_t) { transfer(); },
+          [this, waiting] { return waiting() ? slice.nextResult() : ClockDomain::kNever; }};
 }
 
 void L2Block::transfer() {

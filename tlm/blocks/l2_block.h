@@ -27,12 +27,16 @@ class L2Block : public sc_core::sc_module {
   std::vector<std::unique_ptr<MemOut>> dram_out; // one per channel in `channels`
   std::vector<std::unique_ptr<MemIn>> dram_in;   // responses, one link per channel in `channels`
   const std::vector<std::uint32_t>& channels() const { return channels_; }
+  // Whether the slice may sleep through the cycles in which only results wait for their latency
+  // (on by default; off for an RTL tag stage, waveforms and simulation.skip_stalled_cycles=false).
+  void setSkipWaitingCycles(bool skip) { skip_waiting_ = skip; }
 
  private:
   void transfer();
   std::vector<std::uint32_t> channels_;
   const memsys::AddressMap& map_;
   ClockDomain& domain_;
+  bool skip_waiting_ = true;
 };
 
 }  // namespace scgpu

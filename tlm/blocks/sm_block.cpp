@@ -34,7 +34,14 @@ ClockDomain::Component SmBlock::component() {
           [this] {
             return (core.idle() || core.asleepAt(domain_.cycle())) && !from_xbar.holding() && !dispatch_in.holding();
           },
-          [this](std::uint64_t) { transfer(); }};
+          [this](std::uint64_t) { transfer(); },
+          [this] {
+            // Requests or retired blocks still to hand on (the link was busy): the next edge's
+            // transfer tries again, without waking the SM.
+            if (core.hasMemRequest() || core.hasFinishedBlock()) return domain_.cycle() + 1;
+            const std::uint64_t wake = core.idle() ? 0 : core.wakeCycle();
+            return wake ? wake : ClockDomain::kNever;
+          }};
 }
 
 void SmBlock::transfer() {
