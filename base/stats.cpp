@@ -11,9 +11,9 @@ nlohmann::json Histogram::toJson() const {
 Counter* StatsRegistry::counter(const std::string& name, const std::string& description) {
   auto [it, inserted] = entries_.try_emplace(name);
   if (!inserted) throw std::logic_error("statistic registered twice: " + name);
-  it->second.counter = std::make_unique<Counter>();
+  it->second.counter = &counters_.emplace_back();
   it->second.description = description;
-  return it->second.counter.get();
+  return it->second.counter;
 }
 
 Histogram* StatsRegistry::histogram(const std::string& name, std::uint32_t buckets, std::uint64_t width,
@@ -58,6 +58,7 @@ nlohmann::json StatsRegistry::toJson() const {
 
 void StatsRegistry::clear() {
   entries_.clear();
+  counters_.clear();
   metrics_.clear();
 }
 

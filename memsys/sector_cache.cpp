@@ -42,6 +42,7 @@ SectorCache::SectorCache(const CacheParams& params) : params_(params) {
   if (line_bytes_ / sector_bytes_ > 32)
     bad("at most 32 sectors per line (line_bytes / sector_bytes), got " + std::to_string(line_bytes_ / sector_bytes_));
   if (ways_ == 0) bad("associativity must be at least 1");
+  line_shift_ = std::uint32_t(__builtin_ctz(line_bytes_));  // (a power of two: shifts, not divisions, per access)
   const std::uint64_t set_bytes = std::uint64_t(line_bytes_) * ways_;
   if (params.size_bytes == 0 || params.size_bytes % set_bytes != 0)
     bad("size_bytes (" + std::to_string(params.size_bytes) + ") must be a non-zero multiple of line_bytes x associativity (" +
@@ -67,7 +68,7 @@ SectorCache::SectorCache(const CacheParams& params) : params_(params) {
 }
 
 std::uint32_t SectorCache::setIndex(std::uint64_t line_addr) const {
-  return std::uint32_t((line_addr / line_bytes_) & (sets_ - 1));
+  return std::uint32_t((line_addr >> line_shift_) & (sets_ - 1));
 }
 
 SectorCache::Line* SectorCache::find(std::uint64_t addr) {
@@ -76,7 +77,7 @@ SectorCache::Line* SectorCache::find(std::uint64_t addr) {
 
 const SectorCache::Line* SectorCache::find(std::uint64_t addr) const {
   const std::uint64_t line = lineAddr(addr);
-  const std::uint64_t tag = line / line_bytes_;
+  const std::uint64_t tag = line >> line_shift_;
   const Line* set = &lines_[std::size_t(setIndex(line)) * ways_];
   for (std::uint32_t w = 0; w < ways_; ++w)
     if (set[w].valid && set[w].tag == tag) return &set[w];
@@ -159,7 +160,7 @@ SectorCache::Victim SectorCache::fill(std::uint64_t addr, std::uint32_t sector_m
     const std::uint64_t used = nextStamp(set, ways_, now, &Line::last_use);
     l = &set[pick];
     *l = Line{};
-    l->tag = line / line_bytes_;
+    l->tag = line >> line_shift_;
     l->valid = true;
     l->inserted = inserted;
     l->last_use = used;

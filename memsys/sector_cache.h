@@ -57,6 +57,7 @@ class SectorCache {
 
   CacheParams params_;
   std::uint32_t line_bytes_, sector_bytes_, sets_, ways_;
+  std::uint32_t line_shift_ = 0;  // log2(line_bytes_)
   bool write_back_, lru_;
   std::vector<Line> lines_;  // sets_ x ways_
 };

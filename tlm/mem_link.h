@@ -27,6 +27,14 @@ struct LinkExtension : tlm::tlm_extension<LinkExtension<Msg>> {
   void copy_from(const tlm::tlm_extension_base& other) override { msg = static_cast<const LinkExtension&>(other).msg; }
 };
 
+// The payloads a LinkOut makes: a generic payload that also keeps a pointer to its own
+// LinkExtension, so that neither end looks the extension up (a library call) per message. Tools
+// that see only the generic payload find the message as the extension.
+template <typename Msg>
+struct LinkPayload : tlm::tlm_generic_payload {
+  LinkExtension<Msg>* ext = nullptr;
+};
+
 // Fills the generic-payload fields that mirror a message (memory requests only).
 inline void describe(tlm::tlm_generic_payload& p, const memsys::MemRequest& r) {
   p.set_address(r.addr);
@@ -51,15 +59,20 @@ class LinkOut : public tlm::tlm_bw_transport_if<> {
   // current time takes the next message only from the sender's next edge: the release happens in
   // the target's transfer step, and whether the sender's own transfer at that time runs before or
   // after it is up to SystemC's process order, which must not change results.
-  bool ready() const { return !blocked_ && !(released_ && released_at_ == sc_core::sc_time_stamp()); }
+  bool ready() const {
+    if (blocked_) return false;
+    if (released_) {
+      if (released_at_ == sc_core::sc_time_stamp()) return false;
+      released_ = false;  // an earlier release: look at the clock no more
+    }
+    return true;
+  }
   // Hands a message to the target, which now owns it (accepted at once or held for later); the
   // caller drops it from its own queue. Requires ready().
   void send(const Msg& m) {
     sc_assert(!blocked_);
-    tlm::tlm_generic_payload* p = acquire();
-    LinkExtension<Msg>* ext = nullptr;
-    p->get_extension(ext);
-    ext->msg = m;
+    LinkPayload<Msg>* p = acquire();
+    p->ext->msg = m;
     p->set_data_ptr(nullptr);  // values live in the functional core; the timing model moves none
     describe(*p, m);
     p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -76,26 +89,27 @@ class LinkOut : public tlm::tlm_bw_transport_if<> {
     blocked_ = false;
     released_ = true;
     released_at_ = sc_core::sc_time_stamp();
-    free_.push_back(&p);
+    free_.push_back(static_cast<LinkPayload<Msg>*>(&p));  // it made every payload that comes back
     return tlm::TLM_ACCEPTED;
   }
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
  private:
-  tlm::tlm_generic_payload* acquire() {
+  LinkPayload<Msg>* acquire() {
     if (free_.empty()) {
-      all_.push_back(std::make_unique<tlm::tlm_generic_payload>());
-      all_.back()->set_extension(new LinkExtension<Msg>);
+      all_.push_back(std::make_unique<LinkPayload<Msg>>());
+      all_.back()->ext = new LinkExtension<Msg>;
+      all_.back()->set_extension(all_.back()->ext);
       free_.push_back(all_.back().get());
     }
-    tlm::tlm_generic_payload* p = free_.back();
+    LinkPayload<Msg>* p = free_.back();
     free_.pop_back();
     return p;
   }
-  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> all_;
-  std::vector<tlm::tlm_generic_payload*> free_;
+  std::vector<std::unique_ptr<LinkPayload<Msg>>> all_;
+  std::vector<LinkPayload<Msg>*> free_;
   bool blocked_ = false;
-  bool released_ = false;  // released_at_ holds the time of the last END_REQ
+  mutable bool released_ = false;  // since the END_REQ at released_at_, not yet looked at later
   sc_core::sc_time released_at_;
 };
 
@@ -143,10 +157,8 @@ class LinkIn : public tlm::tlm_fw_transport_if<> {
 
  private:
   static const Msg& messageOf(tlm::tlm_generic_payload& p) {
-    LinkExtension<Msg>* ext = nullptr;
-    p.get_extension(ext);
-    sc_assert(ext);  // every payload on a link is made by its LinkOut
-    return ext->msg;
+    // Every payload on a link is made by its LinkOut (a LinkPayload with its extension set).
+    return static_cast<LinkPayload<Msg>&>(p).ext->msg;
   }
   std::function<bool(const Msg&)> accept_;
   std::function<void()> wake_;

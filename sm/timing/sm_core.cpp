@@ -115,6 +115,12 @@ struct SubCore {
   std::uint64_t pipe_free[int(Pipe::Count)] = {};
   std::vector<std::uint64_t> collector_free;
   std::uint32_t fetch_rr = 0;
+  // No warp's status_until is before eval_due (none needs evaluating before then); reset to 0
+  // with every status_until that is (SmCore::Impl::lookAgain).
+  std::uint64_t eval_due = 0;
+  // No warp can fetch before this cycle: those with room wait for their first fetch, the others
+  // have a full buffer or nothing left to fetch until they issue (which resets it).
+  std::uint64_t fetch_idle_until = 0;
   Counter *issued = nullptr, *issued_free = nullptr, *active = nullptr;
   Counter* stall[int(Reason::Count)] = {};
 };
@@ -136,6 +142,11 @@ struct SmCore::Impl {
   void fetch(SubCore& sc, int issued_slot, std::uint64_t now);
   void fetchFor(WarpSlot& ws, std::uint64_t now);
   void applyLsuDone();
+  // The warp's stall reason may have changed: evaluate it at the next tick.
+  void lookAgain(std::uint32_t slot) {
+    status_until[slot] = 0;
+    subs[warps[slot].sub].eval_due = 0;
+  }
   void retireBlocks(std::uint64_t now);
   void checkDeadlock(BlockSlot& b);
   void markExited(std::uint32_t slot);
@@ -504,7 +515,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   if (in.op == ptx::Op::Bar || w.state == WarpState::Exited)  // may have stopped or released warps
     for (std::uint32_t s : b.warp_slots) {
       warps[s].at_barrier = warps[s].w->state == WarpState::AtBarrier;
-      status_until[s] = 0;
+      lookAgain(s);
     }
   ++*(issued_free ? sc.issued_free : sc.issued);
   ++*warp_instructions;
@@ -665,7 +676,7 @@ void SmCore::Impl::fetchFor(WarpSlot& ws, std::uint64_t t) {
     ws.ib_ready[(ws.ib_head + ws.ib_count) % ib_capacity] = ready;
     ws.ib_count++;
   }
-  status_until[std::size_t(&ws - warps.data())] = 0;  // the buffer changed: look at the warp again
+  lookAgain(std::uint32_t(&ws - warps.data()));  // the buffer changed: look at the warp again
 }
 
 // One fetch per sub-core per cycle: first a warp with an empty buffer (round robin), else the
@@ -685,7 +696,7 @@ void SmCore::Impl::fetch(SubCore& sc, int issued_slot, std::uint64_t t) {
            ws.ib_pc + ws.ib_count < blocks[ws.block].prog->program->code.size();
   };
   const std::uint32_t n = std::uint32_t(sc.warps.size());
-  if (n == 0) return;
+  if (n == 0 || t < sc.fetch_idle_until) return;
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1 && issued_slot >= 0 && eligible(warps[std::uint32_t(issued_slot)])) {
       fetchFor(warps[std::uint32_t(issued_slot)], t);
@@ -700,6 +711,14 @@ void SmCore::Impl::fetch(SubCore& sc, int issued_slot, std::uint64_t t) {
       return;
     }
   }
+  // Nothing to fetch: not before the first warp with room may (an issue resets this).
+  std::uint64_t next = kNever;
+  for (std::uint32_t slot : sc.warps) {
+    const WarpSlot& ws = warps[slot];
+    if (!ws.exited && ws.ib_count < ib_capacity && ws.ib_pc + ws.ib_count < blocks[ws.block].prog->program->code.size())
+      next = std::min(next, ws.fetch_at);
+  }
+  sc.fetch_idle_until = next;
 }
 
 // ---- memory completion and retirement ----
@@ -712,7 +731,7 @@ void SmCore::Impl::applyLsuDone() {
       if (d.dst[i] < ws.reg_ready.size()) ws.reg_ready[d.dst[i]] = d.ready;
     ws.mem_outstanding--;
     ws.dep_wake = 0;  // a pending result got its time: re-check the scoreboard
-    status_until[d.warp_slot] = 0;
+    lookAgain(d.warp_slot);
     BlockSlot& b = blocks[d.block_slot];
     b.mem_outstanding--;
     b.mem_ready = std::max(b.mem_ready, d.ready);
@@ -925,6 +944,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     for (std::uint32_t& m : ws.merged_pcs) m = kNoPc;
     b.warp_slots.push_back(slot);
     m.subs[ws.sub].warps.push_back(slot);
+    m.subs[ws.sub].eval_due = m.subs[ws.sub].fetch_idle_until = 0;
     m.subs[ws.sub].sched->add(slot);
     m.status[slot] = Reason::NoInstruction;
     m.live_warps++;
@@ -1002,9 +1022,15 @@ void SmCore::tick(std::uint64_t cycle) {
       continue;
     }
     ++*sc.active;
-    for (std::uint32_t s : sc.warps)
-      if (m.status_until[s] <= cycle || m.evaluate_every_cycle)
-        m.status[s] = m.evaluate(m.warps[s], sc, cycle, &m.status_until[s]);
+    if (sc.eval_due <= cycle || m.evaluate_every_cycle) {
+      std::uint64_t due = kNever;
+      for (std::uint32_t s : sc.warps) {
+        if (m.status_until[s] <= cycle || m.evaluate_every_cycle)
+          m.status[s] = m.evaluate(m.warps[s], sc, cycle, &m.status_until[s]);
+        due = std::min(due, m.status_until[s]);
+      }
+      sc.eval_due = due;
+    }
     int first_issued = -1;
     // A shared load served by its group's merged load does not exist in the SASS ptxas makes:
     // it takes no issue slot of the cycle (another warp may issue in it).
@@ -1029,9 +1055,10 @@ void SmCore::tick(std::uint64_t cycle) {
       for (std::uint32_t s : sc.warps)
         if (m.status[s] == Reason::MathPipeThrottle || m.status[s] == Reason::MioThrottle ||
             m.status[s] == Reason::DispatchStall)
-          m.status_until[s] = 0;
+          m.lookAgain(s);
       m.status[slot] = Reason::Selected;
-      m.status_until[slot] = 0;
+      m.lookAgain(slot);
+      sc.fetch_idle_until = 0;  // its buffer has room now, or it exited
       sc.sched->issued(slot);
       if (first_issued < 0) {
         first_issued = int(slot);
