@@ -236,6 +236,14 @@ int main(int argc, char** argv) {
                            ->capture_default_str();
   CLI::Option* seed =
       run_cmd->add_option("--seed", opt.seed, "Seed of the input data (workloads)")->capture_default_str();
+  CLI::Option* warm = run_cmd
+                          ->add_option("--warm-repeats", opt.warm_repeats,
+                                       "After each launch, N more launches of it back to back with warm caches, TLBs "
+                                       "and DRAM rows, as CUDA-event timing sees a kernel (workloads, timing mode); each "
+                                       "is a row of `launches` marked warm_repeat. Kernels that accumulate change their "
+                                       "output, so the check may fail")
+                          ->type_name("N")
+                          ->check(CLI::Range(0, 1000));
   run_cmd->add_option("--stats-json", opt.stats_json, "Write statistics, verdict and effective config as JSON")
       ->type_name("FILE");
   run_cmd->add_flag("-q,--quiet", opt.quiet, "Print only the verdict (and kernel printf output)");
@@ -344,7 +352,7 @@ int main(int argc, char** argv) {
     if (*serve_cmd) return serve(serve_opt);
     if (*run_cmd) {
       if (isLaunchFile(opt.target))
-        for (CLI::Option* o : {arch, scale, seed})
+        for (CLI::Option* o : {arch, scale, seed, warm})
           if (o->count() > 0)
             throw CLI::ValidationError(fmt::format("{} applies to suite workloads; a launch file sets its own "
                                                    "PTX, sizes and data",

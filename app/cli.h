@@ -39,6 +39,7 @@ struct RunOptions {
   std::string arch = "sm_90";
   int scale = 1;
   std::uint64_t seed = 1;
+  std::uint32_t warm_repeats = 0;  // --warm-repeats: driver::Runtime::setWarmRepeats
   // Waveforms and timeline (timing mode).
   std::string trace;                   // out.vcd | out.fst
   std::string trace_filter;            // "sm[0-3].*,l2.*"

@@ -148,6 +148,7 @@ int runWorkload(const RunOptions& o) {
 
   const GpuConfig config = loadConfig(o.config, o.overrides);
   driver::Runtime rt(config, driver::modeFromName(o.mode), traceOptions(o));
+  rt.setWarmRepeats(o.warm_repeats);
   if (!o.quiet)
     fmt::print("{}: {} [config {}, {}, scale {}, seed {}, {}]\n", w->name, w->description, o.config, o.arch, o.scale, o.seed, o.mode);
   std::fflush(stdout);

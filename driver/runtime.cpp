@@ -62,6 +62,7 @@ struct Runtime::Impl {
   std::string printf_log;
   TraceOptions trace;
   std::vector<LaunchRecord> launches;
+  std::uint32_t warm_repeats = 0;
 
   Impl(const GpuConfig& c, Mode m) : mode(m), config(c), props(DeviceProperties::fromConfig(c)) {}
   ~Impl() { scgpu_close(dev); }
@@ -234,8 +235,25 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
     return s.fail(refused);
   }
   const auto shared = std::uint32_t(dynamic_shared_bytes);
+  for (std::uint32_t repeat = 0; repeat <= s.warm_repeats; ++repeat) {
+    const Error e = launchOnce(fn, slot->second, g, b, shared, params, repeat > 0);
+    if (e != Error::Success) return e;
+  }
+  return Error::Success;
+}
+
+void Runtime::setWarmRepeats(std::uint32_t n) { impl_->warm_repeats = n; }
+
+Error Runtime::launchOnce(Function& fn, std::uint32_t module_slot, const std::uint32_t grid_dims[3],
+                          const std::uint32_t block_dims[3], std::uint32_t shared, const std::vector<std::uint8_t>& params,
+                          bool warm_repeat) {
+  Impl& s = *impl_;
+  const ptx::Program& prog = fn.program();
+  const std::uint32_t* g = grid_dims;
+  const std::uint32_t* b = block_dims;
+  const Dim3 grid{g[0], g[1], g[2]}, block{b[0], b[1], b[2]};
   const auto t0 = std::chrono::steady_clock::now();
-  scgpu_status st = scgpu_launch(s.stream, slot->second, prog.kernel_name.c_str(), g, b, shared, params.data(), params.size());
+  scgpu_status st = scgpu_launch(s.stream, module_slot, prog.kernel_name.c_str(), g, b, shared, params.data(), params.size());
   if (st == SCGPU_SUCCESS) st = scgpu_stream_synchronize(s.stream);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   DeviceModel& device = s.transport->device();
@@ -243,8 +261,8 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
   // The device knows the module by its slot; the runtime by the name it was loaded from. Every
   // "moduleN.ptx" that ends a word or precedes ":line:col" becomes that name.
   const auto runtimeNames = [&](std::string text) {
-    const std::string device_name = fmt::format("module{}.ptx", slot->second);
-    const std::string& name = s.module_names[slot->second];
+    const std::string device_name = fmt::format("module{}.ptx", module_slot);
+    const std::string& name = s.module_names[module_slot];
     for (std::string::size_type at = 0; (at = text.find(device_name, at)) != std::string::npos;) {
       const std::string::size_type after = at + device_name.size();
       if (after < text.size() && text[after] != ':') {
@@ -273,6 +291,7 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
   rec.thread_instructions = report.thread_instructions;
   rec.core_cycles = report.core_cycles;
   rec.simulated_ns = report.simulated_ns;
+  rec.warm_repeat = warm_repeat;
   const std::string printed = device.takePrintfOutput();
   s.printf_output += printed;
   s.printf_log += printed;

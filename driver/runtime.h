@@ -67,6 +67,8 @@ struct LaunchRecord {
   // Timing mode only: core cycles from launch to the last block's retirement, and the time.
   std::uint64_t core_cycles = 0;
   double simulated_ns = 0;
+  // One of the extra launches of setWarmRepeats (the same kernel again, right after).
+  bool warm_repeat = false;
 };
 
 // Functional: instructions execute with exact semantics and no notion of time (fast).
@@ -125,6 +127,11 @@ class Runtime {
   // a count or size mismatch is InvalidValue. Returns Success, InvalidConfiguration or
   // MemoryAllocation for a launch the device refuses (lastLaunchError() says why), or the error of
   // the fault (lastFault()).
+  // After each launch, `n` more launches of it, back to back on the same arguments and data, with
+  // the caches, TLBs and DRAM rows as it left them: the warm condition in which a user times a
+  // kernel with CUDA events. Each is a launches() record marked warm_repeat. (A kernel that
+  // accumulates into its output then changes it n more times.)
+  void setWarmRepeats(std::uint32_t n);
   Error launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_shared_bytes,
                const KernelArgs& args);
 
@@ -156,6 +163,9 @@ class Runtime {
   std::vector<std::string> closeTraces();
 
  private:
+  // One launch of a checked kernel and parameter buffer (launch() repeats it for setWarmRepeats).
+  Error launchOnce(Function& fn, std::uint32_t module_slot, const std::uint32_t grid[3], const std::uint32_t block[3],
+                   std::uint32_t shared, const std::vector<std::uint8_t>& params, bool warm_repeat);
   Module& loadModuleText(const std::string& text, const std::string& name);
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -12,6 +12,9 @@
 #   as kernels::WorkloadOptions::scale. SCALE_OVERRIDES="name=scale ..." sets it per workload (e.g.
 #   "dgemm_tiled=4"), SKIP="name ..." leaves workloads out, and NCU_TIMEOUT (default 150 s) bounds
 #   each workload's ncu run. The scale of each workload is in h100.csv's last column.
+#   EVENT_REPEAT=N adds the warm condition: each workload runs again without the profiler, and
+#   every launch is followed by N back-to-back launches of it timed with CUDA events (mean per
+#   launch in OUT_DIR/h100_warm.csv), as a user times a kernel with warm caches.
 # Writes: OUT_DIR/h100.csv   workload,kernel,grid,block,gpu_ns,sm_cycles,warp_instructions,sm_clock_hz
 #         (plus a scale column)
 #         OUT_DIR/clocks.txt nvidia-smi -q -d CLOCK (before and after), GPU name and driver
@@ -37,6 +40,7 @@ scale_of() {
   echo "$SCALE"
 }
 mkdir -p "$OUTDIR"
+[ "${EVENT_REPEAT:-0}" -gt 0 ] && echo "workload,scale,kernel,grid,block,repeat,warm_ns" >"$OUTDIR/h100_warm.csv"
 WORK=$(mktemp -d /tmp/scgpu_validate.XXXXXX)
 LOG=$OUTDIR/run.log
 : >"$LOG"
@@ -73,6 +77,7 @@ cat >"$WORK/shim.cpp" <<'EOF'
 FN(cuInit) FN(cuDeviceGet) FN(cuDevicePrimaryCtxRetain) FN(cuCtxSetCurrent) FN(cuMemAlloc_v2) FN(cuMemFree_v2)
 FN(cuMemcpyHtoD_v2) FN(cuMemcpyDtoH_v2) FN(cuMemcpyDtoD_v2) FN(cuMemsetD8_v2) FN(cuModuleLoadDataEx) FN(cuModuleGetFunction)
 FN(cuModuleGetGlobal_v2) FN(cuLaunchKernel) FN(cuCtxSynchronize) FN(cuGetErrorName)
+FN(cuEventCreate) FN(cuEventRecord) FN(cuEventSynchronize) FN(cuEventElapsedTime) FN(cuEventDestroy_v2)
 
 static void loadCuda() {
   void* h = dlopen("libcuda.so.1", RTLD_NOW);
@@ -81,6 +86,9 @@ static void loadCuda() {
   L(cuInit) L(cuDeviceGet) L(cuDevicePrimaryCtxRetain) L(cuCtxSetCurrent) L(cuMemAlloc_v2) L(cuMemFree_v2)
   L(cuMemcpyHtoD_v2) L(cuMemcpyDtoH_v2) L(cuMemcpyDtoD_v2) L(cuMemsetD8_v2) L(cuModuleLoadDataEx) L(cuModuleGetFunction)
   L(cuModuleGetGlobal_v2) L(cuLaunchKernel) L(cuCtxSynchronize) L(cuGetErrorName)
+  L(cuEventCreate) L(cuEventRecord) L(cuEventSynchronize) L(cuEventDestroy_v2)
+  p_cuEventElapsedTime = (decltype(p_cuEventElapsedTime))dlsym(h, "cuEventElapsedTime_v2");
+  if (!p_cuEventElapsedTime) p_cuEventElapsedTime = (decltype(p_cuEventElapsedTime))dlsym(h, "cuEventElapsedTime");
 }
 static void check(CUresult r, const char* what) {
   if (r != CUDA_SUCCESS) {
@@ -161,6 +169,31 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t smem, con
   dup2(fd, 1);
   CUresult r = p_cuLaunchKernel(fn.fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, unsigned(smem), nullptr, params.data(), nullptr);
   if (r == CUDA_SUCCESS) r = p_cuCtxSynchronize();
+  // Warm timing (SCGPU_EVENT_REPEAT=N): the launch above warmed the caches; N more launches of it
+  // run back to back between two CUDA events, as a user times a kernel, and their mean goes to
+  // SCGPU_EVENT_LOG. (Kernels that accumulate then see their data change: timing only.)
+  static const int event_repeat = std::getenv("SCGPU_EVENT_REPEAT") ? std::atoi(std::getenv("SCGPU_EVENT_REPEAT")) : 0;
+  if (r == CUDA_SUCCESS && event_repeat > 0) {
+    CUevent e0, e1;
+    check(p_cuEventCreate(&e0, 0), "event");
+    check(p_cuEventCreate(&e1, 0), "event");
+    p_cuEventRecord(e0, nullptr);
+    for (int i = 0; i < event_repeat && r == CUDA_SUCCESS; ++i)
+      r = p_cuLaunchKernel(fn.fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, unsigned(smem), nullptr, params.data(), nullptr);
+    p_cuEventRecord(e1, nullptr);
+    if (r == CUDA_SUCCESS) r = p_cuEventSynchronize(e1);
+    float ms = 0;
+    if (r == CUDA_SUCCESS) p_cuEventElapsedTime(&ms, e0, e1);
+    p_cuEventDestroy_v2(e0);
+    p_cuEventDestroy_v2(e1);
+    if (const char* log = std::getenv("SCGPU_EVENT_LOG")) {
+      if (FILE* f = std::fopen(log, "a")) {
+        std::fprintf(f, "%s,%u:%u:%u,%u:%u:%u,%d,%.1f\n", fn.name.c_str(), grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                     event_repeat, double(ms) * 1e6 / event_repeat);
+        std::fclose(f);
+      }
+    }
+  }
   std::fflush(stdout);
   dup2(saved, 1);
   close(saved);
@@ -254,6 +287,13 @@ for w in $("$WORK/gpurun" list); do
     "$WORK/gpurun" "$w" "$s" >"$WORK/ncu_$w.txt" 2>>"$LOG" || log "WARNING: ncu on $w exited with $?"
   grep -v '^==' "$WORK/ncu_$w.txt" | grep '^"' | sed "s/^/\"$w\",\"$s\",/" >>"$OUTDIR/ncu_raw.csv"
   grep -E '^(PASS|FAIL)' "$WORK/ncu_$w.txt" | tee -a "$LOG"
+  # Warm condition (EVENT_REPEAT=N): every launch again N times back to back under CUDA events,
+  # no profiler; one row per launch: workload,scale,kernel,grid,block,repeat,mean ns.
+  if [ "${EVENT_REPEAT:-0}" -gt 0 ]; then
+    : >"$WORK/events_$w.txt"
+    SCGPU_EVENT_REPEAT=$EVENT_REPEAT SCGPU_EVENT_LOG="$WORK/events_$w.txt" "$WORK/gpurun" "$w" "$s" >>"$LOG" 2>&1
+    sed "s/^/$w,$s,/" "$WORK/events_$w.txt" >>"$OUTDIR/h100_warm.csv"
+  fi
 done
 
 python3 - "$OUTDIR/ncu_raw.csv" "$OUTDIR/h100.csv" <<'EOF'
