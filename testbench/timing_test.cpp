@@ -147,6 +147,30 @@ TEST(TimingMemory, StreamingCopyMovesEveryByteWithinDramPeak) {
   EXPECT_GE(writes + l2_bytes, double(1u << 22));
 }
 
+// --warm-repeats: each launch is followed by more of it on the caches it left. A copy whose 128 KiB
+// fit the tiny config's L2 (2 x 256 KiB) reads DRAM on its first launch only, so its repeats are
+// faster; they run the same instructions and leave the same (idempotent) result.
+TEST(TimingWarm, WarmRepeatsRunTheLaunchAgainOnTheCachesItLeft) {
+  Runtime rt(GpuConfig::loadDefault(), Mode::Timing);
+  rt.setWarmRepeats(2);
+  const std::uint32_t n16 = 4096;  // 64 KiB read, 64 KiB written
+  runCopy(rt, n16, Dim3(16), Dim3(256));
+  const auto& l = rt.launches();
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_FALSE(l[0].warm_repeat);
+  EXPECT_TRUE(l[1].warm_repeat);
+  EXPECT_TRUE(l[2].warm_repeat);
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_EQ(l[i].kernel, l[0].kernel);
+    EXPECT_EQ(l[i].warp_instructions, l[0].warp_instructions);
+    EXPECT_LT(l[i].core_cycles, l[0].core_cycles) << "repeat " << i << " should hit in the L2";
+  }
+  // DRAM read the source once (the first launch), not three times.
+  const GpuParams p = GpuParams::fromConfig(GpuConfig::loadDefault());
+  const double reads = double(counterSum(rt, "gpu.dram[", "].reads")) * p.dram.access_bytes;
+  EXPECT_LT(reads, 2.0 * n16 * 16);
+}
+
 const char* kReadStreamPtx = R"(.version 8.0
 .target sm_90
 .address_size 64
