@@ -100,6 +100,8 @@ class L2Slice {
     return next;
   }
   std::uint32_t queueDepth() const { return std::uint32_t(queue_.size()); }
+  // Drops every cached line (gigathread.flush_caches_before_launch); false if the tag stage cannot.
+  bool invalidateAll() { return tags_->invalidateAll(); }
   std::uint32_t mshrUsed() const { return mshr_used_; }
   // Co-simulation: the first operation on which the RTL tag stage differed from the model.
   const std::string* divergence() const { return tags_->divergence(); }

@@ -74,6 +74,8 @@ class L2TagMshr {
   virtual L2TagResult operate(const L2TagRequest& req, std::uint64_t cycle) = 0;
   // Co-simulation: the first operation on which the RTL differed from the model (null otherwise).
   virtual const std::string* divergence() const { return nullptr; }
+  // Drops every line (not the MSHRs); false where the stage cannot (a Verilated tag array).
+  virtual bool invalidateAll() { return false; }
   // rtl-verif, used by cosim only (an implementation that keeps no waveform ignores them):
   // keepWaveform() asks the RTL to keep the window of its last cycles from now on; expect() gives
   // it the model's answer to the operation about to be made, for the waveform's model side;
@@ -90,6 +92,10 @@ class ModelL2TagMshr : public L2TagMshr {
   // Throws std::invalid_argument on inconsistent cache parameters.
   explicit ModelL2TagMshr(const L2TagParams& p);
   L2TagResult operate(const L2TagRequest& req, std::uint64_t cycle) override;
+  bool invalidateAll() override {
+    cache_.invalidateAll();
+    return true;
+  }
 
  private:
   struct Entry {

@@ -36,6 +36,8 @@ class SectorCache {
   Victim fill(std::uint64_t addr, std::uint32_t sector_mask, bool dirty, std::uint64_t now);
   // Drops a line (e.g. a write-through, no-allocate store that hit: the L1 invalidates).
   void invalidate(std::uint64_t addr, std::uint32_t sector_mask);
+  // Every line invalid (dirty sectors dropped, not reported): a flush whose write-backs are not timed.
+  void invalidateAll() { lines_.assign(lines_.size(), Line{}); }
 
   std::uint64_t lineAddr(std::uint64_t addr) const { return addr & ~std::uint64_t(line_bytes_ - 1); }
   // Sectors of [addr, addr+bytes) within its line.

@@ -7,12 +7,12 @@
 - warm: the mean time of 10 back-to-back launches under CUDA events, right after the launch itself
   (docs/data/h100_suite_realistic_warm.csv), as a user times a kernel.
 
-The model runs each workload once at the same scale on `hopper` with --warm-repeats 1: every launch
-is followed by one more of it with the caches, TLBs and DRAM rows it left (the warm condition);
-the first launch of each is compared with the flushed numbers (in core cycles), the repeat with the
-warm ones (in ns). The model's per-launch results go to a CSV (--save-model, committed as
-docs/data/model_suite_realistic.csv); --from-model FILE reads them instead of running the model, so
-the tables and the scatter plot are regenerated from the committed raw CSVs alone:
+The model runs each workload at the same scale on `hopper`, once per condition: flushed with
+gigathread.flush_caches_before_launch (every launch starts with empty caches; compared in core
+cycles), warm with --warm-repeats 1 (every launch is followed by one more of it on the caches,
+TLBs and DRAM rows it left; the repeats are compared in ns). The model's per-launch results go to a
+CSV (--save-model); --from-model FILE (repeatable) reads them instead of running the model, so the
+tables and the scatter plot are regenerated from the committed raw CSVs alone:
 
   scripts/realistic_vs_h100.py --scgpu build/scgpu --save-model docs/data/model_suite_realistic.csv
   /usr/bin/python3 scripts/realistic_vs_h100.py --from-model docs/data/model_suite_realistic.csv \\
@@ -27,7 +27,8 @@ from collections import OrderedDict
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
 ap.add_argument("--scgpu", default="", help="the simulator to run (else --from-model)")
-ap.add_argument("--from-model", default="", help="model results CSV written by --save-model")
+ap.add_argument("--from-model", action="append", default=[], help="model results CSV written by --save-model")
+ap.add_argument("--conditions", default="flushed,warm", help="the model runs to make (with --scgpu)")
 ap.add_argument("--save-model", default="")
 ap.add_argument("--threads", default="2")
 ap.add_argument("--only", default="", help="comma-separated workloads")
@@ -56,39 +57,42 @@ for r in warm_rows:
     k = (r["workload"], r["kernel"])
     h_warm[k] = h_warm.get(k, 0.0) + float(r["warm_ns"])
 
-# Model per launch: workload, scale, kernel, warm_repeat, core_cycles, simulated_ns.
+# Model per launch: condition, workload, scale, kernel, core_cycles, simulated_ns.
 model_rows = []
-if a.from_model:
-    model_rows = list(csv.DictReader(open(a.from_model)))
-else:
+for f in a.from_model:
+    model_rows += list(csv.DictReader(open(f)))
+if a.scgpu:
+    conditions = {"flushed": ["--set", "gigathread.flush_caches_before_launch=true"], "warm": ["--warm-repeats", "1"]}
     with tempfile.TemporaryDirectory() as tmp:
-        for w in workloads:
-            out = os.path.join(tmp, w + ".json")
-            # An argument vector, no shell. The checks of accumulating kernels fail after their
-            # repeat (the GPU's do too): only the times count here, so the exit status of a
-            # failed check (1) is accepted; a fault or input error is not.
-            cmd = [os.path.abspath(a.scgpu), "run", w, "--config", "hopper", "--scale", scale[w], "--quiet",
-                   "--threads", a.threads, "--warm-repeats", "1", "--stats-json", out,
-                   "--set", "watchdog.no_progress_cycles=50000000"] + [x for s in a.set for x in ("--set", s)]
-            p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            if p.returncode not in (0, 1) or not os.path.exists(out):
-                print(f"{w}: run failed ({p.returncode}): {p.stderr.strip()[:300]}")
-                sys.exit(1)
-            for l in json.load(open(out))["launches"]:
-                model_rows.append({"workload": w, "scale": scale[w], "kernel": l["kernel"],
-                                   "warm_repeat": int(bool(l.get("warm_repeat", False))),
-                                   "core_cycles": l["core_cycles"], "simulated_ns": l["simulated_ns"]})
-            print(f"ran {w} (scale {scale[w]})", file=sys.stderr)
+        for cond in a.conditions.split(","):
+            for w in workloads:
+                out = os.path.join(tmp, w + ".json")
+                # An argument vector, no shell. The checks of accumulating kernels fail after their
+                # repeat (the GPU's do too): only the times count here, so the exit status of a
+                # failed check (1) is accepted; a fault or input error is not.
+                cmd = [os.path.abspath(a.scgpu), "run", w, "--config", "hopper", "--scale", scale[w], "--quiet",
+                       "--threads", a.threads, "--stats-json", out, "--set", "watchdog.no_progress_cycles=50000000"]
+                cmd += conditions[cond] + [x for s in a.set for x in ("--set", s)]
+                p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                if p.returncode not in (0, 1) or not os.path.exists(out):
+                    print(f"{w}: run failed ({p.returncode}): {p.stderr.strip()[:300]}")
+                    sys.exit(1)
+                for l in json.load(open(out))["launches"]:
+                    if cond == "warm" and not l.get("warm_repeat", False):
+                        continue
+                    model_rows.append({"condition": cond, "workload": w, "scale": scale[w], "kernel": l["kernel"],
+                                       "core_cycles": l["core_cycles"], "simulated_ns": l["simulated_ns"]})
+                print(f"ran {w} (scale {scale[w]}, {cond})", file=sys.stderr)
     if a.save_model:
         with open(a.save_model, "w", newline="") as f:
-            wr = csv.DictWriter(f, fieldnames=["workload", "scale", "kernel", "warm_repeat", "core_cycles", "simulated_ns"])
+            wr = csv.DictWriter(f, fieldnames=["condition", "workload", "scale", "kernel", "core_cycles", "simulated_ns"])
             wr.writeheader()
             wr.writerows(model_rows)
 
 m_flushed, m_warm = {}, {}
 for r in model_rows:
     k = (r["workload"], r["kernel"])
-    if int(r["warm_repeat"]):
+    if r["condition"] == "warm":
         m_warm[k] = m_warm.get(k, 0.0) + float(r["simulated_ns"])
     else:
         m_flushed[k] = m_flushed.get(k, 0.0) + float(r["core_cycles"])

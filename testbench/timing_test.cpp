@@ -171,6 +171,20 @@ TEST(TimingWarm, WarmRepeatsRunTheLaunchAgainOnTheCachesItLeft) {
   EXPECT_LT(reads, 2.0 * n16 * 16);
 }
 
+// gigathread.flush_caches_before_launch: as under ncu --cache-control all, the repeat finds the L2
+// empty and reads its source from DRAM again.
+TEST(TimingWarm, FlushingBeforeEachLaunchMakesTheRepeatReadDramAgain) {
+  Runtime rt(GpuConfig::loadDefault({"gigathread.flush_caches_before_launch=true"}), Mode::Timing);
+  rt.setWarmRepeats(1);
+  const std::uint32_t n16 = 4096;
+  runCopy(rt, n16, Dim3(16), Dim3(256));
+  ASSERT_EQ(rt.launches().size(), 2u);
+  const GpuParams p = GpuParams::fromConfig(GpuConfig::loadDefault());
+  const double reads = double(counterSum(rt, "gpu.dram[", "].reads")) * p.dram.access_bytes;
+  EXPECT_GE(reads, 2.0 * n16 * 16);
+  EXPECT_GT(rt.launches()[1].core_cycles, rt.launches()[0].core_cycles / 2);
+}
+
 const char* kReadStreamPtx = R"(.version 8.0
 .target sm_90
 .address_size 64

@@ -435,6 +435,10 @@ Schema buildSchema() {
             "core cycles from a kernel's launch to its first block dispatch (front end, parameters)");
   b.integer("gigathread.completion_latency_cycles", FIELD(gigathread.completion_latency_cycles), 0, 100000000,
             "core cycles from the last block's retirement to the kernel's completion (flush, signal)");
+  b.boolean("gigathread.flush_caches_before_launch", FIELD(gigathread.flush_caches_before_launch),
+            "every kernel launch starts with empty instruction, L1, constant and L2 caches, as under Nsight Compute's "
+            "--cache-control all (dirty L2 lines are dropped without a timed write-back; results do not change, "
+            "times do). Needs the model's L2 tag stage (l2.impl model)");
   b.section("mmu", "address translation's timing: an L1 TLB per SM, a shared L2 TLB, page walks (memsys/tlb.h)");
   b.boolean("mmu.enabled", FIELD(mmu.enabled),
             "global accesses go through the TLBs and pay their extra cycles (off: translation is free)");

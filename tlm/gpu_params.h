@@ -29,6 +29,8 @@ struct GigaThreadParams {
   // last block retires.
   std::uint32_t launch_latency_cycles = 0;
   std::uint32_t completion_latency_cycles = 0;
+  // Every launch starts with empty caches, as under Nsight Compute's --cache-control all.
+  bool flush_caches_before_launch = false;
 };
 
 struct WatchdogParams {

@@ -127,8 +127,12 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
     for (auto& s : sms_) s->core.setSleepAllowed(false);
   if (!params.simulation.skip_stalled_cycles)
     for (auto& s : sms_) s->core.setEvaluateEveryCycle(true);
-  for (std::uint32_t j = 0; j < nslice; ++j)
+  for (std::uint32_t j = 0; j < nslice; ++j) {
     l2_[j]->setSkipWaitingCycles(skipping && params.l2.implOf(j) == "model");
+    if (params.gigathread.flush_caches_before_launch && params.l2.implOf(j) != "model")
+      throw std::invalid_argument(fmt::format("gigathread.flush_caches_before_launch needs the model's L2 tag stage; "
+                                              "slice {} is '{}'", j, params.l2.implOf(j)));
+  }
   if (trace.enabled()) {
     probes_ = std::make_unique<ChipProbes>(*this, trace);
     core_clk_.observe([this](std::uint64_t c) { probes_->sampleCore(c); });
@@ -391,6 +395,11 @@ std::optional<std::uint32_t> GpuTop::startKernel(sm::LaunchState& launch, const 
   launch.warp_instructions = launch.thread_instructions = 0;
   for (auto& s : sms_) s->core.addLaunch(r.id, &launch, k);
   if (running_.empty()) last_progress_cycle_ = r.start_cycle;
+  if (params_.gigathread.flush_caches_before_launch) {
+    // As a profiler flushes before it times a kernel: every cache empty, the flush itself untimed.
+    for (auto& s : sms_) s->core.invalidateCaches();
+    for (auto& l : l2_) l->slice.invalidateAll();
+  }
   gigathread_->engine.startKernel(r.id, r.blocks, sm::blockCost(params_.sm, k), r.start_cycle, priority);
   running_.push_back(r);
   core_clk_.wake();

@@ -68,6 +68,11 @@ class Lsu {
   // TLB (statistics under the LSU's name + ".lsu") and `shared_l2`, the chip's L2 TLB, which must
   // outlive the LSU. Call before the first instruction; without it translation costs nothing.
   void attachTranslation(const MmuParams& mmu, memsys::Tlb* shared_l2, StatsRegistry& stats);
+  // Empties the L1 data and constant caches (gigathread.flush_caches_before_launch).
+  void invalidateCaches() {
+    if (l1_) l1_->invalidateAll();
+    if (const_cache_) const_cache_->invalidateAll();
+  }
   // Forgets the L1 TLB's translations (MMU_INVALIDATE).
   void invalidateTranslations() {
     if (translation_) translation_->l1().invalidateAll();

@@ -1113,6 +1113,10 @@ void SmCore::settle(std::uint64_t cycle) {
 
 void SmCore::setSleepAllowed(bool allowed) { impl_->sleep_allowed = allowed && impl_->sleep_allowed; }
 void SmCore::setEvaluateEveryCycle(bool every) { impl_->evaluate_every_cycle = every; }
+void SmCore::invalidateCaches() {
+  impl_->lsu.invalidateCaches();
+  if (impl_->icache) impl_->icache->invalidateAll();
+}
 
 bool SmCore::idle() const {
   const Impl& m = *impl_;

@@ -87,6 +87,8 @@ class SmCore {
   // Evaluate every warp at every tick instead of trusting how long its stall reason is known to
   // hold (status_until): slow, the reference for tests that the cached reasons are exact.
   void setEvaluateEveryCycle(bool every);
+  // Empties the instruction, L1 data and constant caches (between kernels).
+  void invalidateCaches();
   // The first fault; the SM issues nothing after it.
   const std::optional<FaultReport>& fault() const;
   // A block resident for more than `limit` cycles at `cycle` (a warp spinning in a loop that never

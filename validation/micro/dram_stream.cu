@@ -44,3 +44,19 @@ extern "C" __global__ void l2_read_passes(const float4* __restrict__ in, float* 
     }
   if (acc == 1234.5f) out[0] = acc;
 }
+
+// Concurrent misses to the same L2 lines: block b reads chunk b / k of the buffer (all of it, its
+// threads striding by the block), so k blocks, which the dispatcher puts on k different SMs, ask
+// the L2 for each line at about the same time. With the L2 empty (the cold condition) every line
+// comes from DRAM once and k - 1 of its requests wait for that fill: how many can wait on one
+// line, and whether a line with waiters holds up the slice's other requests, shows as time per k.
+extern "C" __global__ void read_shared_k(const float4* __restrict__ in, float* __restrict__ out,
+                                         unsigned long long n4_per_chunk, int k) {
+  const float4* chunk = in + (unsigned long long)(blockIdx.x / k) * n4_per_chunk;
+  float acc = 0.f;
+  for (unsigned long long i = threadIdx.x; i < n4_per_chunk; i += blockDim.x) {
+    const float4 v = chunk[i];
+    acc += v.x + v.y + v.z + v.w;
+  }
+  if (acc == 1234.5f) out[0] = acc;
+}
