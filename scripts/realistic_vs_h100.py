@@ -37,6 +37,9 @@ ap.add_argument("--flushed", default=os.path.join(root, "docs", "data", "h100_su
 ap.add_argument("--warm", default=os.path.join(root, "docs", "data", "h100_suite_realistic_warm.csv"))
 ap.add_argument("--plot", default="", help="PNG of model against H100, both conditions")
 ap.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
+ap.add_argument("--baseline", default="", help='JSON {"flushed_mape_pct": F, "warm_mape_pct": W}: exit 1 when '
+                "either MAPE is more than --max-worsening points above it (the long test realistic_vs_h100)")
+ap.add_argument("--max-worsening", type=float, default=2.0, help="MAPE points")
 a = ap.parse_args()
 if not a.scgpu and not a.from_model:
     ap.error("give --scgpu BINARY or --from-model CSV")
@@ -111,7 +114,7 @@ def summary(pairs):
     return n, mape, geo, r, within
 
 
-results = {}
+results, mapes = {}, {}
 for name, h, m, unit in (("flushed", h_flushed, m_flushed, "cycles"), ("warm", h_warm, m_warm, "ns")):
     pairs = []
     for k, hv in h.items():
@@ -123,6 +126,7 @@ for name, h, m, unit in (("flushed", h_flushed, m_flushed, "cycles"), ("warm", h
         pairs.append((k, hv, m[k]))
     results[name] = pairs
     n, mape, geo, r, within = summary(pairs)
+    mapes[name] = mape
     if a.markdown:
         print(f"\n{name} ({unit}): {n} kernels, MAPE {mape:.1f}%, geo-mean model/H100 {geo:.3f}, "
               f"Pearson r (log) {r:.3f}, within ±25% {within}/{n}\n")
@@ -169,3 +173,14 @@ if a.plot:
     fig.tight_layout()
     fig.savefig(a.plot, dpi=120)
     print(f"wrote {a.plot}")
+
+if a.baseline:
+    base = json.load(open(a.baseline))
+    failed = False
+    for name in ("flushed", "warm"):
+        b = base[name + "_mape_pct"]
+        ok = mapes[name] <= b + a.max_worsening
+        failed |= not ok
+        print(f"{'OK' if ok else 'FAIL'}: {name} MAPE {mapes[name]:.1f}% against the baseline {b:.1f}% "
+              f"(+{a.max_worsening} allowed)")
+    sys.exit(1 if failed else 0)

@@ -84,6 +84,10 @@ struct SmParams {
   // Cycles per lane of the most-loaded bank for a shared-memory atomic (lanes to one word do not
   // combine); at least one cycle per phase.
   double shared_atomic_cycles_per_lane = 1.0;
+  // A global or local store holds the L1 pipeline max(store_min_cycles_per_line, sectors x
+  // store_cycles_per_sector) cycles per line it writes (at least one).
+  std::uint32_t store_min_cycles_per_line = 1;
+  std::uint32_t store_cycles_per_sector = 0;
   std::uint32_t shared_memory_latency_cycles = 23;
   CacheParams l1;                                // data cache part of L1/shared
   CacheParams constant_cache;

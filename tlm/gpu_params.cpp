@@ -289,6 +289,11 @@ Schema buildSchema() {
   b.integer("sm.shared_memory_min_phase_lanes", FIELD(sm.shared_memory_min_phase_lanes), 1, 32,
             "a wide shared access is served in phases of banks x width / bytes lanes, but not fewer than this")
       .powerOfTwo();
+  b.integer("sm.store_min_cycles_per_line", FIELD(sm.store_min_cycles_per_line), 1, 64,
+            "L1 pipeline cycles a global or local store takes per line it writes, at least");
+  b.integer("sm.store_cycles_per_sector", FIELD(sm.store_cycles_per_sector), 0, 64,
+            "L1 pipeline cycles a global or local store takes per 32-byte sector it writes (if more than "
+            "store_min_cycles_per_line)");
   b.number("sm.shared_atomic_cycles_per_lane", FIELD(sm.shared_atomic_cycles_per_lane), 64,
            "cycles a shared-memory atomic spends per lane of its most-loaded bank (same-word lanes serialise "
            "too); at least one cycle");

@@ -18,6 +18,8 @@ struct Lsu::Step {
   std::uint64_t addr = 0;      // Line: line address; Const: the (synthetic) address
   std::uint32_t bytes = 0;     // Const: bytes read
   std::uint16_t atomic_ops = 1;  // Line, Atomic: lanes updating the most-updated address of the line
+  std::uint16_t hold = 0;        // Line: cycles the step keeps the pipeline after its access (stores)
+  bool accessed = false;         // Line: the access was made; the step holds the pipeline
   bool atomic_integer = false;   // Line, Atomic: an integer reduction (see MemRequest)
 };
 
@@ -261,6 +263,11 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
     s.mem = kind;
     s.addr = l.line;
     s.mask = l.sectors;
+    if (kind == MemOp::Write) {
+      const std::uint32_t cycles = std::max({1u, p_.store_min_cycles_per_line,
+                                             memsys::sectorCount(l.sectors) * p_.store_cycles_per_sector});
+      s.hold = std::uint16_t(cycles - 1);
+    }
     op.steps.push_back(s);
   }
   if (global && t.atomic) {
@@ -446,7 +453,8 @@ std::uint64_t Lsu::earliestRoom(std::uint64_t now) const {
   const Op& op = ops_[queue_.front()];
   std::uint64_t steps = 0;
   for (std::size_t i = op.next; i < op.steps.size(); ++i)
-    steps += op.steps[i].kind == Step::Kind::Shared ? op.steps[i].mask : 1;
+    steps += op.steps[i].kind == Step::Kind::Shared ? op.steps[i].mask
+                                                     : 1 + op.steps[i].hold - (op.steps[i].accessed ? 1 : 0);
   // step() pops it in the cycle of its last step at the earliest; an issue sees that a cycle later.
   return std::max(now, op.req.ready_at) + std::max<std::uint64_t>(steps, 1);
 }
@@ -487,7 +495,12 @@ void Lsu::step(std::uint64_t now) {
       op.next++;
       break;
     case Step::Kind::Line:
-      if (stepLine(op, s, now)) op.next++;
+      if (s.accessed) {  // holding the pipeline after a store's access
+        if (--s.hold == 0) op.next++;
+      } else if (stepLine(op, s, now)) {
+        if (s.hold) s.accessed = true;
+        else op.next++;
+      }
       break;
   }
   if (op.next < op.steps.size()) return;
