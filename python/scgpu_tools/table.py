@@ -227,4 +227,4 @@ def long_stats_table(stats_by_run: Dict[str, Optional[Dict]]) -> pd.DataFrame:
 
 def load_results(directory: str) -> pd.DataFrame:
     """The table a sweep wrote (results.csv)."""
-    return pd.read_csv(os.path.join(directory, "results.csv"), low_memory=False)
+    return pd.read_csv(os.path.join(directory, "results.csv"), low_memory=False, float_precision="round_trip")

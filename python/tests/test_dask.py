@@ -40,8 +40,8 @@ def test_local_cluster_gives_the_same_table_as_local(tmp_path, scgpu):
                            scgpu=scgpu, quiet=True)
     assert local.exit_status == remote.exit_status == 0
     assert local.statuses == remote.statuses == {"passed": 8, "check_failed": 4, "timeout": 3}
-    first = pd.read_csv(tmp_path / "local" / "results.csv").drop(columns=WALL_CLOCK_COLUMNS)
-    second = pd.read_csv(tmp_path / "dask" / "results.csv").drop(columns=WALL_CLOCK_COLUMNS)
+    first = pd.read_csv(tmp_path / "local" / "results.csv", float_precision="round_trip").drop(columns=WALL_CLOCK_COLUMNS)
+    second = pd.read_csv(tmp_path / "dask" / "results.csv", float_precision="round_trip").drop(columns=WALL_CLOCK_COLUMNS)
     pd.testing.assert_frame_equal(first, second)
     # the work was spread over the workers
     assert len({r["process"] for r in records(tmp_path / "dask")}) >= 2
@@ -130,7 +130,7 @@ def test_a_worker_killed_mid_sweep_loses_and_doubles_nothing(tmp_path, scgpu):
             stop(process)
         log.close()
 
-    table = pd.read_csv(out / "results.csv")
+    table = pd.read_csv(out / "results.csv", float_precision="round_trip")
     assert len(table) == 9 and table["run_id"].nunique() == 9         # one row per run, no double
     assert set(table["status"]) == {"passed"}
     assert sorted(table["point"]) == list(range(9))

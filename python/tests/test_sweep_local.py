@@ -19,7 +19,7 @@ def test_the_tables_hold_every_point_workload_and_launch(example_sweep):
     out, _, completed = example_sweep
     # failures are data: the sweep itself succeeded
     assert completed.returncode == 0, completed.stderr
-    table = pd.read_csv(out / "results.csv")
+    table = pd.read_csv(out / "results.csv", float_precision="round_trip")
     runs = table.drop_duplicates("run_id")
     assert len(runs) == 6 * 3
     # reduce_tree launches twice, so its passing runs have two rows each
@@ -41,7 +41,7 @@ def test_failures_are_rows_with_status_and_message(example_sweep):
     # the progress output points at the value the simulator refused
     assert "--set 'sm.count=0': error:" in completed.stderr
     assert f"(written at {sweep_file}:9:16)" in completed.stderr
-    runs = pd.read_csv(out / "results.csv").drop_duplicates("run_id")
+    runs = pd.read_csv(out / "results.csv", float_precision="round_trip").drop_duplicates("run_id")
     status = {(row.point, row.workload): row.status for row in runs.itertuples()}
     for point in range(4):
         assert status[(point, "saxpy")] == "passed"
@@ -60,7 +60,7 @@ def test_failures_are_rows_with_status_and_message(example_sweep):
 
 def test_parameters_and_statistics_are_those_of_the_run(example_sweep):
     out, _, _ = example_sweep
-    runs = pd.read_csv(out / "results.csv").drop_duplicates("run_id")
+    runs = pd.read_csv(out / "results.csv", float_precision="round_trip").drop_duplicates("run_id")
     for _, run in runs[runs["status"] == "passed"].iterrows():
         with open(out / "runs" / f"{run['run_id']}.stats.json") as stream:
             stats = json.load(stream)
@@ -77,7 +77,7 @@ def test_parameters_and_statistics_are_those_of_the_run(example_sweep):
 
 def test_run_files_and_sqlite(example_sweep):
     out, _, _ = example_sweep
-    table = pd.read_csv(out / "results.csv")
+    table = pd.read_csv(out / "results.csv", float_precision="round_trip")
     records = sorted(p.name for p in (out / "runs").iterdir())
     ids = sorted(table["run_id"].unique())
     assert [n for n in records if not n.endswith(".stats.json")] == [f"{i}.json" for i in ids]
@@ -107,24 +107,24 @@ def test_resume_runs_only_what_is_missing(tmp_path, counting_scgpu):
     out = tmp_path / "out"
     cli("sweep", sweep, "--out", out, "-q", scgpu=scgpu, check=True)
     assert runs() == 8
-    first = pd.read_csv(out / "results.csv")
+    first = pd.read_csv(out / "results.csv", float_precision="round_trip")
     # everything finished: nothing runs, the table is the same
     cli("sweep", sweep, "--out", out, "-q", scgpu=scgpu, check=True)
     assert runs() == 8
-    pd.testing.assert_frame_equal(first, pd.read_csv(out / "results.csv"))
+    pd.testing.assert_frame_equal(first, pd.read_csv(out / "results.csv", float_precision="round_trip"))
     # a crash that lost two records: exactly those two run again
     lost = sorted(first["run_id"].unique())[:2]
     for run_id in lost:
         os.unlink(out / "runs" / f"{run_id}.json")
     cli("sweep", sweep, "--out", out, "-q", scgpu=scgpu, check=True)
     assert runs() == 10
-    again = pd.read_csv(out / "results.csv")
+    again = pd.read_csv(out / "results.csv", float_precision="round_trip")
     pd.testing.assert_frame_equal(first.drop(columns=WALL_CLOCK_COLUMNS), again.drop(columns=WALL_CLOCK_COLUMNS))
     # a new grid value: only its points run (2 channels values x 1 new size x 2 workloads)
     sweep.write_text(sweep.read_text().replace("262144]", "262144, 1048576]"))
     cli("sweep", sweep, "--out", out, "-q", scgpu=scgpu, check=True)
     assert runs() == 14
-    assert pd.read_csv(out / "results.csv")["run_id"].nunique() == 12
+    assert pd.read_csv(out / "results.csv", float_precision="round_trip")["run_id"].nunique() == 12
 
 
 def test_dry_run_runs_nothing(tmp_path, counting_scgpu):
@@ -159,7 +159,7 @@ def test_the_simulators_timeout_is_a_timeout_row(tmp_path, scgpu):
         timeout_s: 0.05
         """)
     cli("sweep", sweep, "--out", tmp_path / "out", "-q", scgpu=scgpu, check=True)
-    row = pd.read_csv(tmp_path / "out" / "results.csv").iloc[0]
+    row = pd.read_csv(tmp_path / "out" / "results.csv", float_precision="round_trip").iloc[0]
     assert row["status"] == "timeout" and "--timeout" in row["message"]
 
 
@@ -171,7 +171,7 @@ def test_metrics_limit_the_statistics_columns(tmp_path, scgpu):
         """)
     completed = cli("sweep", sweep, "--out", tmp_path / "out", scgpu=scgpu, check=True)
     assert "metric 'no.such.stat' matches no statistic" in completed.stderr
-    columns = list(pd.read_csv(tmp_path / "out" / "results.csv").columns)
+    columns = list(pd.read_csv(tmp_path / "out" / "results.csv", float_precision="round_trip").columns)
     statistics = columns[columns.index("config.dram_peak_GBps") + 1:]
     assert statistics[0] == "gpu.ipc" and all(c.startswith("stall.") for c in statistics[1:])
     assert len(statistics) > 5
@@ -201,7 +201,7 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes(tmp_path, counting_scgp
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert "interrupted; run the same command again to resume" in stderr
-    table = pd.read_csv(out / "results.csv")
+    table = pd.read_csv(out / "results.csv", float_precision="round_trip")
     assert table["run_id"].nunique() == 9                      # every point has a row
     statuses = set(table["status"])
     assert statuses <= {"passed", "interrupted", "not_run"} and "passed" in statuses
@@ -218,7 +218,7 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes(tmp_path, counting_scgp
         assert not any(f"scgpu-{run_id}-" in command for run_id in ids), command
 
     cli("sweep", sweep, "--out", out, "-q", scgpu=scgpu, check=True)
-    final = pd.read_csv(out / "results.csv")
+    final = pd.read_csv(out / "results.csv", float_precision="round_trip")
     assert set(final["status"]) == {"passed"} and final["run_id"].nunique() == 9
     assert runs() - started_before == 9 - passed_before       # only the unfinished ones ran again
 
@@ -241,5 +241,5 @@ def test_a_result_that_arrives_twice_is_kept_once(tmp_path, scgpu, monkeypatch):
     sweep = write(tmp_path / "s.yaml", "set: {sm.count: 2}\ngrid: {dram.channels: [1, 2]}\nworkloads: [saxpy]\n")
     summary = run_sweep(str(sweep), str(tmp_path / "out"), jobs=2, scgpu=scgpu, quiet=True)
     assert summary.duplicates_ignored == 2 and summary.ran == 2
-    table = pd.read_csv(tmp_path / "out" / "results.csv")
+    table = pd.read_csv(tmp_path / "out" / "results.csv", float_precision="round_trip")
     assert len(table) == 2 and "second delivery" not in set(table["message"])
