@@ -7,14 +7,7 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                                      \
-  do {                                                                                \
-    cudaError_t e = (x);                                                              \
-    if (e != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      return 1;                                                                       \
-    }                                                                                 \
-  } while (0)
+#include "cuda_check.h"
 
 // The same kernel as testbench/concurrency_test.cpp: an LCG stepped `iters` times per thread.
 __global__ void spin(unsigned* out, unsigned iters) {

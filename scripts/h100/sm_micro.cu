@@ -21,14 +21,7 @@
 
 #include "../../validation/micro/sm_micro.cu"
 
-#define CHECK(x)                                                                   \
-  do {                                                                             \
-    cudaError_t e = (x);                                                           \
-    if (e != cudaSuccess) {                                                        \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      std::exit(1);                                                                \
-    }                                                                              \
-  } while (0)
+#include "cuda_check.h"
 
 constexpr int kRuns = 5;
 constexpr int kLaunches = 1000;
