@@ -49,14 +49,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                                                  \
-  do {                                                                                            \
-    cudaError_t e = (x);                                                                          \
-    if (e != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e));     \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
+#include "cuda_check.h"
 
 #define CHECK_CU(x)                                                                               \
   do {                                                                                            \
