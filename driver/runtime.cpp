@@ -244,13 +244,10 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
 
 void Runtime::setWarmRepeats(std::uint32_t n) { impl_->warm_repeats = n; }
 
-Error Runtime::launchOnce(Function& fn, std::uint32_t module_slot, const std::uint32_t grid_dims[3],
-                          const std::uint32_t block_dims[3], std::uint32_t shared, const std::vector<std::uint8_t>& params,
-                          bool warm_repeat) {
+Error Runtime::launchOnce(Function& fn, std::uint32_t module_slot, const std::uint32_t g[3], const std::uint32_t b[3],
+                          std::uint32_t shared, const std::vector<std::uint8_t>& params, bool warm_repeat) {
   Impl& s = *impl_;
   const ptx::Program& prog = fn.program();
-  const std::uint32_t* g = grid_dims;
-  const std::uint32_t* b = block_dims;
   const Dim3 grid{g[0], g[1], g[2]}, block{b[0], b[1], b[2]};
   const auto t0 = std::chrono::steady_clock::now();
   scgpu_status st = scgpu_launch(s.stream, module_slot, prog.kernel_name.c_str(), g, b, shared, params.data(), params.size());

@@ -140,6 +140,10 @@ struct SmCore::Impl {
   void decodeHead(WarpSlot& ws);
   void issue(std::uint32_t slot, SubCore& sc, std::uint64_t now, SchedulerTrace& tr);
   void fetch(SubCore& sc, int issued_slot, std::uint64_t now);
+  // The warp's instruction buffer has room and there is code left to fetch into it.
+  bool fetchRoom(const WarpSlot& ws) const {
+    return !ws.exited && ws.ib_count < ib_capacity && ws.ib_pc + ws.ib_count < blocks[ws.block].prog->program->code.size();
+  }
   void fetchFor(WarpSlot& ws, std::uint64_t now);
   void applyLsuDone();
   // The warp's stall reason may have changed: evaluate it at the next tick.
@@ -212,12 +216,13 @@ struct SmCore::Impl {
   // cached reasons with).
   bool evaluate_every_cycle = false;
   std::uint64_t sleep_until = 0, slept_from = 0;
-  std::uint64_t nextEvent(std::uint64_t t) const;
   // Dozing: the warps sleep as above but the LSU's pipeline has steps to run (a warp waits on an
   // uncoalesced access, say). Ticks before sleep_until only step the LSU, until it finishes an
   // instruction; the warps' cycles are accounted in bulk as in a sleep.
   bool dozing = false;
-  std::uint64_t warpEvent(std::uint64_t t) const;  // nextEvent(), less the LSU pipeline's steps
+  // The first cycle after t at which anything but the LSU's pipeline can change: a warp's reason
+  // ends, a fetch is due, a response is handled, a draining block may retire.
+  std::uint64_t warpEvent(std::uint64_t t) const;
   void doze(std::uint64_t cycle);
   void accountSleep(std::uint64_t through);  // the slept cycles up to `through`, inclusive
   std::uint32_t resident_blocks = 0, live_warps = 0, exited_resident = 0, free_warp_slots = 0;
@@ -691,10 +696,7 @@ void SmCore::Impl::cosimFault(const std::string& message, SubCore& sc, std::uint
 }
 
 void SmCore::Impl::fetch(SubCore& sc, int issued_slot, std::uint64_t t) {
-  auto eligible = [&](const WarpSlot& ws) {
-    return !ws.exited && ws.ib_count < ib_capacity && ws.fetch_at <= t &&
-           ws.ib_pc + ws.ib_count < blocks[ws.block].prog->program->code.size();
-  };
+  auto eligible = [&](const WarpSlot& ws) { return ws.fetch_at <= t && fetchRoom(ws); };
   const std::uint32_t n = std::uint32_t(sc.warps.size());
   if (n == 0 || t < sc.fetch_idle_until) return;
   for (int pass = 0; pass < 2; ++pass) {
@@ -714,9 +716,7 @@ void SmCore::Impl::fetch(SubCore& sc, int issued_slot, std::uint64_t t) {
   // Nothing to fetch: not before the first warp with room may (an issue resets this).
   std::uint64_t next = kNever;
   for (std::uint32_t slot : sc.warps) {
-    const WarpSlot& ws = warps[slot];
-    if (!ws.exited && ws.ib_count < ib_capacity && ws.ib_pc + ws.ib_count < blocks[ws.block].prog->program->code.size())
-      next = std::min(next, ws.fetch_at);
+    if (fetchRoom(warps[slot])) next = std::min(next, warps[slot].fetch_at);
   }
   sc.fetch_idle_until = next;
 }
@@ -773,8 +773,6 @@ void SmCore::Impl::retireBlocks(std::uint64_t t) {
 
 // ---- sleeping through cycles in which nothing can change ----
 
-std::uint64_t SmCore::Impl::nextEvent(std::uint64_t t) const { return std::min(warpEvent(t), lsu.nextEvent(t)); }
-
 std::uint64_t SmCore::Impl::warpEvent(std::uint64_t t) const {
   // A handled response may finish an instruction and wake its warp.
   std::uint64_t next = std::max(lsu.nextResponse(), t + 1);
@@ -784,9 +782,7 @@ std::uint64_t SmCore::Impl::warpEvent(std::uint64_t t) const {
       // Issued, ready, or a reason that is looked at every cycle (pipes, collectors): awake.
       next = std::min(next, std::max(status_until[s], t + 1));
       const WarpSlot& ws = warps[s];
-      const bool room = !ws.exited && ws.ib_count < ib_capacity &&
-                        ws.ib_pc + ws.ib_count < blocks[ws.block].prog->program->code.size();
-      if (room) next = std::min(next, std::max(ws.fetch_at, t + 1));  // a fetch would happen then
+      if (fetchRoom(ws)) next = std::min(next, std::max(ws.fetch_at, t + 1));  // a fetch would happen then
       if (next <= t + 1) return t + 1;
     }
   return next;
