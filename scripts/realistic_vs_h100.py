@@ -21,8 +21,10 @@ tables and the scatter plot are regenerated from the committed raw CSVs alone:
 Per kernel, the launches of a kernel in a workload are summed. --plot needs matplotlib (Debian's
 python3-matplotlib, for /usr/bin/python3).
 """
-import argparse, csv, json, math, os, subprocess, sys, tempfile
+import argparse, csv, json, os, subprocess, sys, tempfile
 from collections import OrderedDict
+
+from vs_h100_stats import summary
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
@@ -101,19 +103,6 @@ for r in model_rows:
         m_flushed[k] = m_flushed.get(k, 0.0) + float(r["core_cycles"])
 
 
-def summary(pairs):
-    n = len(pairs)
-    mape = 100 * sum(abs(m - h) / h for _, h, m in pairs) / n
-    geo = math.exp(sum(math.log(m / h) for _, h, m in pairs) / n)
-    lh = [math.log(h) for _, h, _ in pairs]
-    lm = [math.log(m) for _, _, m in pairs]
-    mh, mm = sum(lh) / n, sum(lm) / n
-    cov = sum((x - mh) * (y - mm) for x, y in zip(lh, lm))
-    r = cov / math.sqrt(sum((x - mh) ** 2 for x in lh) * sum((y - mm) ** 2 for y in lm))
-    within = sum(0.75 <= m / h <= 1.25 for _, h, m in pairs)
-    return n, mape, geo, r, within
-
-
 results, mapes = {}, {}
 for name, h, m, unit in (("flushed", h_flushed, m_flushed, "cycles"), ("warm", h_warm, m_warm, "ns")):
     pairs = []
@@ -125,7 +114,7 @@ for name, h, m, unit in (("flushed", h_flushed, m_flushed, "cycles"), ("warm", h
             continue
         pairs.append((k, hv, m[k]))
     results[name] = pairs
-    n, mape, geo, r, within = summary(pairs)
+    n, mape, geo, r, within = summary([(h, m) for _, h, m in pairs])
     mapes[name] = mape
     if a.markdown:
         print(f"\n{name} ({unit}): {n} kernels, MAPE {mape:.1f}%, geo-mean model/H100 {geo:.3f}, "
@@ -158,7 +147,7 @@ if a.plot:
         for k, h, m in pairs:
             if not 0.75 <= m / h <= 1.25:
                 ax.annotate(k[1], (h, m), fontsize=7, xytext=(3, 3), textcoords="offset points")
-        n, mape, geo, r, within = summary(pairs)
+        n, mape, geo, r, within = summary([(h, m) for _, h, m in pairs])
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(lo, hi)

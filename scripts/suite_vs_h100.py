@@ -7,7 +7,9 @@ Prints the per-kernel table and the summary (MAPE, geo-mean, Pearson r of log cy
 --max-worsening points above M: the regression guard of the long test suite_vs_h100.
   scripts/suite_vs_h100.py SCGPU_BINARY [--threads 2] [--baseline validation/suite_scale8_baseline.json]
 """
-import argparse, csv, json, math, os, subprocess, sys, tempfile
+import argparse, csv, json, os, subprocess, sys, tempfile
+
+from vs_h100_stats import summary
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
@@ -51,15 +53,7 @@ for r in ref:
     h, m = float(r["h100_cycles"]), float(model[key])
     rows.append((h, m))
     print(f"{key[0]:16} {key[1]:26} {h:9.0f} {m:9.0f} {m / h:6.2f}")
-n = len(rows)
-mape = 100 * sum(abs(m - h) / h for h, m in rows) / n
-geo = math.exp(sum(math.log(m / h) for h, m in rows) / n)
-lh = [math.log(h) for h, _ in rows]
-lm = [math.log(m) for _, m in rows]
-mh, mm = sum(lh) / n, sum(lm) / n
-cov = sum((x - mh) * (y - mm) for x, y in zip(lh, lm))
-r_log = cov / math.sqrt(sum((x - mh) ** 2 for x in lh) * sum((y - mm) ** 2 for y in lm))
-within = sum(0.75 <= m / h <= 1.25 for h, m in rows)
+n, mape, geo, r_log, within = summary(rows)
 print(f"kernels {n}  MAPE {mape:.1f}%  geo-mean {geo:.3f}  Pearson r(log) {r_log:.3f}  within ±25% {within}/{n}")
 if a.baseline:
     base = json.load(open(a.baseline))["mape_pct"]
