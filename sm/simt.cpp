@@ -136,7 +136,7 @@ void initWarp(Warp& w, std::uint32_t index, BlockState& block, const LaunchState
   }
   const ptx::DecodedFunction& kernel = launch.program->functions[0];
   w.local_stride = kernel.local_frame_bytes + std::uint32_t(launch.stack_size_bytes);
-  w.local.assign(std::size_t(w.local_stride) * kWarpSize, 0);
+  w.local.clear();  // allocated on first use (localBytes)
   w.stack.push_back({kernel.entry_pc, kNoReconvergence, w.valid_mask, false, w.valid_mask});
   pushFrame(w, 0, ptx::kNoSlot, block, launch);
 }

@@ -44,6 +44,9 @@ inline void bindFrame(ExecContext& c, Warp& w) {
 
 // Per-thread local memory of a lane at a per-thread offset.
 inline std::uint8_t* localBytes(Warp& w, int lane, std::uint64_t offset) {
+  // Allocated (zeroed) on first use: most kernels never touch local memory, and zeroing a warp's
+  // stack (32 x limits.stack_size_bytes) at every block start cost more than short warps' work.
+  if (w.local.empty()) w.local.assign(std::size_t(w.local_stride) * kWarpSize, 0);
   return w.local.data() + std::size_t(lane) * w.local_stride + offset;
 }
 

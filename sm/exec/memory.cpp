@@ -1,4 +1,5 @@
 // ld, st, atom, red, cvta and isspacep.
+#include <algorithm>
 #include <cstring>
 
 #include "sm/exec/handlers.h"
@@ -33,6 +34,44 @@ void load(ExecContext& c, const DecodedInst& in) {
       if (sign) v = signExtend(v, Bytes);
       c.R[std::size_t(in.dst[e]) * kWarpSize + lane] = v;
     }
+  });
+}
+
+// A scalar shared load (most of a tiled kernel's loads): the block's shared memory and the two
+// register columns are looked up once per warp instead of once per lane; a lane out of bounds or
+// misaligned takes resolve() for its fault.
+template <std::uint32_t Bytes, bool Signed>
+void loadSharedScalar(ExecContext& c, const DecodedInst& in) {
+  std::uint8_t* const shared = c.block->shared.data();
+  const std::uint64_t size = c.block->shared.size();
+  const std::uint64_t* base = in.aux == ptx::kNoSlot ? nullptr : lanes(c, in.aux);
+  std::uint64_t* d = lanes(c, in.dst[0]);
+  const std::uint64_t imm = std::uint64_t(in.imm);
+  if (c.mask == kFullMask && !c.trace && base) {
+    // Every lane: addresses first (checked together), then the copies.
+    std::uint64_t addr[kWarpSize], any_bits = 0, highest = 0;
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      addr[lane] = base[lane] + imm;
+      any_bits |= addr[lane];
+      highest = std::max(highest, addr[lane]);
+    }
+    if (!(any_bits & (Bytes - 1)) && highest + Bytes <= size && highest + Bytes > highest) {
+      for (int lane = 0; lane < kWarpSize; ++lane) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, shared + addr[lane], Bytes);
+        d[lane] = Signed ? signExtend(v, Bytes) : v;
+      }
+      return;
+    }
+  }
+  forLanes(c.mask, [&](int lane) {
+    const std::uint64_t addr = (base ? base[lane] : 0) + imm;
+    const std::uint8_t* p = shared + addr;
+    if ((addr & (Bytes - 1)) || addr + Bytes > size || addr + Bytes < addr) p = resolve<Space::Shared>(c, lane, addr, Bytes, false);
+    if (c.trace) traceAccess<Space::Shared>(c, lane, addr, Bytes, false, false);
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, Bytes);
+    d[lane] = Signed ? signExtend(v, Bytes) : v;
   });
 }
 
@@ -162,6 +201,18 @@ void isspacep(ExecContext& c, const DecodedInst& in) {
 template <Space S>
 ptx::ExecFn selectLdSt(const DecodedInst& in) {
   const bool ld = in.op == ptx::Op::Ld;
+  if constexpr (S == Space::Shared) {
+    if (ld && in.vec == 1) {
+      const bool sign = ptx::isSigned(in.type);
+      switch (ptx::sizeOf(in.type)) {
+        case 1: return sign ? &loadSharedScalar<1, true> : &loadSharedScalar<1, false>;
+        case 2: return sign ? &loadSharedScalar<2, true> : &loadSharedScalar<2, false>;
+        case 4: return sign ? &loadSharedScalar<4, true> : &loadSharedScalar<4, false>;
+        case 8: return &loadSharedScalar<8, false>;
+        default: return nullptr;
+      }
+    }
+  }
   switch (ptx::sizeOf(in.type)) {
     case 1: return ld ? &load<S, 1> : &store<S, 1>;
     case 2: return ld ? &load<S, 2> : &store<S, 2>;
