@@ -37,6 +37,8 @@ enum class Op : std::uint8_t {
   Bra, BrxIdx, Call, Ret, Exit, Trap, Brkpt, Bar, Nanosleep,
   // warp-wide
   Shfl, Vote, Match, Redux, Activemask,
+  // matrix (tensor-core) instructions; the operands are in Program::tensor_ops[target]
+  Mma, Wmma, Ldmatrix, Stmatrix, Movmatrix,
   Count
 };
 const char* toString(Op op);
@@ -127,6 +129,32 @@ struct DecodedInst {
   std::uint32_t debug_line = 0;
 };
 
+// Element types of matrix instructions (PTX types plus the sub-byte ones, which have no Type).
+enum class MatElem : std::uint8_t { None, F16, BF16, TF32, F32, F64, E4M3, E5M2, S8, U8, S4, U4, B1, S32 };
+std::uint32_t bitsOf(MatElem e);
+
+// The operands of one matrix instruction (mma.sync, wmma.*, ldmatrix, stmatrix, movmatrix): more
+// registers than DecodedInst holds, so they live beside the code (Program::tensor_ops, indexed by
+// DecodedInst::target). Each list holds register slots in operand order; an f64 element takes a
+// whole 64-bit slot, narrower ones are packed 32 bits per slot (two f16, four s8, ...).
+struct TensorOp {
+  enum class Kind : std::uint8_t { Mma, WmmaLoad, WmmaStore, WmmaMma, Ldmatrix, Stmatrix, Movmatrix };
+  Kind kind = Kind::Mma;
+  std::uint16_t m = 0, n = 0, k = 0;
+  MatElem a = MatElem::None, b = MatElem::None, c = MatElem::None, d = MatElem::None;
+  bool a_row = true, b_row = false;  // mma.sync is always .row.col; wmma names its layouts
+  bool satfinite = false;
+  bool b1_and = false;               // .and.popc (else .xor.popc) for .b1
+  // wmma.load/store: which matrix ('a', 'b', 'c', 'd'), its layout in memory (row-major?), and
+  // the stride register (kNoSlot: the matrix's own width). ldmatrix/stmatrix: .x1/.x2/.x4 and .trans.
+  char which = 0;
+  bool mem_row = true;
+  std::uint32_t stride = 0xFFFFFFFFu;
+  std::uint8_t count = 1;
+  bool trans = false;
+  std::vector<std::uint32_t> dst, src_a, src_b, src_c;  // register slots
+};
+
 // A special register that a frame initialises once per thread.
 enum class SpecialReg : std::uint8_t {
   TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
@@ -208,6 +236,7 @@ struct Program {
     std::string reason;  // what is missing
   };
   std::vector<Unsupported> unsupported;
+  std::vector<TensorOp> tensor_ops;  // matrix instructions' operands (DecodedInst::target)
 };
 
 }  // namespace scgpu::ptx

@@ -1,6 +1,7 @@
 #include "ptx/decoder.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -231,6 +232,8 @@ class FunctionDecoder {
   // Records valid PTX the core does not implement (Program::unsupported) and puts a trap in its place.
   void recordUnsupported(const SourceLoc& loc, const std::string& text, const std::string& why, DecodedInst& out);
   void decodeCall(const Instruction& in, DecodedInst& out);
+  // mma.sync, wmma.*, ldmatrix, stmatrix, movmatrix (Program::tensor_ops); false for other opcodes.
+  bool decodeTensor(const Instruction& in, DecodedInst& out);
   void computeReconvergence(std::uint32_t begin, std::uint32_t end);
 
   KernelLinker& L_;
@@ -680,6 +683,43 @@ Space FunctionDecoder::address(const Operand& op, StateSpace explicit_space, Dec
   }
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// Matrix (tensor-core) instructions
+
+MatElem matElemFromName(const std::string& w) {
+  static const std::map<std::string, MatElem> m = {
+      {"f16", MatElem::F16}, {"bf16", MatElem::BF16}, {"tf32", MatElem::TF32}, {"f32", MatElem::F32},
+      {"f64", MatElem::F64}, {"e4m3", MatElem::E4M3}, {"e5m2", MatElem::E5M2}, {"s8", MatElem::S8},
+      {"u8", MatElem::U8},   {"s4", MatElem::S4},     {"u4", MatElem::U4},     {"b1", MatElem::B1},
+      {"s32", MatElem::S32}};
+  auto it = m.find(w);
+  return it == m.end() ? MatElem::None : it->second;
+}
+
+// "m16n8k16" -> 16, 8, 16 ("m8n8" for ldmatrix: k = 0).
+bool parseShape(const std::string& w, std::uint16_t& m, std::uint16_t& n, std::uint16_t& k) {
+  unsigned a = 0, b = 0, c = 0;
+  char tail = 0;
+  if (std::sscanf(w.c_str(), "m%un%uk%u%c", &a, &b, &c, &tail) == 3 && a && b && c && a <= 64 && b <= 64 && c <= 256) {
+    m = std::uint16_t(a), n = std::uint16_t(b), k = std::uint16_t(c);
+    return true;
+  }
+  if (std::sscanf(w.c_str(), "m%un%u%c", &a, &b, &tail) == 2 && a == 8 && b == 8) {
+    m = 8, n = 8, k = 0;
+    return true;
+  }
+  return false;
+}
+
+// Register slots of a fragment holding `elems` elements of type `e` per lane: one slot per f64,
+// 32 bits of elements per slot otherwise.
+std::uint32_t fragmentSlots(std::uint32_t elems, MatElem e) {
+  if (e == MatElem::F64) return elems;
+  const std::uint32_t per = 32 / bitsOf(e);
+  return (elems + per - 1) / per;
+}
+
 // Puts a trap in the place of an instruction the core cannot run, keeping where it came from: it
 // never executes (a launch of its kernel is refused), but the program stays well formed.
 void replaceWithTrap(DecodedInst& d) {
@@ -715,6 +755,135 @@ bool isValidButUnimplemented(const Instruction& in) {
         m == "e4m3" || m == "e5m2" || m == "relu" || m == "mbarrier" || m == "multicast::cluster")
       return true;
   return in.opcode == "cvt" && in.operands.size() == 3;
+}
+
+bool FunctionDecoder::decodeTensor(const Instruction& in, DecodedInst& out) {
+  const std::string& opc = in.opcode;
+  if (opc != "mma" && opc != "wmma" && opc != "ldmatrix" && opc != "stmatrix" && opc != "movmatrix") return false;
+  TensorOp t;
+  std::vector<MatElem> types;
+  bool shape = false;
+  std::vector<std::string> layouts, rest;
+  StateSpace space = StateSpace::None;
+  for (const auto& w : in.modifiers) {
+    if (MatElem e = matElemFromName(w); e != MatElem::None) { types.push_back(e); continue; }
+    if (!shape && parseShape(w, t.m, t.n, t.k)) { shape = true; continue; }
+    if (w == "row" || w == "col") { layouts.push_back(w); continue; }
+    if (w == "satfinite") { t.satfinite = true; continue; }
+    if (w == "trans") { t.trans = true; continue; }
+    if (w == "x1" || w == "x2" || w == "x4") { t.count = std::uint8_t(w[1] - '0'); continue; }
+    if (w == "shared" || w == "shared::cta") { space = StateSpace::Shared; continue; }
+    if (w == "global") { space = StateSpace::Global; continue; }
+    if (w == "b16" && (opc == "ldmatrix" || opc == "stmatrix" || opc == "movmatrix")) continue;
+    rest.push_back(w);
+  }
+  auto fragment = [&](const Operand& op, bool dst, std::vector<std::uint32_t>& slots) {
+    if (op.kind != Operand::Kind::Vector) {
+      slots.push_back(dst ? regSlot(op) : source(op, Type::B32));
+      return;
+    }
+    for (const auto& e : op.elements) slots.push_back(dst ? regSlot(e) : source(e, Type::B32));
+  };
+  auto expect = [&](const std::vector<std::uint32_t>& slots, std::uint32_t elems, MatElem e, const char* what,
+                    bool at_least) {
+    const std::uint32_t need = fragmentSlots(elems, e);
+    if (slots.size() < need || (!at_least && slots.size() != need))
+      fail(in.loc, fmt::format("'{}': the {} fragment takes {} registers, found {}", L_.program().text.empty() ? opc : opc,
+                               what, need, slots.size()));
+  };
+  const auto& ops = in.operands;
+  auto words = [&](std::initializer_list<const char*> allowed) {
+    for (const auto& w : rest) {
+      if (isIgnorable(w) || w == "aligned") continue;
+      bool ok = false;
+      for (const char* a : allowed) ok |= (w == a);
+      if (!ok) fail(in.loc, fmt::format("unsupported modifier '.{}' on '{}'", w, opc));
+    }
+  };
+  if (opc == "mma" || (opc == "wmma" && std::find(rest.begin(), rest.end(), "mma") != rest.end())) {
+    const bool wmma = opc == "wmma";
+    words({"mma", "xor", "popc", "and", "rn"});
+    t.kind = wmma ? TensorOp::Kind::WmmaMma : TensorOp::Kind::Mma;
+    t.b1_and = std::find(rest.begin(), rest.end(), "and") != rest.end();
+    if (!shape || t.k == 0) fail(in.loc, fmt::format("'{}' needs a shape such as .m16n8k16", opc));
+    if (layouts.size() != 2) fail(in.loc, fmt::format("'{}' needs the layouts of A and B (.row.col)", opc));
+    t.a_row = layouts[0] == "row";
+    t.b_row = layouts[1] == "row";
+    if (!wmma && (!t.a_row || t.b_row)) {
+      fail(in.loc, "mma.sync supports .row.col only, except for the m8n8k4 .f16 form (not implemented)");
+    }
+    if (types.size() == 2) types = {types[0], MatElem::F16, MatElem::F16, types[1]};  // wmma .f16 inputs
+    if (types.size() != 4) fail(in.loc, fmt::format("'{}' needs the types .dtype.atype.btype.ctype", opc));
+    t.d = types[0], t.a = types[1], t.b = types[2], t.c = types[3];
+    if (ops.size() != 4) fail(in.loc, fmt::format("'{}' takes 4 operands (d, a, b, c), found {}", opc, ops.size()));
+    fragment(ops[0], true, t.dst);
+    fragment(ops[1], false, t.src_a);
+    fragment(ops[2], false, t.src_b);
+    fragment(ops[3], false, t.src_c);
+    const std::uint32_t mk = std::uint32_t(t.m) * t.k / 32, kn = std::uint32_t(t.k) * t.n / 32,
+                        mn = std::uint32_t(t.m) * t.n / 32;
+    expect(t.src_a, mk, t.a, "A", wmma);
+    expect(t.src_b, kn, t.b, "B", wmma);
+    expect(t.src_c, mn, t.c, "C", wmma);
+    expect(t.dst, mn, t.d, "D", wmma);
+    // The combinations the functional core computes (sm/exec/tensor.cpp).
+    const bool fp = (t.a == MatElem::F16 || t.a == MatElem::BF16 || t.a == MatElem::TF32 || t.a == MatElem::E4M3 ||
+                     t.a == MatElem::E5M2);
+    const bool ints = t.a == MatElem::S8 || t.a == MatElem::U8 || t.a == MatElem::S4 || t.a == MatElem::U4;
+    const bool ok = (fp && (t.c == MatElem::F32 || t.c == MatElem::F16) && t.c == t.d) ||
+                    (ints && t.c == MatElem::S32 && t.d == MatElem::S32) ||
+                    (t.a == MatElem::B1 && t.b == MatElem::B1 && t.c == MatElem::S32 && t.d == MatElem::S32) ||
+                    (t.a == MatElem::F64 && t.b == MatElem::F64 && t.c == MatElem::F64 && t.d == MatElem::F64);
+    if (!ok || (t.m != 8 && t.m != 16 && !wmma) || (t.m == 8 && t.n == 8 && t.k == 4 && t.a == MatElem::F16 && !wmma))
+      fail(in.loc, fmt::format("'{}' with these shapes and types is not implemented", L_.program().text.size() ? opc : opc));
+    out.op = wmma ? Op::Wmma : Op::Mma;
+  } else if (opc == "wmma") {
+    const bool load = std::find(rest.begin(), rest.end(), "load") != rest.end();
+    const bool store = std::find(rest.begin(), rest.end(), "store") != rest.end();
+    if (!load && !store) fail(in.loc, "wmma needs .load, .store or .mma");
+    t.kind = load ? TensorOp::Kind::WmmaLoad : TensorOp::Kind::WmmaStore;
+    for (const auto& w : rest)
+      if (w == "a" || w == "b" || w == "c" || w == "d") t.which = w[0];
+    words({"load", "store", "a", "b", "c", "d"});
+    if (!t.which || (load && t.which == 'd') || (store && t.which != 'd'))
+      fail(in.loc, "wmma.load takes .a, .b or .c and wmma.store takes .d");
+    if (!shape || t.k == 0) fail(in.loc, "wmma needs a shape such as .m16n16k16");
+    if (layouts.size() != 1) fail(in.loc, "wmma.load/store needs a layout (.row or .col)");
+    t.mem_row = layouts[0] == "row";
+    if (types.size() != 1) fail(in.loc, "wmma.load/store needs one element type");
+    t.a = types[0];
+    if (ops.size() != 2 && ops.size() != 3) fail(in.loc, fmt::format("wmma.{} takes 2 or 3 operands", load ? "load" : "store"));
+    out.space = address(load ? ops[1] : ops[0], space, out, false);
+    fragment(load ? ops[0] : ops[1], load, load ? t.dst : t.src_a);
+    if (ops.size() == 3) t.stride = source(ops[2], Type::U32);
+    const std::uint32_t rows = t.which == 'b' ? t.k : t.m, cols = t.which == 'a' ? t.k : t.n;
+    expect(load ? t.dst : t.src_a, rows * cols / 32, t.a, "matrix", true);
+    out.op = Op::Wmma;
+  } else if (opc == "ldmatrix" || opc == "stmatrix") {
+    words({});
+    if (!shape || t.m != 8 || t.n != 8 || t.k != 0) fail(in.loc, fmt::format("{} supports .m8n8 with .b16 only", opc));
+    t.kind = opc == "ldmatrix" ? TensorOp::Kind::Ldmatrix : TensorOp::Kind::Stmatrix;
+    if (ops.size() != 2) fail(in.loc, fmt::format("'{}' takes 2 operands", opc));
+    const bool ld = t.kind == TensorOp::Kind::Ldmatrix;
+    out.space = address(ld ? ops[1] : ops[0], space == StateSpace::None ? StateSpace::Shared : space, out, false);
+    if (out.space != Space::Shared) fail(in.loc, fmt::format("{} reads and writes shared memory only", opc));
+    fragment(ld ? ops[0] : ops[1], ld, ld ? t.dst : t.src_a);
+    if ((ld ? t.dst : t.src_a).size() != t.count)
+      fail(in.loc, fmt::format("'{}.x{}' takes {} registers", opc, t.count, t.count));
+    out.op = ld ? Op::Ldmatrix : Op::Stmatrix;
+  } else {  // movmatrix
+    words({});
+    if (!shape || t.m != 8 || t.n != 8 || !t.trans) fail(in.loc, "movmatrix supports .m8n8.trans.b16 only");
+    if (ops.size() != 2) fail(in.loc, "movmatrix takes 2 operands");
+    t.kind = TensorOp::Kind::Movmatrix;
+    fragment(ops[0], true, t.dst);
+    fragment(ops[1], false, t.src_a);
+    if (t.dst.size() != 1 || t.src_a.size() != 1) fail(in.loc, "movmatrix takes one register each");
+    out.op = Op::Movmatrix;
+  }
+  out.target = std::uint32_t(L_.program().tensor_ops.size());
+  L_.program().tensor_ops.push_back(std::move(t));
+  return true;
 }
 
 void FunctionDecoder::recordUnsupported(const SourceLoc& loc, const std::string& text, const std::string& why,
@@ -1340,6 +1509,7 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
     out.nsrc = 2;
     return;
   }
+  if (decodeTensor(in, out)) return;
   if (opc == "activemask") {
     need(1, 1);
     out.op = Op::Activemask;

@@ -13,6 +13,8 @@ ptx::ExecFn selectHandler(const ptx::DecodedInst& in) {
       return selectControlHandler(in);
     case ptx::Op::Shfl: case ptx::Op::Vote: case ptx::Op::Match: case ptx::Op::Redux: case ptx::Op::Activemask:
       return selectWarpHandler(in);
+    case ptx::Op::Mma: case ptx::Op::Wmma: case ptx::Op::Ldmatrix: case ptx::Op::Stmatrix: case ptx::Op::Movmatrix:
+      return selectTensorHandler(in);
     case ptx::Op::Mov:
       if (in.src[0] == ptx::kNoSlot && in.nsrc == 0) return selectControlHandler(in);  // %clock and friends
       return selectAluHandler(in);

@@ -8,6 +8,7 @@ namespace scgpu::sm {
 ptx::ExecFn selectMemoryHandler(const ptx::DecodedInst& inst);
 ptx::ExecFn selectControlHandler(const ptx::DecodedInst& inst);
 ptx::ExecFn selectWarpHandler(const ptx::DecodedInst& inst);
+ptx::ExecFn selectTensorHandler(const ptx::DecodedInst& inst);
 // The handler of any instruction, or nullptr when its form is not supported.
 ptx::ExecFn selectHandler(const ptx::DecodedInst& inst);
 

@@ -1,0 +1,130 @@
+#include "sm/exec/mma_arith.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace scgpu::sm::mma {
+namespace {
+
+using ptx::MatElem;
+
+// A finite value sig * 2^lsb, its sign, and whether it is a NaN or an infinity.
+struct Value {
+  bool neg = false, nan = false, inf = false;
+  std::uint64_t sig = 0;  // 0: zero
+  int lsb = 0;
+  int msb() const { return lsb + (63 - __builtin_clzll(sig)); }
+};
+
+// Fields of a binary float format: exponent bits, fraction bits; `nan_only_all_ones` for e4m3
+// (no infinities, NaN = all ones).
+Value decodeFloat(std::uint32_t bits, int ebits, int fbits, bool e4m3 = false) {
+  Value v;
+  const int bias = (1 << (ebits - 1)) - 1;
+  v.neg = (bits >> (ebits + fbits)) & 1;
+  const std::uint32_t e = (bits >> fbits) & ((1u << ebits) - 1), f = bits & ((1u << fbits) - 1);
+  if (e4m3) {
+    if (e == 15 && f == 7) { v.nan = true; return v; }
+  } else if (e == (1u << ebits) - 1) {
+    (f ? v.nan : v.inf) = true;
+    return v;
+  }
+  if (e == 0) {
+    v.sig = f;
+    v.lsb = 1 - bias - fbits;
+  } else {
+    v.sig = f | (1u << fbits);
+    v.lsb = int(e) - bias - fbits;
+  }
+  return v;
+}
+
+Value decode(std::uint32_t bits, MatElem t) {
+  switch (t) {
+    case MatElem::F16: return decodeFloat(bits & 0xFFFF, 5, 10);
+    case MatElem::BF16: return decodeFloat(bits & 0xFFFF, 8, 7);
+    case MatElem::TF32: return decodeFloat(bits & 0xFFFFE000u, 8, 23);
+    case MatElem::F32: return decodeFloat(bits, 8, 23);
+    case MatElem::E4M3: return decodeFloat(bits & 0xFF, 4, 3, true);
+    case MatElem::E5M2: return decodeFloat(bits & 0xFF, 5, 2);
+    default: return {};
+  }
+}
+
+// Rounds (-1)^neg * mag * 2^q to a float with `p` significand bits, exponent bits `ebits`:
+// toward zero, or to nearest even. Returns its bits.
+std::uint32_t roundTo(bool neg, std::uint64_t mag, int q, int p, int ebits, bool nearest) {
+  const int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, emax = bias;
+  const std::uint32_t sign = neg ? 1u << (ebits + p - 1) : 0u;
+  if (mag == 0) return 0;
+  const int msb = 63 - __builtin_clzll(mag);
+  int e = std::max(msb + q, emin);
+  const int drop = (e - (p - 1)) - q;  // low bits of mag below the result's last place
+  std::uint64_t kept;
+  if (drop <= 0) {
+    kept = mag << -drop;
+  } else if (drop >= 64) {
+    kept = 0;
+    if (nearest && drop == 64 && mag > (1ull << 63)) kept = 1;  // more than half of the last place
+  } else {
+    kept = mag >> drop;
+    const std::uint64_t rem = mag & ((1ull << drop) - 1), half = 1ull << (drop - 1);
+    if (nearest && (rem > half || (rem == half && (kept & 1)))) ++kept;
+  }
+  if (kept >> p) {  // rounding carried into a new bit
+    kept >>= 1;
+    ++e;
+  }
+  const std::uint32_t max_biased = (1u << ebits) - 1;
+  if (e > emax) {
+    if (nearest) return sign | max_biased << (p - 1);                     // infinity
+    return sign | (max_biased - 1) << (p - 1) | ((1u << (p - 1)) - 1);    // largest finite
+  }
+  if (!(kept >> (p - 1))) return sign | std::uint32_t(kept);  // subnormal (e == emin)
+  return sign | std::uint32_t(e + bias) << (p - 1) | std::uint32_t(kept & ((1ull << (p - 1)) - 1));
+}
+
+}  // namespace
+
+std::uint32_t fusedDot(const std::uint32_t* a, const std::uint32_t* b, int k, std::uint32_t c, MatElem in,
+                       MatElem acc) {
+  const bool f16acc = acc == MatElem::F16;
+  const std::uint32_t nan_bits = f16acc ? 0x7FFFu : 0x7FFFFFFFu;
+  struct Term { bool neg; std::uint64_t sig; int lsb, top; };
+  Term terms[257];
+  int n = 0;
+  bool pos_inf = false, neg_inf = false;
+  for (int i = 0; i < k; ++i) {
+    const Value x = decode(a[i], in), y = decode(b[i], in);
+    if (x.nan || y.nan) return nan_bits;
+    const bool neg = x.neg != y.neg;
+    if (x.inf || y.inf) {
+      if ((x.inf && !y.inf && y.sig == 0) || (y.inf && !x.inf && x.sig == 0)) return nan_bits;  // inf * 0
+      (neg ? neg_inf : pos_inf) = true;
+      continue;
+    }
+    if (x.sig == 0 || y.sig == 0) continue;
+    terms[n++] = {neg, x.sig * y.sig, x.lsb + y.lsb, x.msb() + y.msb()};
+  }
+  const Value z = decode(c, f16acc ? MatElem::F16 : MatElem::F32);
+  if (z.nan) return nan_bits;
+  if (z.inf) (z.neg ? neg_inf : pos_inf) = true;
+  if (pos_inf && neg_inf) return nan_bits;
+  if (pos_inf || neg_inf) return f16acc ? (neg_inf ? 0xFC00u : 0x7C00u) : (neg_inf ? 0xFF800000u : 0x7F800000u);
+  if (z.sig) terms[n++] = {z.neg, z.sig, z.lsb, z.msb()};
+  if (n == 0) return 0;
+  int top = INT_MIN;
+  for (int i = 0; i < n; ++i) top = std::max(top, terms[i].top);
+  const int q = top - kAlignBits;
+  std::int64_t sum = 0;
+  for (int i = 0; i < n; ++i) {
+    const int shift = q - terms[i].lsb;
+    const std::uint64_t v = shift <= 0 ? terms[i].sig << -shift : (shift >= 64 ? 0 : terms[i].sig >> shift);
+    sum += terms[i].neg ? -std::int64_t(v) : std::int64_t(v);
+  }
+  const bool neg = sum < 0;
+  const std::uint64_t mag = neg ? std::uint64_t(-sum) : std::uint64_t(sum);
+  return f16acc ? roundTo(neg, mag, q, 11, 5, true) : roundTo(neg, mag, q, 24, 8, false);
+}
+
+}  // namespace scgpu::sm::mma

@@ -1,0 +1,31 @@
+// The arithmetic of matrix (tensor-core) instructions, bit for bit as the H100 computes it.
+//
+// Identified from the H100's outputs on random and adversarial register words
+// (scripts/h100/mma_bits.cu, docs/data/h100_mma_bits.txt, checked by testbench/tensor_test.cpp):
+// - f16, bf16 and tf32 inputs (tf32: the low 13 bits of each f32 word are ignored): one fused
+//   sum of C and all K products of a row and a column. Products are exact; each term is aligned
+//   to the largest term's exponent, taking a product's exponent as the sum of its factors'
+//   exponents (its significand in [1, 4)), and truncated toward zero below 2^(max - 25); the exact
+//   sum of the truncated terms is rounded toward zero to f32 (an f16 accumulator: to nearest even).
+// - f64 (DMMA): one IEEE fused multiply-add per k, in k order, rounded to nearest even.
+// - integers: exact, wrapping to 32 bits (.satfinite: clamped).
+// - e4m3/e5m2: not identified yet (the H100 on sm_90 keeps more of a cancelling sum's low bits);
+//   scgpu uses the same fused sum, equal to the H100's for 65-74 % of the results and within 32
+//   ulps for 99.8 %.
+#pragma once
+
+#include <cstdint>
+
+#include "ptx/decoded.h"
+
+namespace scgpu::sm::mma {
+
+// The exponent below the largest term's at which fused sums truncate their terms.
+constexpr int kAlignBits = 25;
+
+// d = c + sum_k a[k] * b[k] on raw element bits: a and b of type `in` (F16, BF16, TF32, E4M3,
+// E5M2), c and the result f32 bits (acc F32) or f16 bits (acc F16).
+std::uint32_t fusedDot(const std::uint32_t* a, const std::uint32_t* b, int k, std::uint32_t c, ptx::MatElem in,
+                       ptx::MatElem acc);
+
+}  // namespace scgpu::sm::mma

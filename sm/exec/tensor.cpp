@@ -1,0 +1,305 @@
+// Matrix (tensor-core) instructions: mma.sync, wmma.load/store/mma, ldmatrix, stmatrix and
+// movmatrix. The fragments of mma.sync, ldmatrix, stmatrix and movmatrix are laid out across the
+// lanes as the PTX ISA specifies (checked against the H100: testbench/tensor_test.cpp); wmma
+// fragments are opaque in PTX, so scgpu gives lane L the elements L*n .. L*n+n-1 of the matrix in
+// row-major order (n = elements / 32), repeated when the fragment has more registers than that.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "sm/exec/handlers.h"
+#include "sm/exec/mem_access.h"
+#include "sm/exec/mma_arith.h"
+
+namespace scgpu::sm {
+namespace {
+
+using ptx::DecodedInst;
+using ptx::MatElem;
+using ptx::TensorOp;
+
+// Element `idx` of a lane's fragment held in `slots`.
+std::uint64_t fragGet(const ExecContext& c, const std::vector<std::uint32_t>& slots, MatElem e, int lane,
+                      std::uint32_t idx) {
+  if (e == MatElem::F64) return c.R[std::size_t(slots[idx]) * kWarpSize + lane];
+  const std::uint32_t bits = ptx::bitsOf(e), per = 32 / bits;
+  const std::uint64_t word = c.R[std::size_t(slots[idx / per]) * kWarpSize + lane];
+  const std::uint64_t mask = bits == 32 ? 0xFFFFFFFFull : (1ull << bits) - 1;
+  return (word >> ((idx % per) * bits)) & mask;
+}
+void fragSet(ExecContext& c, const std::vector<std::uint32_t>& slots, MatElem e, int lane, std::uint32_t idx,
+             std::uint64_t v) {
+  std::uint64_t& word = c.R[std::size_t(slots[e == MatElem::F64 ? idx : idx / (32 / ptx::bitsOf(e))]) * kWarpSize + lane];
+  if (e == MatElem::F64) { word = v; return; }
+  const std::uint32_t bits = ptx::bitsOf(e), shift = (idx % (32 / bits)) * bits;
+  const std::uint64_t mask = (bits == 32 ? 0xFFFFFFFFull : (1ull << bits) - 1) << shift;
+  word = ((word & ~mask) | ((v << shift) & mask)) & 0xFFFFFFFFull;
+}
+std::uint32_t perSlot(MatElem e) { return e == MatElem::F64 ? 1 : 32 / ptx::bitsOf(e); }
+
+// mma.sync layouts (PTX ISA, "Matrix fragments for mma.m16n8k*"): element `idx` of lane `lane`.
+// g = lane / 4 (group), t = lane % 4 (thread in group); `per` elements share a 32-bit register.
+void mmaA(int m, int lane, std::uint32_t idx, std::uint32_t per, int& row, int& col) {
+  const int g = lane >> 2, t = lane & 3, r = int(idx / per), i = int(idx % per);
+  if (m == 8) { row = g; col = t * int(per) + i + r * 4 * int(per); return; }
+  row = g + 8 * (r & 1);
+  col = t * int(per) + i + (r >> 1) * 4 * int(per);
+}
+void mmaB(int lane, std::uint32_t idx, std::uint32_t per, int& row, int& col) {
+  const int g = lane >> 2, t = lane & 3, r = int(idx / per), i = int(idx % per);
+  row = t * int(per) + i + r * 4 * int(per);
+  col = g;
+}
+void mmaC(int m, int lane, std::uint32_t idx, int& row, int& col) {
+  const int g = lane >> 2, t = lane & 3;
+  if (m == 8) { row = g; col = t * 2 + int(idx); return; }
+  row = g + 8 * int(idx >> 1);
+  col = t * 2 + int(idx & 1);
+}
+
+std::int64_t signExtendBits(std::uint64_t v, std::uint32_t bits) {
+  return std::int64_t(v << (64 - bits)) >> (64 - bits);
+}
+bool signedElem(MatElem e) { return e == MatElem::S8 || e == MatElem::S4 || e == MatElem::S32; }
+
+// One DMMA step: IEEE fma, except for NaNs: an input NaN comes out (quieted), B's before the
+// accumulator's before A's (as the H100's outputs show), and an invalid operation (inf * 0, inf - inf) gives the negative quiet NaN 0xFFF8...0.
+double fmaF64(double x, double y, double acc) {
+  auto quiet = [](double v) {
+    std::uint64_t b;
+    std::memcpy(&b, &v, 8);
+    b |= 1ull << 51;
+    std::memcpy(&v, &b, 8);
+    return v;
+  };
+  if (std::isnan(y)) return quiet(y);
+  if (std::isnan(acc)) return quiet(acc);
+  if (std::isnan(x)) return quiet(x);
+  const double r = std::fma(x, y, acc);
+  if (!std::isnan(r)) return r;
+  const std::uint64_t negative_qnan = 0xFFF8000000000000ull;
+  double n;
+  std::memcpy(&n, &negative_qnan, 8);
+  return n;
+}
+
+// D = A x B + C on whole matrices of raw element bits: a is m x k (row-major), b is k x n
+// (b[kk * n + j]), c and d are m x n.
+void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b,
+              const std::vector<std::uint64_t>& c, std::vector<std::uint64_t>& d) {
+  const int m = t.m, n = t.n, k = t.k;
+  // The H100 computes wmma's tf32 m16n16k8 as two k = 4 steps (its outputs differ from one fused
+  // k = 8 sum in the last place); every other shape is one fused sum over its k.
+  const int k_block = t.kind == TensorOp::Kind::WmmaMma && t.a == MatElem::TF32 ? 4 : k;
+  d.assign(std::size_t(m) * n, 0);
+  std::vector<std::uint32_t> ra(k), rb(k);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      const std::uint64_t cij = c[std::size_t(i) * n + j];
+      std::uint64_t& out = d[std::size_t(i) * n + j];
+      switch (t.a) {
+        case MatElem::F64: {
+          double acc;
+          std::memcpy(&acc, &cij, 8);
+          for (int kk = 0; kk < k; ++kk) {
+            double x, y;
+            std::memcpy(&x, &a[std::size_t(i) * k + kk], 8);
+            std::memcpy(&y, &b[std::size_t(kk) * n + j], 8);
+            acc = fmaF64(x, y, acc);
+          }
+          std::memcpy(&out, &acc, 8);
+          break;
+        }
+        case MatElem::S8: case MatElem::U8: case MatElem::S4: case MatElem::U4: {
+          const std::uint32_t ab = ptx::bitsOf(t.a), bb = ptx::bitsOf(t.b);
+          std::int64_t acc = std::int32_t(std::uint32_t(cij));
+          for (int kk = 0; kk < k; ++kk) {
+            const std::uint64_t x = a[std::size_t(i) * k + kk], y = b[std::size_t(kk) * n + j];
+            acc += (signedElem(t.a) ? signExtendBits(x, ab) : std::int64_t(x)) *
+                   (signedElem(t.b) ? signExtendBits(y, bb) : std::int64_t(y));
+          }
+          if (t.satfinite) acc = std::min<std::int64_t>(INT32_MAX, std::max<std::int64_t>(INT32_MIN, acc));
+          out = std::uint32_t(acc);
+          break;
+        }
+        case MatElem::B1: {
+          std::int64_t acc = std::int32_t(std::uint32_t(cij));
+          for (int kk = 0; kk < k; ++kk) {
+            const std::uint64_t x = a[std::size_t(i) * k + kk], y = b[std::size_t(kk) * n + j];
+            acc += t.b1_and ? (x & y) : (x ^ y);
+          }
+          out = std::uint32_t(acc);
+          break;
+        }
+        default: {  // f16, bf16, tf32, e4m3, e5m2: one fused sum per block of k
+          for (int kk = 0; kk < k; ++kk) {
+            ra[kk] = std::uint32_t(a[std::size_t(i) * k + kk]);
+            rb[kk] = std::uint32_t(b[std::size_t(kk) * n + j]);
+          }
+          std::uint32_t acc = std::uint32_t(cij);
+          for (int k0 = 0; k0 < k; k0 += k_block)
+            acc = mma::fusedDot(ra.data() + k0, rb.data() + k0, std::min(k_block, k - k0), acc, t.a, t.c);
+          out = acc;
+          break;
+        }
+      }
+    }
+}
+
+const TensorOp& tensorOp(const ExecContext& c, const DecodedInst& in) { return c.program->tensor_ops[in.target]; }
+
+void mmaSync(ExecContext& c, const DecodedInst& in) {
+  const TensorOp& t = tensorOp(c, in);
+  std::vector<std::uint64_t> a(std::size_t(t.m) * t.k), b(std::size_t(t.k) * t.n), cm(std::size_t(t.m) * t.n), d;
+  const std::uint32_t pa = perSlot(t.a), pb = perSlot(t.b);
+  const std::uint32_t na = std::uint32_t(t.m) * t.k / 32, nb = std::uint32_t(t.k) * t.n / 32, nc = std::uint32_t(t.m) * t.n / 32;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    int row, col;
+    for (std::uint32_t e = 0; e < na; ++e) { mmaA(t.m, lane, e, pa, row, col); a[std::size_t(row) * t.k + col] = fragGet(c, t.src_a, t.a, lane, e); }
+    for (std::uint32_t e = 0; e < nb; ++e) { mmaB(lane, e, pb, row, col); b[std::size_t(row) * t.n + col] = fragGet(c, t.src_b, t.b, lane, e); }
+    for (std::uint32_t e = 0; e < nc; ++e) { mmaC(t.m, lane, e, row, col); cm[std::size_t(row) * t.n + col] = fragGet(c, t.src_c, t.c, lane, e); }
+  }
+  multiply(t, a, b, cm, d);
+  forLanes(c.mask, [&](int lane) {
+    int row, col;
+    for (std::uint32_t e = 0; e < nc; ++e) { mmaC(t.m, lane, e, row, col); fragSet(c, t.dst, t.d, lane, e, d[std::size_t(row) * t.n + col]); }
+  });
+}
+
+// wmma: lane L holds the row-major elements L*n .. L*n+n-1 (n = rows * cols / 32), repeated.
+void wmmaGather(const ExecContext& c, const std::vector<std::uint32_t>& slots, MatElem e, int rows, int cols,
+                std::vector<std::uint64_t>& m) {
+  const std::uint32_t n = std::uint32_t(rows * cols / 32);
+  m.assign(std::size_t(rows) * cols, 0);
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    for (std::uint32_t i = 0; i < n; ++i) m[std::size_t(lane) * n + i] = fragGet(c, slots, e, lane, i);
+}
+void wmmaScatter(ExecContext& c, const std::vector<std::uint32_t>& slots, MatElem e, int rows, int cols,
+                 const std::vector<std::uint64_t>& m, std::uint32_t mask) {
+  const std::uint32_t n = std::uint32_t(rows * cols / 32), held = std::uint32_t(slots.size()) * perSlot(e);
+  forLanes(mask, [&](int lane) {
+    for (std::uint32_t i = 0; i < held; ++i) fragSet(c, slots, e, lane, i, m[std::size_t(lane) * n + i % n]);
+  });
+}
+
+void wmmaMma(ExecContext& c, const DecodedInst& in) {
+  const TensorOp& t = tensorOp(c, in);
+  std::vector<std::uint64_t> a, b, cm, d;
+  wmmaGather(c, t.src_a, t.a, t.m, t.k, a);
+  wmmaGather(c, t.src_b, t.b, t.k, t.n, b);
+  wmmaGather(c, t.src_c, t.c, t.m, t.n, cm);
+  multiply(t, a, b, cm, d);
+  wmmaScatter(c, t.dst, t.d, t.m, t.n, d, c.mask);
+}
+
+// The matrix a wmma.load/store moves: its rows and columns and element bytes.
+void wmmaMatrix(const TensorOp& t, int& rows, int& cols) {
+  rows = t.which == 'b' ? t.k : t.m;
+  cols = t.which == 'a' ? t.k : t.n;
+}
+
+template <ptx::Space S>
+void wmmaLoadStore(ExecContext& c, const DecodedInst& in) {
+  const TensorOp& t = tensorOp(c, in);
+  const bool load = t.kind == TensorOp::Kind::WmmaLoad;
+  int rows, cols;
+  wmmaMatrix(t, rows, cols);
+  const std::uint32_t bytes = ptx::bitsOf(t.a) / 8, n = std::uint32_t(rows * cols / 32);
+  const std::vector<std::uint32_t>& slots = load ? t.dst : t.src_a;
+  std::vector<std::uint64_t> m(std::size_t(rows) * cols);
+  if (!load) wmmaGather(c, slots, t.a, rows, cols, m);
+  forLanes(c.mask, [&](int lane) {
+    const std::uint64_t base = effectiveAddress(c, in, lane);
+    const std::uint64_t stride =
+        t.stride == ptx::kNoSlot ? std::uint64_t(t.mem_row ? cols : rows) : (c.R[std::size_t(t.stride) * kWarpSize + lane] & 0xFFFFFFFFu);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint32_t idx = std::uint32_t(lane) * n + i, r = idx / std::uint32_t(cols), col = idx % std::uint32_t(cols);
+      const std::uint64_t addr = base + (t.mem_row ? r * stride + col : col * stride + r) * bytes;
+      if (c.trace && i == 0) traceAccess<S>(c, lane, addr, n * bytes, !load, false);
+      std::uint64_t v = 0;
+      if (load) {
+        std::memcpy(&v, resolve<S>(c, lane, addr, bytes, false), bytes);
+        m[idx] = v;
+      } else {
+        v = m[idx];
+        std::uint64_t pa;
+        if (heldBackGlobal<S>(c, lane, addr, bytes, &pa)) {
+          std::uint8_t buf[8];
+          std::memcpy(buf, &v, bytes);
+          c.effects->store(pa, buf, bytes);
+        } else {
+          std::memcpy(resolve<S>(c, lane, addr, bytes, true), &v, bytes);
+        }
+      }
+    }
+  });
+  if (load) wmmaScatter(c, slots, t.a, rows, cols, m, c.mask);
+}
+
+// ldmatrix/stmatrix: matrix j's row r lives at the address lane 8j + r gives; lane L holds
+// elements (L / 4, 2 (L % 4) + {0, 1}) of matrix j in register j (.trans: of its transpose).
+void ldStMatrix(ExecContext& c, const DecodedInst& in) {
+  const TensorOp& t = tensorOp(c, in);
+  const bool load = t.kind == TensorOp::Kind::Ldmatrix;
+  const std::vector<std::uint32_t>& slots = load ? t.dst : t.src_a;
+  std::uint8_t* rows[32] = {};
+  const int nrows = 8 * t.count;
+  for (int lane = 0; lane < nrows; ++lane) {
+    const std::uint64_t addr = effectiveAddress(c, in, lane);
+    rows[lane] = resolve<ptx::Space::Shared>(c, lane, addr, 16, !load);
+    if (c.trace) traceAccess<ptx::Space::Shared>(c, lane, addr, 16, !load, false);
+  }
+  std::uint16_t stored[4][8][8];
+  for (int j = 0; j < t.count; ++j)
+    for (int lane = 0; lane < kWarpSize; ++lane)
+      for (int i = 0; i < 2; ++i) {
+        int r = lane / 4, col = 2 * (lane % 4) + i;
+        if (t.trans) std::swap(r, col);
+        std::uint16_t* cell = reinterpret_cast<std::uint16_t*>(rows[8 * j + r]) + col;
+        if (load) {
+          if ((c.mask >> lane) & 1) {
+            std::uint16_t v;
+            std::memcpy(&v, cell, 2);
+            fragSet(c, slots, MatElem::F16, lane, std::uint32_t(2 * j + i), v);
+          }
+        } else {
+          stored[j][r][col] = std::uint16_t(fragGet(c, slots, MatElem::F16, lane, std::uint32_t(2 * j + i)));
+        }
+      }
+  if (!load)
+    for (int j = 0; j < t.count; ++j)
+      for (int r = 0; r < 8; ++r) std::memcpy(rows[8 * j + r], stored[j][r], 16);
+}
+
+void movMatrix(ExecContext& c, const DecodedInst& in) {
+  const TensorOp& t = tensorOp(c, in);
+  std::uint16_t m[8][8];
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    for (int i = 0; i < 2; ++i) m[lane / 4][2 * (lane % 4) + i] = std::uint16_t(fragGet(c, t.src_a, MatElem::F16, lane, std::uint32_t(i)));
+  forLanes(c.mask, [&](int lane) {
+    for (int i = 0; i < 2; ++i) fragSet(c, t.dst, MatElem::F16, lane, std::uint32_t(i), m[2 * (lane % 4) + i][lane / 4]);
+  });
+}
+
+}  // namespace
+
+ptx::ExecFn selectTensorHandler(const DecodedInst& in) {
+  switch (in.op) {
+    case ptx::Op::Mma: return &mmaSync;
+    case ptx::Op::Ldmatrix: case ptx::Op::Stmatrix: return &ldStMatrix;
+    case ptx::Op::Movmatrix: return &movMatrix;
+    case ptx::Op::Wmma:
+      if (in.space == ptx::Space::None) return &wmmaMma;  // wmma.mma has no address
+      switch (in.space) {
+        case ptx::Space::Global: return &wmmaLoadStore<ptx::Space::Global>;
+        case ptx::Space::Shared: return &wmmaLoadStore<ptx::Space::Shared>;
+        case ptx::Space::Generic: return &wmmaLoadStore<ptx::Space::Generic>;
+        default: return nullptr;
+      }
+    default: return nullptr;
+  }
+}
+
+}  // namespace scgpu::sm
