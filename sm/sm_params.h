@@ -74,6 +74,15 @@ struct SmParams {
   // Execution pipelines per sub-core.
   PipeParams pipe_int, pipe_fp32, pipe_fp64, pipe_sfu, pipe_lsu, pipe_tensor, pipe_branch;
 
+  // Tensor cores (pipe_tensor: latency and initiation interval of an mma with no work). An mma of
+  // m*n*k multiply-adds on b-bit inputs (work = m*n*k*b/16, 2048 for m16n8k16 .f16) holds the pipe
+  // work / tensor_work_per_cycle cycles more, and its result comes that many cycles times
+  // tensor_latency_cycles_per_work_cycle later. FP64 (DMMA) has its own rate and latency.
+  double tensor_work_per_cycle = 512;
+  double tensor_latency_cycles_per_work_cycle = 1;
+  double tensor_fp64_fma_per_cycle = 16;
+  std::uint32_t tensor_fp64_latency_cycles = 16;
+
   // Memory instructions.
   std::uint32_t lsu_queue_entries = 16;          // per SM: memory instructions waiting for the L1/shared pipe
   std::uint32_t shared_memory_banks = 32;

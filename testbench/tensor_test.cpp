@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "driver/runtime.h"
+#include "tlm/gpu_config.h"
 #include "validation/tensor/mma_inputs.h"
 
 namespace scgpu {
@@ -103,6 +104,42 @@ INSTANTIATE_TEST_SUITE_P(Variants, TensorVsH100, ::testing::Range(0, mma_probe::
                          [](const ::testing::TestParamInfo<int>& p) {
                            return std::string(mma_probe::kVariants[p.param].name);
                          });
+
+}  // namespace
+}  // namespace scgpu
+
+namespace scgpu {
+namespace {
+
+// The tensor pipe's timing on the hopper preset, from the probe's own timing kernels (dependent
+// chains of 1024 mma, one warp; and 16 warps x 4 independent chains on one SM): the cycles per
+// step and the mma per SM-cycle follow from sm.pipes.tensor and sm.tensor_* (configs/hopper.yaml):
+// m16n8k16 .f16: latency 10 + 3.5 x 2048/512 = 24, pipe busy 2 + 4 = 6 cycles per sub-core
+// (4 sub-cores: 2/3 mma per SM-cycle); m16n8k8 .f16: 17 and 4 (1 per SM-cycle); DMMA m8n8k4: 26
+// and ceil(2 + 256 / 18.3) = 16 (1/4 per SM-cycle).
+TEST(TensorPipeTiming, LatencyAndThroughputFollowTheHopperConfig) {
+  struct Case { const char* name; const char* latency_kernel; const char* throughput_kernel; double latency, per_sm_cycle; };
+  const Case cases[] = {{"f16 m16n8k16", "_Z5timedILi0ELi1EEvPmPf", "_Z5timedILi0ELi4EEvPmPf", 24, 4.0 / 6},
+                        {"f16 m16n8k8", "_Z5timedILi4ELi1EEvPmPf", "_Z5timedILi4ELi4EEvPmPf", 17, 1.0},
+                        {"f64 m8n8k4", "_Z5timedILi7ELi1EEvPmPf", "_Z5timedILi7ELi4EEvPmPf", 26, 0.25}};
+  // One timing-mode runtime per process (SystemC elaborates one design).
+  Runtime rt(GpuConfig::load(GpuConfig::resolve("hopper")), driver::Mode::Timing);
+  auto& m = rt.loadModuleFile(kSource + "/validation/tensor/mma_bits_sm90.ptx");
+  const DevicePtr cycles = rt.malloc(8), sink = rt.malloc(4);
+  constexpr double kSteps = 1024;
+  for (const Case& p : cases) {
+    ASSERT_EQ(rt.launch(rt.getFunction(m, p.latency_kernel), Dim3(1), Dim3(32), 0, KernelArgs().add(cycles).add(sink)),
+              Error::Success);
+    const double latency = double(rt.download<std::uint64_t>(cycles, 1)[0]) / kSteps;
+    ASSERT_EQ(rt.launch(rt.getFunction(m, p.throughput_kernel), Dim3(1), Dim3(16 * 32), 0,
+                        KernelArgs().add(cycles).add(sink)),
+              Error::Success);
+    const double per_cycle = 16 * 4 * kSteps / double(rt.download<std::uint64_t>(cycles, 1)[0]);
+    std::printf("%s: %.2f cycles a dependent step, %.4f mma per SM-cycle\n", p.name, latency, per_cycle);
+    EXPECT_NEAR(latency, p.latency, 0.03 * p.latency) << p.name;
+    EXPECT_NEAR(per_cycle, p.per_sm_cycle, 0.03 * p.per_sm_cycle) << p.name;
+  }
+}
 
 }  // namespace
 }  // namespace scgpu

@@ -278,8 +278,20 @@ Schema buildSchema() {
            "special functions (MUFU: rcp, rsqrt, sin, cos, ex2, lg2)");
   pipeKeys(b, "lsu", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_lsu; },
            "address generation of loads and stores, to the LSU queue");
-  pipeKeys(b, "tensor", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_tensor; }, "tensor cores (placeholder)");
+  pipeKeys(b, "tensor", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_tensor; },
+           "tensor cores (mma, wmma.mma): latency and initiation interval of an mma without work; its work adds "
+           "(sm.tensor_work_per_cycle)");
   pipeKeys(b, "branch", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_branch; }, "branches, barriers, exits");
+  b.number("sm.tensor_work_per_cycle", FIELD(sm.tensor_work_per_cycle), 1e6,
+           "16-bit multiply-adds per cycle of a sub-core's tensor core: an mma of m*n*k multiply-adds on b-bit "
+           "inputs holds the tensor pipe m*n*k*b/16 / this cycles beyond pipes.tensor.initiation_interval_cycles");
+  b.number("sm.tensor_latency_cycles_per_work_cycle", FIELD(sm.tensor_latency_cycles_per_work_cycle), 1000,
+           "an mma's result latency beyond pipes.tensor.latency_cycles, per cycle of its work");
+  b.number("sm.tensor_fp64_fma_per_cycle", FIELD(sm.tensor_fp64_fma_per_cycle), 1e6,
+           "FP64 multiply-adds per cycle of a sub-core's tensor core (DMMA): an f64 mma holds the pipe m*n*k / "
+           "this cycles beyond pipes.tensor.initiation_interval_cycles");
+  b.integer("sm.tensor_fp64_latency_cycles", FIELD(sm.tensor_fp64_latency_cycles), 1, 10000,
+            "result latency of an f64 mma (m8n8k4; larger shapes scale with their multiply-adds)");
   b.integer("sm.lsu_queue_entries", FIELD(sm.lsu_queue_entries), 1, 4096,
             "memory instructions waiting for the L1/shared pipe, per SM");
   b.integer("sm.shared_memory_banks", FIELD(sm.shared_memory_banks), 1, 64, "shared-memory banks").powerOfTwo();

@@ -16,6 +16,7 @@ const char* toString(Pipe p) {
     case Pipe::Sfu: return "sfu";
     case Pipe::Lsu: return "lsu";
     case Pipe::Branch: return "branch";
+    case Pipe::Tensor: return "tensor";
     default: return "?";
   }
 }
@@ -30,8 +31,12 @@ Pipe floatPipe(Type t, Pipe otherwise) {
 
 Pipe pipeOf(const ptx::DecodedInst& in) {
   switch (in.op) {
-    case Op::Ld: case Op::St: case Op::Atom: case Op::Red:
+    case Op::Ld: case Op::St: case Op::Atom: case Op::Red: case Op::Ldmatrix: case Op::Stmatrix:
       return Pipe::Lsu;
+    case Op::Mma:
+      return Pipe::Tensor;
+    case Op::Wmma:  // wmma.load/store have an address (a state space); wmma.mma does not
+      return in.space == ptx::Space::None ? Pipe::Tensor : Pipe::Lsu;
     case Op::Bra: case Op::BrxIdx: case Op::Call: case Op::Ret: case Op::Exit: case Op::Trap: case Op::Brkpt:
     case Op::Bar: case Op::Fence: case Op::Prefetch: case Op::Nanosleep:
       return Pipe::Branch;
@@ -69,7 +74,7 @@ InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vect
       break;
     default: break;
   }
-  if (in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red) {
+  if (in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red || info.pipe == Pipe::Lsu) {
     if (in.aux != ptx::kNoSlot) info.flags |= kReadsAux;
   } else {
     if (in.flags & ptx::kCcIn) info.flags |= kReadsAux;
@@ -301,6 +306,16 @@ void operands(const ptx::Program& program, const ptx::DecodedInst& in, const Ins
     } else {
       o.reg_dst[o.n_reg_dst++] = d;
     }
+  }
+  if (in.op == Op::Mma || in.op == Op::Wmma || in.op == Op::Ldmatrix || in.op == Op::Stmatrix ||
+      in.op == Op::Movmatrix) {
+    const ptx::TensorOp& t = program.tensor_ops[in.target];
+    for (const auto* list : {&t.src_a, &t.src_b, &t.src_c})
+      for (std::uint32_t s : *list)
+        if (o.n_reg_src < kMaxRegSrc - 2) o.reg_src[o.n_reg_src++] = s;
+    if (t.stride != ptx::kNoSlot) o.reg_src[o.n_reg_src++] = t.stride;
+    for (std::uint32_t d : t.dst)
+      if (o.n_reg_dst < kMaxRegDst - 1) o.reg_dst[o.n_reg_dst++] = d;
   }
   if (info.flags & kReadsAux) o.reg_src[o.n_reg_src++] = in.aux;
   if (info.flags & kWritesAux) o.reg_dst[o.n_reg_dst++] = in.aux;

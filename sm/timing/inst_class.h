@@ -11,7 +11,7 @@
 namespace scgpu::sm::timing {
 
 // Execution pipelines of a sub-core (SmParams::pipe_*). Lsu is the dispatch port to the SM's LSU.
-enum class Pipe : std::uint8_t { Int, Fp32, Fp64, Sfu, Lsu, Branch, Count };
+enum class Pipe : std::uint8_t { Int, Fp32, Fp64, Sfu, Lsu, Branch, Tensor, Count };
 const char* toString(Pipe p);
 
 // What a pending register waits for; it decides the stall reason of a dependent instruction.
@@ -60,9 +60,13 @@ std::vector<InstInfo> classifyProgram(const ptx::Program& program);
 
 // Operand slots of one instruction, frame-relative, without kNoSlot entries. Register reads
 // exclude constant slots (they are never written and cost no bank read).
+// Register operands an instruction can have at most: an mma's fragments (wmma.mma: 8 + 8 + 8
+// sources, 8 destinations) and a load's merged group.
+constexpr int kMaxRegSrc = 40;
+constexpr int kMaxRegDst = 16;
 struct Operands {
-  std::uint32_t reg_src[8];
-  std::uint32_t reg_dst[6];
+  std::uint32_t reg_src[kMaxRegSrc];
+  std::uint32_t reg_dst[kMaxRegDst];
   std::uint32_t pred_src[6];
   std::uint32_t pred_dst[2];
   std::uint8_t n_reg_src = 0, n_reg_dst = 0, n_pred_src = 0, n_pred_dst = 0;

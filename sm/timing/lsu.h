@@ -22,6 +22,7 @@
 #include "memsys/mem_request.h"
 #include "memsys/sector_cache.h"
 #include "memsys/tlb.h"
+#include "sm/timing/inst_class.h"
 #include "sm/exec_context.h"
 #include "sm/sm_params.h"
 #include "sm/timing/coalescer.h"
@@ -40,7 +41,7 @@ constexpr std::uint64_t kParamBankBytes = 0x1'0000;                         // p
 struct LsuRequest {
   std::uint32_t warp_slot = 0, block_slot = 0;
   std::uint64_t ready_at = 0;        // cycle it reaches the LSU (issue + operand collection + pipe_lsu latency)
-  std::uint32_t dst[6] = {};         // absolute register slots the instruction writes (loads, atom)
+  std::uint32_t dst[kMaxRegDst] = {};  // absolute register slots the instruction writes (loads, atom)
   std::uint32_t ndst = 0;
   std::uint32_t local_stride = 0;    // bytes of local memory per thread (Warp::local_stride)
   std::uint64_t param_bank = 0;      // synthetic base of this launch's parameter bank
@@ -55,7 +56,7 @@ struct LsuRequest {
 struct LsuDone {
   std::uint32_t warp_slot = 0, block_slot = 0;
   std::uint64_t ready = 0;
-  std::uint32_t dst[6] = {};
+  std::uint32_t dst[kMaxRegDst] = {};
   std::uint32_t ndst = 0;
 };
 

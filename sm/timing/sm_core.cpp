@@ -6,6 +6,7 @@
 #include "sm/timing/sm_core.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <stdexcept>
 
@@ -34,6 +35,8 @@ constexpr std::uint64_t kIcacheLaunchStride = 1ull << 36;
 struct ProgramInfo {
   const ptx::Program* program = nullptr;
   std::vector<InstInfo> info;
+  // Per pc, for tensor-pipe instructions: cycles the pipe stays busy and the result latency.
+  std::vector<std::uint16_t> tensor_interval, tensor_latency;
   std::uint64_t icache_base = 0;
   std::uint64_t param_bank = 0;
 };
@@ -57,7 +60,7 @@ struct WarpSlot {
   // first), absolute predicate slots, its pipe and operand-collection cycles. Valid while
   // head_pc == ib_pc; the frame cannot change before the warp issues.
   std::uint32_t head_pc = kNoPc;
-  std::uint32_t head_regs[14], head_preds[8];
+  std::uint32_t head_regs[kMaxRegSrc + kMaxRegDst], head_preds[8];
   std::uint8_t head_n_regs = 0, head_n_preds = 0, head_n_src = 0;
   // Source registers of the warp's last issued instruction (sm.operand_reuse).
   std::uint32_t reuse_regs[8];
@@ -138,6 +141,8 @@ struct SmCore::Impl {
   Reason evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t now, std::uint64_t* until);
   bool operandsReady(WarpSlot& ws, std::uint64_t now);
   void decodeHead(WarpSlot& ws);
+  // Fills ProgramInfo::tensor_interval/latency from the mma shapes and sm.tensor_* (sm_params.h).
+  void tensorTiming(ProgramInfo& pi) const;
   void issue(std::uint32_t slot, SubCore& sc, std::uint64_t now, SchedulerTrace& tr);
   void fetch(SubCore& sc, int issued_slot, std::uint64_t now);
   // The warp's instruction buffer has room and there is code left to fetch into it.
@@ -248,6 +253,7 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
   pipe[int(Pipe::Sfu)] = p.pipe_sfu;
   pipe[int(Pipe::Lsu)] = p.pipe_lsu;
   pipe[int(Pipe::Branch)] = p.pipe_branch;
+  pipe[int(Pipe::Tensor)] = p.pipe_tensor;
 
   blocks.resize(p.max_blocks_per_sm);
   warps.resize(p.max_warps_per_sm);
@@ -301,6 +307,28 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
 
 // ---- per-warp readiness ----
 
+void SmCore::Impl::tensorTiming(ProgramInfo& pi) const {
+  const ptx::Program& prog = *pi.program;
+  pi.tensor_interval.assign(prog.code.size(), 0);
+  pi.tensor_latency.assign(prog.code.size(), 0);
+  const PipeParams& tp = p.pipe_tensor;
+  for (std::size_t pc = 0; pc < prog.code.size(); ++pc) {
+    if (pi.info[pc].pipe != Pipe::Tensor) continue;
+    const ptx::TensorOp& t = prog.tensor_ops[prog.code[pc].target];
+    const double macs = double(t.m) * t.n * t.k;
+    double busy, latency;
+    if (t.a == ptx::MatElem::F64) {
+      busy = macs / p.tensor_fp64_fma_per_cycle;
+      latency = double(p.tensor_fp64_latency_cycles) * macs / 256.0;  // relative to m8n8k4
+    } else {
+      busy = macs * ptx::bitsOf(t.a) / 16.0 / p.tensor_work_per_cycle;
+      latency = tp.latency_cycles + busy * p.tensor_latency_cycles_per_work_cycle;
+    }
+    pi.tensor_interval[pc] = std::uint16_t(std::min(65535.0, std::ceil(tp.initiation_interval_cycles + busy)));
+    pi.tensor_latency[pc] = std::uint16_t(std::min(65535.0, std::ceil(std::max(latency, 1.0))));
+  }
+}
+
 void SmCore::Impl::decodeHead(WarpSlot& ws) {
   ws.head_operands_ready = false;
   const ProgramInfo& pi = *blocks[ws.block].prog;
@@ -341,7 +369,7 @@ void SmCore::Impl::decodeHead(WarpSlot& ws) {
   // most-loaded bank needs that many read cycles, one more than the single cycle of no conflict.
   std::uint32_t extra = 0;
   if (p.register_banks > 0) {
-    std::uint32_t distinct[8], nd = 0;
+    std::uint32_t distinct[kMaxRegSrc], nd = 0;
     for (int i = 0; i < ops.n_reg_src; ++i) {
       const std::uint32_t a = ws.head_regs[i];
       bool dup = false;
@@ -474,7 +502,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   operands(*pi.program, in, info, ops);
   const std::uint32_t n_reg = ops.n_reg_dst, n_pred = ops.n_pred_dst;
   const Frame& f = w.frames.back();
-  std::uint32_t reg_dst[6], pred_dst[2];
+  std::uint32_t reg_dst[kMaxRegDst], pred_dst[2];
   for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i) reg_dst[i] = f.reg_base + ops.reg_dst[i];
   for (std::uint32_t i = 0; i < ops.n_pred_dst; ++i) pred_dst[i] = f.pred_base + ops.pred_dst[i];
   ws.reuse_n = std::uint8_t(std::min<std::uint32_t>(ws.head_n_src, 8));
@@ -494,7 +522,10 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
       c = t + extra + 1;
       break;
     }
-  if (!merged && !alu_free) sc.pipe_free[int(info.pipe)] = t + extra + pipe[int(info.pipe)].initiation_interval_cycles;
+  const bool tensor = info.pipe == Pipe::Tensor;
+  if (!merged && !alu_free)
+    sc.pipe_free[int(info.pipe)] =
+        t + extra + (tensor ? pi.tensor_interval[pc] : pipe[int(info.pipe)].initiation_interval_cycles);
   if (alu_free || merged) issued_free = true;
   ws.ib_head = (ws.ib_head + 1) % ib_capacity;
   ws.ib_count--;
@@ -583,7 +614,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     ws.mem_outstanding++;
     b.mem_outstanding++;
   } else {
-    std::uint64_t ready = dispatch + pipe[int(info.pipe)].latency_cycles;
+    std::uint64_t ready = dispatch + (tensor ? pi.tensor_latency[pc] : pipe[int(info.pipe)].latency_cycles);
     if (alu_free)  // folded away: ready now, or with its fused partner's result
       ready = fused_src != kNoPc && fused_src < ws.reg_ready.size() ? std::max(t, ws.reg_ready[fused_src]) : t;
     for (std::uint32_t i = 0; i < n_reg; ++i) setReg(reg_dst[i], ready, info.result);
@@ -851,6 +882,7 @@ void SmCore::addLaunch(std::uint32_t kernel, LaunchState* launch, const KernelRe
   auto info = std::make_shared<ProgramInfo>();
   info->program = launch->program;
   info->info = classifyProgram(*launch->program);
+  m.tensorTiming(*info);
   ++m.launch_seq;
   info->icache_base = m.launch_seq * kIcacheLaunchStride;
   info->param_bank = kParamSyntheticBase + (m.launch_seq % 4096) * kParamBankBytes;
