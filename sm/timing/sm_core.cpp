@@ -235,6 +235,10 @@ struct SmCore::Impl {
   Counter *shared_loads_merged, *cycles, *active_cycles, *warp_instructions, *thread_instructions, *blocks_launched, *active_warps_sum,
       *icache_hits, *icache_misses;
   Counter* warp_state[int(Reason::Count)] = {};
+  // Per pipe: warp instructions issued to it and the cycles it was held (all sub-cores summed);
+  // busy / (cycles x sub-cores) is Nsight's pipe utilisation (tensor: sm__pipe_tensor_cycles_active).
+  Counter* pipe_instructions[int(Pipe::Count)] = {};
+  Counter* pipe_busy[int(Pipe::Count)] = {};
 };
 
 SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& stats, const std::string& nm)
@@ -292,6 +296,12 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
     const Reason reason = Reason(r);
     if (reason == Reason::Ready || reason == Reason::Idle) continue;
     warp_state[r] = stats.counter(name + ".warp_state." + toString(reason), "warp-cycles in this state (all resident warps)");
+  }
+  for (int i = 0; i < int(Pipe::Count); ++i) {
+    const std::string pn = name + ".pipe." + toString(Pipe(i));
+    pipe_instructions[i] = stats.counter(pn + ".instructions", "warp instructions issued to this pipe");
+    pipe_busy[i] = stats.counter(pn + ".busy_cycles",
+                                 "cycles the pipe was held by its instructions, summed over the sub-cores");
   }
   cycles = stats.counter(name + ".cycles", "core cycles ticked");
   active_cycles = stats.counter(name + ".active_cycles", "cycles with at least one resident block");
@@ -523,9 +533,12 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
       break;
     }
   const bool tensor = info.pipe == Pipe::Tensor;
-  if (!merged && !alu_free)
-    sc.pipe_free[int(info.pipe)] =
-        t + extra + (tensor ? pi.tensor_interval[pc] : pipe[int(info.pipe)].initiation_interval_cycles);
+  if (!merged && !alu_free) {
+    const std::uint32_t held = tensor ? pi.tensor_interval[pc] : pipe[int(info.pipe)].initiation_interval_cycles;
+    sc.pipe_free[int(info.pipe)] = t + extra + held;
+    ++*pipe_instructions[int(info.pipe)];
+    *pipe_busy[int(info.pipe)] += held;
+  }
   if (alu_free || merged) issued_free = true;
   ws.ib_head = (ws.ib_head + 1) % ib_capacity;
   ws.ib_count--;
