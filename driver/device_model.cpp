@@ -181,7 +181,9 @@ std::uint32_t DeviceModel::startLaunch(const host::LaunchRequest& r, std::uint32
   if (!fn)
     return refuse(fmt::format("LAUNCH: module slot {} has no kernel '{}'", r.module_slot, r.entry),
                   Error::InvalidResourceHandle);
-  const ptx::Program& prog = fn->program();
+  // The timing model issues the kernel as ptxas would schedule it (ptx/schedule.h); the
+  // functional core runs it as written. Both compute the same.
+  const ptx::Program& prog = timing_ ? fn->timingProgram() : fn->program();
   if (r.params.size() != prog.param_buffer_bytes)
     return refuse(fmt::format("LAUNCH: kernel '{}' takes {} bytes of parameters, the descriptor gives {}",
                               prog.kernel_name, prog.param_buffer_bytes, r.params.size()),
@@ -204,7 +206,8 @@ std::uint32_t DeviceModel::startLaunch(const host::LaunchRequest& r, std::uint32
     // The chip catches up with the host's time first (kernels finishing meanwhile are kept).
     while (timing_->deviceNs() + 1e-3 < double(now_ns)) runTiming(double(now_ns));
     TimingResult no;
-    if (!timing_->start(*p.launch, prog, r.shared_bytes, priority, channel, &no)) {
+    // Resources (registers estimated from liveness) from the PTX order, as ptxas allocates them.
+    if (!timing_->start(*p.launch, fn->program(), r.shared_bytes, priority, channel, &no)) {
       // No block fits on an SM: the chip refuses it as it would fault at once.
       done_.push_back({id, now_ns, no.result, 0, 0});
     }

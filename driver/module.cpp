@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "driver/runtime.h"
+#include "ptx/schedule.h"
 #include "ptx/decoder.h"
 #include "sm/exec/handlers.h"
 
@@ -83,6 +84,11 @@ Module::Module(ptx::Module ir, memsys::BackingStore& memory, const DevicePropert
     if (!f.is_entry || !f.has_body) continue;
     functions_[f.name] = std::make_unique<Function>(std::move(programs[next++]));
   }
+}
+
+const ptx::Program& Function::timingProgram() const {
+  if (!timing_program_) timing_program_ = std::make_unique<ptx::Program>(ptx::scheduleLikePtxas(program_));
+  return *timing_program_;
 }
 
 Function* Module::function(const std::string& kernel) {

@@ -17,10 +17,13 @@ class Function {
  public:
   explicit Function(ptx::Program program) : program_(std::move(program)) {}
   const ptx::Program& program() const { return program_; }
+  // The program in the order the timing model issues it (ptx/schedule.h), made on first use.
+  const ptx::Program& timingProgram() const;
   const std::string& name() const { return program_.kernel_name; }
 
  private:
   ptx::Program program_;
+  mutable std::unique_ptr<ptx::Program> timing_program_;
 };
 
 class Module {

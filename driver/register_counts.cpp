@@ -69,15 +69,45 @@ std::uint32_t units(Type t) {
 
 // Register operands of an instruction (predicates, constants and specials left out later).
 struct Operands {
-  std::uint32_t defs[4];
-  std::uint32_t def_units[4];
+  std::uint32_t defs[16];  // a wmma fragment has 8 registers; mma.sync's at most 8
+  std::uint32_t def_units[16];
   std::uint32_t ndefs = 0;
-  std::uint32_t uses[5];
+  std::uint32_t uses[48];  // wmma.mma reads 24 registers
   std::uint32_t nuses = 0;
 };
 
-Operands operands(const DecodedInst& in) {
+Operands operands(const ptx::Program& p, const DecodedInst& in) {
   Operands o;
+  if (in.op == Op::Mma || in.op == Op::Wmma || in.op == Op::Ldmatrix || in.op == Op::Stmatrix ||
+      in.op == Op::Movmatrix) {
+    // Fragments: one 32-bit register per slot (two for f64 elements).
+    const ptx::TensorOp& t = p.tensor_ops[in.target];
+    const std::uint32_t du = t.d == ptx::MatElem::F64 || (t.kind == ptx::TensorOp::Kind::WmmaLoad &&
+                                                          t.a == ptx::MatElem::F64) ? 2 : 1;
+    // A wmma fragment's registers beyond its distinct elements repeat them (sm/exec/tensor.cpp);
+    // ptxas allocates only the distinct ones on sm_80 and later.
+    const bool wmma = in.op == Op::Wmma;
+    auto distinct = [&](std::uint32_t rows, std::uint32_t cols, ptx::MatElem e, std::size_t given) {
+      if (!wmma || given == 0 || ptx::bitsOf(e) == 0) return given;
+      const std::uint32_t elems = rows * cols / 32, per = e == ptx::MatElem::F64 ? 1 : 32 / ptx::bitsOf(e);
+      return std::min<std::size_t>(given, (elems + per - 1) / per);
+    };
+    const std::uint32_t rows = t.which == 'b' ? t.k : t.m, cols = t.which == 'a' ? t.k : t.n;
+    const bool mma = t.kind == ptx::TensorOp::Kind::WmmaMma || in.op == Op::Mma;
+    const std::size_t nd = mma ? distinct(t.m, t.n, t.d, t.dst.size()) : distinct(rows, cols, t.a, t.dst.size());
+    const std::size_t na = mma ? distinct(t.m, t.k, t.a, t.src_a.size()) : distinct(rows, cols, t.a, t.src_a.size());
+    const std::size_t nb = distinct(t.k, t.n, t.b, t.src_b.size()), nc = distinct(t.m, t.n, t.c, t.src_c.size());
+    for (std::size_t i = 0; i < nd && o.ndefs < 16; ++i) {
+      o.defs[o.ndefs] = t.dst[i];
+      o.def_units[o.ndefs++] = du;
+    }
+    for (std::size_t i = 0; i < na && o.nuses < 46; ++i) o.uses[o.nuses++] = t.src_a[i];
+    for (std::size_t i = 0; i < nb && o.nuses < 46; ++i) o.uses[o.nuses++] = t.src_b[i];
+    for (std::size_t i = 0; i < nc && o.nuses < 46; ++i) o.uses[o.nuses++] = t.src_c[i];
+    if (t.stride != kNoSlot) o.uses[o.nuses++] = t.stride;
+    if (in.aux != kNoSlot && in.op != Op::Mma && in.op != Op::Movmatrix) o.uses[o.nuses++] = in.aux;
+    return o;
+  }
   const bool pred_type = in.type == Type::Pred;
   // Which operand positions hold predicate slots rather than register slots.
   bool dst_pred[4] = {false, false, false, false};
@@ -168,7 +198,7 @@ std::uint32_t functionPressure(const ptx::Program& p, const DecodedFunction& f, 
   std::vector<Operands> ops(n);
   std::vector<std::uint32_t> width(regs, 1);
   for (std::uint32_t i = 0; i < n; ++i) {
-    Operands o = operands(p.code[f.entry_pc + i]);
+    Operands o = operands(p, p.code[f.entry_pc + i]);
     // Keep register slots only.
     std::uint32_t nd = 0, nu = 0;
     for (std::uint32_t k = 0; k < o.ndefs; ++k)
@@ -379,6 +409,19 @@ std::uint32_t estimateRegistersPerThread(const ptx::Program& p, std::uint32_t ma
   // registers: every suite kernel that calls gets 24.
   const bool calls = std::any_of(p.code.begin(), p.code.end(), [](const DecodedInst& in) { return in.op == Op::Call; });
   if (calls) estimate = std::max<std::uint32_t>(estimate, 24);
+  // ptxas loads a k step's matrix fragments (ldmatrix, wmma.load) while the previous step's mma
+  // run, so one step's fragments are live twice: the largest run of fragment loads between two
+  // mma adds its registers once more (hgemm_tensor: 43 -> 51 for ptxas's 62, 44 -> 52 for 54).
+  std::uint32_t run = 0, largest = 0;
+  for (const DecodedInst& in : p.code) {
+    if (in.op == Op::Mma || (in.op == Op::Wmma && in.space == ptx::Space::None)) {
+      run = 0;
+    } else if (in.op == Op::Ldmatrix || (in.op == Op::Wmma && p.tensor_ops[in.target].kind == ptx::TensorOp::Kind::WmmaLoad)) {
+      for (std::uint32_t i = 0; i < operands(p, in).ndefs; ++i) run += operands(p, in).def_units[i];
+      largest = std::max(largest, run);
+    }
+  }
+  estimate += largest;
   return std::min(max_registers_per_thread, estimate);
 }
 

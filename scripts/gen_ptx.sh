@@ -3,7 +3,7 @@
 # kernels/ptx/regs.json (registers, shared and local memory per kernel) from ptxas -v on the sm_90
 # PTX. Idempotent; runs from any directory. Needs nvcc (no GPU). NVCC=/path/to/nvcc overrides.
 #   sm_90: every .cu (faults.cu too)
-#   sm_80, sm_75: the subset below, where it compiles
+#   sm_80, sm_75: the subset below, where it compiles (subset_sm80: sm_80 only)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,6 +14,7 @@ dst="$root/kernels/ptx"
 flags=(-ptx -O3 -lineinfo)
 subset=(vector_add saxpy reduce_tree reduce_shuffle sgemm_tiled transpose histogram mandelbrot
         int_hash f16_math)
+subset_sm80=(hgemm_tensor)  # mma.sync m16n8k16 and ldmatrix need sm_80
 
 [ -x "$NVCC" ] || { echo "gen_ptx: nvcc not found at $NVCC" >&2; exit 1; }
 echo "gen_ptx: $("$NVCC" --version | grep -o 'release [0-9.]*, V[0-9.]*')"
@@ -45,7 +46,9 @@ for cu in "$src"/*.cu; do
   compile "$stem" sm_90 || failed=1
 done
 for arch in sm_80 sm_75; do
-  for stem in "${subset[@]}"; do
+  stems=("${subset[@]}")
+  [ "$arch" = sm_80 ] && stems+=("${subset_sm80[@]}")
+  for stem in "${stems[@]}"; do
     compile "$stem" "$arch" || true  # a workload missing for an older arch is recorded, not fatal
   done
 done

@@ -58,6 +58,9 @@ struct SmParams {
   // Instruction supply.
   CacheParams icache;                            // hit_latency_cycles, miss latency below
   std::uint32_t icache_miss_latency_cycles = 20;
+  // Sequential instruction prefetch: a fetch from a line brings in the whole line and starts
+  // fills of the next icache_prefetch_lines lines not yet present (0: only the sectors fetched).
+  std::uint32_t icache_prefetch_lines = 0;
   std::uint32_t instruction_bytes = 16;          // one decoded instruction's footprint in the icache
   std::uint32_t instruction_buffer_entries = 2;  // per warp
 

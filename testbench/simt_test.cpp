@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "driver/module.h"
 #include "driver/runtime.h"
 #include "ptx/parse_error.h"
 #include "tlm/gpu_config.h"
@@ -435,6 +436,65 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
   for (const char* place : {"mixed.ptx:19:3: 'tex.1d.v4.s32.s32'", "mixed.ptx:20:3: 'cvt.rn.satfinite.e4m3x2.f32'",
                             "mixed.ptx:9:3: 'mbarrier.init.shared.b64'"})
     EXPECT_NE(why.find(place), std::string::npos) << place << " in " << why;
+}
+
+TEST(Schedule, GlobalLoadsMoveUpAndSharedStoresDownAsPtxasSchedulesThem) {
+  // ld A; st.shared A; (address of B); ld B; st.shared B  ->  ld A; (address of B); ld B; st; st:
+  // the second load no longer waits behind the first load's store (the timing model's order,
+  // ptx/schedule.h). A global load never passes a global store it may alias (not .nc), and what
+  // every thread computes stays the same (functional mode runs the PTX order).
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc)
+{
+  .shared .align 4 .b8 s[256];
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pc];
+  cvta.to.global.u64 %rd4, %rd1;
+  cvta.to.global.u64 %rd5, %rd2;
+  cvta.to.global.u64 %rd6, %rd3;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, s;
+  add.s32 %r4, %r3, %r2;
+  mul.wide.u32 %rd7, %r1, 4;
+  add.s64 %rd8, %rd4, %rd7;
+  ld.global.nc.u32 %r5, [%rd8];
+  st.shared.u32 [%r4], %r5;
+  add.s64 %rd9, %rd5, %rd7;
+  ld.global.nc.u32 %r6, [%rd9];
+  st.shared.u32 [%r4+128], %r6;
+  st.global.u32 [%rd9], %r1;
+  ld.global.u32 %r7, [%rd9];
+  bar.sync 0;
+  ld.shared.u32 %r8, [%r4];
+  ld.shared.u32 %r9, [%r4+128];
+  add.s32 %r10, %r8, %r9;
+  add.s32 %r11, %r10, %r7;
+  add.s64 %rd9, %rd6, %rd7;
+  st.global.u32 [%rd9], %r11;
+  ret;
+}
+)"), "order.ptx");
+  const ptx::Program& p = rt.getFunction(m, "k").timingProgram();
+  std::vector<std::string> order;
+  for (std::uint32_t pc = 0; pc < p.code.size(); ++pc)
+    if (p.text[pc].rfind("ld.global", 0) == 0 || p.text[pc].rfind("st.", 0) == 0 || p.text[pc] == "add.s64")
+      order.push_back(p.text[pc]);
+  const std::vector<std::string> want = {"add.s64", "ld.global.nc.u32", "add.s64", "ld.global.nc.u32",
+                                         "st.shared.u32", "st.shared.u32", "st.global.u32", "ld.global.u32",
+                                         "add.s64", "st.global.u32"};
+  EXPECT_EQ(order, want);
+  std::vector<std::uint32_t> a(32), b(32);
+  for (std::uint32_t i = 0; i < 32; ++i) a[i] = 1000 + i, b[i] = 5000 + 7 * i;
+  const DevicePtr da = rt.upload(a), db = rt.upload(b), dc = rt.malloc(32 * 4);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "k"), Dim3(1), Dim3(32), 0, KernelArgs().add(da).add(db).add(dc)),
+            Error::Success);
+  const auto got = rt.download<std::uint32_t>(dc, 32);
+  for (std::uint32_t i = 0; i < 32; ++i) EXPECT_EQ(got[i], a[i] + b[i] + i) << i;  // the load after the store reads i
 }
 
 TEST(Decode, PackedConversionsTakeTwoSources) {

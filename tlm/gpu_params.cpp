@@ -254,6 +254,9 @@ Schema buildSchema() {
   cacheKeys(b, "sm.icache", [](GpuParams& p) -> CacheParams& { return p.sm.icache; }, "instruction cache", "core");
   b.integer("sm.icache_miss_latency_cycles", FIELD(sm.icache_miss_latency_cycles), 1, 100000,
             "core cycles an instruction-cache miss adds before the fetch goes to L2");
+  b.integer("sm.icache_prefetch_lines", FIELD(sm.icache_prefetch_lines), 0, 64,
+            "sequential instruction prefetch: a fetch brings its whole line and starts fills of the next this many "
+            "lines not yet present (0: a miss fills only the sectors fetched)");
   b.integer("sm.instruction_bytes", FIELD(sm.instruction_bytes), 4, 64,
             "one decoded instruction's footprint in the instruction cache")
       .powerOfTwo();

@@ -8,18 +8,10 @@ namespace {
 
 using ptx::MatElem;
 
-// A finite value sig * 2^lsb, its sign, and whether it is a NaN or an infinity.
-struct Value {
-  bool neg = false, nan = false, inf = false;
-  std::uint64_t sig = 0;  // 0: zero
-  int lsb = 0;
-  int msb() const { return lsb + (63 - __builtin_clzll(sig)); }
-};
-
 // Fields of a binary float format: exponent bits, fraction bits; `nan_only_all_ones` for e4m3
 // (no infinities, NaN = all ones).
-Value decodeFloat(std::uint32_t bits, int ebits, int fbits, bool e4m3 = false) {
-  Value v;
+Element decodeFloat(std::uint32_t bits, int ebits, int fbits, bool e4m3 = false) {
+  Element v;
   const int bias = (1 << (ebits - 1)) - 1;
   v.neg = (bits >> (ebits + fbits)) & 1;
   const std::uint32_t e = (bits >> fbits) & ((1u << ebits) - 1), f = bits & ((1u << fbits) - 1);
@@ -36,10 +28,13 @@ Value decodeFloat(std::uint32_t bits, int ebits, int fbits, bool e4m3 = false) {
     v.sig = f | (1u << fbits);
     v.lsb = int(e) - bias - fbits;
   }
+  if (v.sig) v.msb = v.lsb + (63 - __builtin_clzll(v.sig));
   return v;
 }
 
-Value decode(std::uint32_t bits, MatElem t) {
+}  // namespace
+
+Element decode(std::uint32_t bits, MatElem t) {
   switch (t) {
     case MatElem::F16: return decodeFloat(bits & 0xFFFF, 5, 10);
     case MatElem::BF16: return decodeFloat(bits & 0xFFFF, 8, 7);
@@ -50,6 +45,8 @@ Value decode(std::uint32_t bits, MatElem t) {
     default: return {};
   }
 }
+
+namespace {
 
 // Rounds (-1)^neg * mag * 2^q to a float with `p` significand bits, exponent bits `ebits`:
 // toward zero, or to nearest even. Returns its bits.
@@ -86,7 +83,7 @@ std::uint32_t roundTo(bool neg, std::uint64_t mag, int q, int p, int ebits, bool
 
 }  // namespace
 
-std::uint32_t fusedDot(const std::uint32_t* a, const std::uint32_t* b, int k, std::uint32_t c, MatElem in,
+std::uint32_t fusedDot(const Element* a, const Element* b, std::size_t b_stride, int k, std::uint32_t c,
                        MatElem acc) {
   const bool f16acc = acc == MatElem::F16;
   const std::uint32_t nan_bits = f16acc ? 0x7FFFu : 0x7FFFFFFFu;
@@ -95,7 +92,8 @@ std::uint32_t fusedDot(const std::uint32_t* a, const std::uint32_t* b, int k, st
   int n = 0;
   bool pos_inf = false, neg_inf = false;
   for (int i = 0; i < k; ++i) {
-    const Value x = decode(a[i], in), y = decode(b[i], in);
+    const Element& x = a[i];
+    const Element& y = b[std::size_t(i) * b_stride];
     if (x.nan || y.nan) return nan_bits;
     const bool neg = x.neg != y.neg;
     if (x.inf || y.inf) {
@@ -104,14 +102,14 @@ std::uint32_t fusedDot(const std::uint32_t* a, const std::uint32_t* b, int k, st
       continue;
     }
     if (x.sig == 0 || y.sig == 0) continue;
-    terms[n++] = {neg, x.sig * y.sig, x.lsb + y.lsb, x.msb() + y.msb()};
+    terms[n++] = {neg, x.sig * y.sig, x.lsb + y.lsb, x.msb + y.msb};
   }
-  const Value z = decode(c, f16acc ? MatElem::F16 : MatElem::F32);
+  const Element z = decode(c, f16acc ? MatElem::F16 : MatElem::F32);
   if (z.nan) return nan_bits;
   if (z.inf) (z.neg ? neg_inf : pos_inf) = true;
   if (pos_inf && neg_inf) return nan_bits;
   if (pos_inf || neg_inf) return f16acc ? (neg_inf ? 0xFC00u : 0x7C00u) : (neg_inf ? 0xFF800000u : 0x7F800000u);
-  if (z.sig) terms[n++] = {z.neg, z.sig, z.lsb, z.msb()};
+  if (z.sig) terms[n++] = {z.neg, z.sig, z.lsb, z.msb};
   if (n == 0) return 0;
   int top = INT_MIN;
   for (int i = 0; i < n; ++i) top = std::max(top, terms[i].top);

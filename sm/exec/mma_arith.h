@@ -23,9 +23,19 @@ namespace scgpu::sm::mma {
 // The exponent below the largest term's at which fused sums truncate their terms.
 constexpr int kAlignBits = 25;
 
-// d = c + sum_k a[k] * b[k] on raw element bits: a and b of type `in` (F16, BF16, TF32, E4M3,
-// E5M2), c and the result f32 bits (acc F32) or f16 bits (acc F16).
-std::uint32_t fusedDot(const std::uint32_t* a, const std::uint32_t* b, int k, std::uint32_t c, ptx::MatElem in,
+// An input element decoded once per instruction: a finite value sig * 2^lsb (sig 0: zero) with
+// its top bit's exponent msb, or a NaN or infinity.
+struct Element {
+  std::uint64_t sig = 0;
+  std::int32_t lsb = 0, msb = 0;
+  bool neg = false, nan = false, inf = false;
+};
+// Raw bits of type F16, BF16, TF32, F32, E4M3 or E5M2.
+Element decode(std::uint32_t bits, ptx::MatElem type);
+
+// d = c + sum_i a[i] * b[i * b_stride] for i < k: c and the result f32 bits (acc F32) or f16 bits
+// (acc F16).
+std::uint32_t fusedDot(const Element* a, const Element* b, std::size_t b_stride, int k, std::uint32_t c,
                        ptx::MatElem acc);
 
 }  // namespace scgpu::sm::mma

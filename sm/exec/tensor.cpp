@@ -94,7 +94,16 @@ void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std:
   // k = 8 sum in the last place); every other shape is one fused sum over its k.
   const int k_block = t.kind == TensorOp::Kind::WmmaMma && t.a == MatElem::TF32 ? 4 : k;
   d.assign(std::size_t(m) * n, 0);
-  std::vector<std::uint32_t> ra(k), rb(k);
+  // Float inputs decoded once per instruction (each is used n or m times).
+  static thread_local std::vector<mma::Element> ea, eb;
+  const bool floats = t.a == MatElem::F16 || t.a == MatElem::BF16 || t.a == MatElem::TF32 || t.a == MatElem::E4M3 ||
+                      t.a == MatElem::E5M2;
+  if (floats) {
+    ea.resize(a.size());
+    eb.resize(b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) ea[i] = mma::decode(std::uint32_t(a[i]), t.a);
+    for (std::size_t i = 0; i < b.size(); ++i) eb[i] = mma::decode(std::uint32_t(b[i]), t.b);
+  }
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       const std::uint64_t cij = c[std::size_t(i) * n + j];
@@ -134,13 +143,10 @@ void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std:
           break;
         }
         default: {  // f16, bf16, tf32, e4m3, e5m2: one fused sum per block of k
-          for (int kk = 0; kk < k; ++kk) {
-            ra[kk] = std::uint32_t(a[std::size_t(i) * k + kk]);
-            rb[kk] = std::uint32_t(b[std::size_t(kk) * n + j]);
-          }
           std::uint32_t acc = std::uint32_t(cij);
           for (int k0 = 0; k0 < k; k0 += k_block)
-            acc = mma::fusedDot(ra.data() + k0, rb.data() + k0, std::min(k_block, k - k0), acc, t.a, t.c);
+            acc = mma::fusedDot(&ea[std::size_t(i) * k + k0], &eb[std::size_t(k0) * n + j], std::size_t(n),
+                                std::min(k_block, k - k0), acc, t.c);
           out = acc;
           break;
         }

@@ -717,10 +717,23 @@ void SmCore::Impl::fetchFor(WarpSlot& ws, std::uint64_t t) {
     } else {
       ++*icache_misses;
       ready = t + p.icache_miss_latency_cycles;
-      if (icache) icache->fill(addr, mask, false, t);
+      // With prefetch the whole line comes, not only the sectors this fetch needs.
+      if (icache) icache->fill(addr, p.icache_prefetch_lines ? icache->sectorMask(line, icache_line_bytes) : mask, false, t);
       icache_fills.emplace_back(line, ready);
     }
   }
+  // Sequential prefetch: the next lines of the code, unless present or on their way.
+  if (icache)
+    for (std::uint32_t d = 1; d <= p.icache_prefetch_lines; ++d) {
+      const std::uint64_t next = line + std::uint64_t(d) * icache_line_bytes;
+      const std::uint32_t all = icache->sectorMask(next, icache_line_bytes);
+      if (icache->probe(next, all).miss_mask == 0) continue;
+      bool in_flight = false;
+      for (const auto& fl : icache_fills) in_flight |= fl.first == next;
+      if (in_flight) continue;
+      icache->fill(next, all, false, t);
+      icache_fills.emplace_back(next, t + p.icache_miss_latency_cycles);
+    }
   for (std::uint32_t i = 0; i < n; ++i) {
     ws.ib_ready[(ws.ib_head + ws.ib_count) % ib_capacity] = ready;
     ws.ib_count++;

@@ -1,0 +1,18 @@
+// The order in which the timing model issues a kernel's PTX: as ptxas schedules it. ptxas starts
+// loads as early as their operands allow and stores as late, so that load latencies overlap; the
+// timing model issues in program order, so it runs a copy of the kernel reordered the same way
+// within each basic block. Every thread computes exactly what the PTX order computes.
+#pragma once
+
+#include "ptx/decoded.h"
+
+namespace scgpu::ptx {
+
+// A copy of `program` in which each load (global, shared, constant, parameter, ldmatrix,
+// wmma.load; not volatile, not generic) sits as early in its basic block as it may legally be
+// (past arithmetic and tensor-core ops it does not depend on, and stores it cannot alias; never
+// past another load), and each shared or local store as late (past arithmetic and loads it cannot
+// alias; never past another store).
+Program scheduleLikePtxas(const Program& program);
+
+}  // namespace scgpu::ptx
