@@ -38,7 +38,7 @@ Element decode(std::uint32_t bits, MatElem t) {
   switch (t) {
     case MatElem::F16: return decodeFloat(bits & 0xFFFF, 5, 10);
     case MatElem::BF16: return decodeFloat(bits & 0xFFFF, 8, 7);
-    case MatElem::TF32: return decodeFloat(bits & 0xFFFFE000u, 8, 23);
+    case MatElem::TF32: return decodeFloat(bits >> 13, 8, 10);  // the low 13 bits are ignored
     case MatElem::F32: return decodeFloat(bits, 8, 23);
     case MatElem::E4M3: return decodeFloat(bits & 0xFF, 4, 3, true);
     case MatElem::E5M2: return decodeFloat(bits & 0xFF, 5, 2);
@@ -123,6 +123,70 @@ std::uint32_t fusedDot(const Element* a, const Element* b, std::size_t b_stride,
   const bool neg = sum < 0;
   const std::uint64_t mag = neg ? std::uint64_t(-sum) : std::uint64_t(sum);
   return f16acc ? roundTo(neg, mag, q, 11, 5, true) : roundTo(neg, mag, q, 24, 8, false);
+}
+
+bool FiniteElements::assign(const std::uint64_t* bits, std::size_t n, std::size_t stride, std::size_t count,
+                            std::size_t step, MatElem type) {
+  // Element j of run r is bits[r * stride + j * step] (r < count, j < n): rows of A (stride k,
+  // step 1) or columns of B (stride 1, step n) laid one after another.
+  const std::size_t total = n * count;
+  sig.resize(total);
+  lsb.resize(total);
+  msb.resize(total);
+  neg.resize(total);
+  std::size_t o = 0;
+  for (std::size_t r = 0; r < count; ++r)
+    for (std::size_t j = 0; j < n; ++j, ++o) {
+      const Element e = decode(std::uint32_t(bits[r * stride + j * step]), type);
+      if (e.nan || e.inf) return false;
+      sig[o] = e.sig;
+      lsb[o] = e.lsb;
+      msb[o] = e.sig ? e.msb : -(1 << 20);
+      neg[o] = e.neg;
+    }
+  return true;
+}
+
+std::uint32_t fusedDotFinite(const FiniteElements& a, std::size_t a0, const FiniteElements& b, std::size_t b0, int k,
+                             std::uint32_t c, MatElem acc) {
+  const bool f16acc = acc == MatElem::F16;
+  const Element z = decode(c, f16acc ? MatElem::F16 : MatElem::F32);
+  if (z.nan || z.inf) {  // rare: the general path
+    std::vector<Element> x(k), y(k);
+    for (int i = 0; i < k; ++i) {
+      x[i] = {a.sig[a0 + i], a.lsb[a0 + i], a.msb[a0 + i], a.neg[a0 + i] != 0, false, false};
+      y[i] = {b.sig[b0 + i], b.lsb[b0 + i], b.msb[b0 + i], b.neg[b0 + i] != 0, false, false};
+    }
+    return fusedDot(x.data(), y.data(), 1, k, c, acc);
+  }
+  const std::uint64_t* sa = a.sig.data() + a0;
+  const std::uint64_t* sb = b.sig.data() + b0;
+  const std::int32_t* la = a.lsb.data() + a0;
+  const std::int32_t* lb = b.lsb.data() + b0;
+  const std::int32_t* ma = a.msb.data() + a0;
+  const std::int32_t* mb = b.msb.data() + b0;
+  const std::uint8_t* na = a.neg.data() + a0;
+  const std::uint8_t* nb = b.neg.data() + b0;
+  // A zero factor's msb is so low that its product never sets the top.
+  int top = z.sig ? z.msb : -(1 << 22);
+  for (int i = 0; i < k; ++i) top = std::max(top, ma[i] + mb[i]);
+  if (top < -(1 << 19)) return 0;  // every term is zero
+  // A term sig * 2^lsb truncated below 2^(top - kAlignBits): (sig << kAlignBits) >> (top - lsb),
+  // exact in 64 bits (significands of at most 24 bits, products of at most 22).
+  std::int64_t sum = 0;
+  for (int i = 0; i < k; ++i) {
+    const int shift = top - (la[i] + lb[i]);
+    const std::uint64_t v = shift >= 64 ? 0 : ((sa[i] * sb[i]) << kAlignBits) >> shift;
+    sum += (na[i] != nb[i]) ? -std::int64_t(v) : std::int64_t(v);
+  }
+  if (z.sig) {
+    const int shift = top - z.lsb;
+    const std::uint64_t v = shift >= 64 ? 0 : (z.sig << kAlignBits) >> shift;
+    sum += z.neg ? -std::int64_t(v) : std::int64_t(v);
+  }
+  const bool neg = sum < 0;
+  const std::uint64_t mag = neg ? std::uint64_t(-sum) : std::uint64_t(sum);
+  return f16acc ? roundTo(neg, mag, top - kAlignBits, 11, 5, true) : roundTo(neg, mag, top - kAlignBits, 24, 8, false);
 }
 
 }  // namespace scgpu::sm::mma

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "ptx/decoded.h"
 
@@ -37,5 +38,18 @@ Element decode(std::uint32_t bits, ptx::MatElem type);
 // (acc F16).
 std::uint32_t fusedDot(const Element* a, const Element* b, std::size_t b_stride, int k, std::uint32_t c,
                        ptx::MatElem acc);
+// Finite elements side by side, for the common case (no NaN or infinity among an instruction's
+// inputs): sig * 2^lsb, with msb the top bit's exponent (a large negative number for zeros).
+struct FiniteElements {
+  std::vector<std::uint64_t> sig;
+  std::vector<std::int32_t> lsb, msb;
+  std::vector<std::uint8_t> neg;
+  // Decodes n raw elements; false (and nothing usable) when one is a NaN or an infinity.
+  bool assign(const std::uint64_t* bits, std::size_t n, std::size_t stride, std::size_t count, std::size_t step,
+              ptx::MatElem type);
+};
+// fusedDot on finite elements: a[a0 .. a0+k) and b[b0 .. b0+k) (b stored one column after another).
+std::uint32_t fusedDotFinite(const FiniteElements& a, std::size_t a0, const FiniteElements& b, std::size_t b0, int k,
+                             std::uint32_t c, ptx::MatElem acc);
 
 }  // namespace scgpu::sm::mma

@@ -94,15 +94,22 @@ void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std:
   // k = 8 sum in the last place); every other shape is one fused sum over its k.
   const int k_block = t.kind == TensorOp::Kind::WmmaMma && t.a == MatElem::TF32 ? 4 : k;
   d.assign(std::size_t(m) * n, 0);
-  // Float inputs decoded once per instruction (each is used n or m times).
+  // Float inputs decoded once per instruction (each is used n or m times): A by rows, B by
+  // columns, side by side; the general path when one of them is a NaN or an infinity.
   static thread_local std::vector<mma::Element> ea, eb;
+  static thread_local mma::FiniteElements fa, fb;
   const bool floats = t.a == MatElem::F16 || t.a == MatElem::BF16 || t.a == MatElem::TF32 || t.a == MatElem::E4M3 ||
                       t.a == MatElem::E5M2;
+  bool finite = false;
   if (floats) {
-    ea.resize(a.size());
-    eb.resize(b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) ea[i] = mma::decode(std::uint32_t(a[i]), t.a);
-    for (std::size_t i = 0; i < b.size(); ++i) eb[i] = mma::decode(std::uint32_t(b[i]), t.b);
+    finite = fa.assign(a.data(), std::size_t(k), std::size_t(k), std::size_t(m), 1, t.a) &&
+             fb.assign(b.data(), std::size_t(k), 1, std::size_t(n), std::size_t(n), t.b);
+    if (!finite) {
+      ea.resize(a.size());
+      eb.resize(b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) ea[i] = mma::decode(std::uint32_t(a[i]), t.a);
+      for (std::size_t i = 0; i < b.size(); ++i) eb[i] = mma::decode(std::uint32_t(b[i]), t.b);
+    }
   }
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
@@ -144,9 +151,12 @@ void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std:
         }
         default: {  // f16, bf16, tf32, e4m3, e5m2: one fused sum per block of k
           std::uint32_t acc = std::uint32_t(cij);
-          for (int k0 = 0; k0 < k; k0 += k_block)
-            acc = mma::fusedDot(&ea[std::size_t(i) * k + k0], &eb[std::size_t(k0) * n + j], std::size_t(n),
-                                std::min(k_block, k - k0), acc, t.c);
+          for (int k0 = 0; k0 < k; k0 += k_block) {
+            const int kb = std::min(k_block, k - k0);
+            acc = finite ? mma::fusedDotFinite(fa, std::size_t(i) * k + k0, fb, std::size_t(j) * k + k0, kb, acc, t.c)
+                         : mma::fusedDot(&ea[std::size_t(i) * k + k0], &eb[std::size_t(k0) * n + j], std::size_t(n), kb,
+                                         acc, t.c);
+          }
           out = acc;
           break;
         }

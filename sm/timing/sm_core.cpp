@@ -169,6 +169,7 @@ struct SmCore::Impl {
   Lsu lsu;
   std::unique_ptr<memsys::SectorCache> icache;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> icache_fills;  // line, ready
+  std::uint64_t icache_prefetched_from = ~std::uint64_t{0};  // the line the last prefetch looked ahead of
   std::uint32_t ib_capacity, instruction_bytes, icache_line_bytes, issue_width;
   bool issued_free = false;  // the last issue() took no issue slot (see SubCore::issued_free)
   PipeParams pipe[int(Pipe::Count)];
@@ -722,8 +723,10 @@ void SmCore::Impl::fetchFor(WarpSlot& ws, std::uint64_t t) {
       icache_fills.emplace_back(line, ready);
     }
   }
-  // Sequential prefetch: the next lines of the code, unless present or on their way.
-  if (icache)
+  // Sequential prefetch: the next lines of the code, unless present or on their way (looked at
+  // once per line the SM fetches from, not once per fetch).
+  if (icache && line != icache_prefetched_from) {
+    icache_prefetched_from = line;
     for (std::uint32_t d = 1; d <= p.icache_prefetch_lines; ++d) {
       const std::uint64_t next = line + std::uint64_t(d) * icache_line_bytes;
       const std::uint32_t all = icache->sectorMask(next, icache_line_bytes);
@@ -734,6 +737,7 @@ void SmCore::Impl::fetchFor(WarpSlot& ws, std::uint64_t t) {
       icache->fill(next, all, false, t);
       icache_fills.emplace_back(next, t + p.icache_miss_latency_cycles);
     }
+  }
   for (std::uint32_t i = 0; i < n; ++i) {
     ws.ib_ready[(ws.ib_head + ws.ib_count) % ib_capacity] = ready;
     ws.ib_count++;
