@@ -161,7 +161,8 @@ Operands operands(const ptx::Program& p, const DecodedInst& in) {
   for (std::uint32_t i = 0; i < in.nsrc && i < 4; ++i)
     if (!src_pred[i] && in.src[i] != kNoSlot) o.uses[o.nuses++] = in.src[i];
   // The address register of a memory access.
-  if ((in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red) && in.aux != kNoSlot)
+  if ((in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red || in.op == Op::CpAsync) &&
+      in.aux != kNoSlot)
     o.uses[o.nuses++] = in.aux;
   return o;
 }

@@ -39,6 +39,8 @@ enum class Op : std::uint8_t {
   Shfl, Vote, Match, Redux, Activemask,
   // matrix (tensor-core) instructions; the operands are in Program::tensor_ops[target]
   Mma, Wmma, Ldmatrix, Stmatrix, Movmatrix,
+  // asynchronous copies global -> shared (cp.async), cp.async.commit_group, cp.async.wait_group/_all
+  CpAsync, CpAsyncCommit, CpAsyncWait,
   Count
 };
 const char* toString(Op op);

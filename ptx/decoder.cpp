@@ -1510,6 +1510,60 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
     return;
   }
   if (decodeTensor(in, out)) return;
+  if (opc == "cp" && m.has("async") && !m.has("bulk") && !m.has("mbarrier") && !m.has("reduce")) {
+    // cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}{, cache-policy};
+    // cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all.
+    if (m.has("commit_group")) {
+      need(0, 0);
+      out.op = Op::CpAsyncCommit;
+      return;
+    }
+    if (m.has("wait_group") || m.has("wait_all")) {
+      out.op = Op::CpAsyncWait;
+      if (m.has("wait_all")) {
+        need(0, 0);
+        out.aux = 1;  // commits the open group first
+        out.imm = 0;
+        return;
+      }
+      need(1, 1);
+      if (ops[0].kind != Operand::Kind::IntImmediate || ops[0].int_value < 0)
+        fail(ops[0].loc, "cp.async.wait_group takes a non-negative integer constant");
+      out.imm = ops[0].int_value;
+      out.aux = 0;
+      return;
+    }
+    const bool hint = std::find(in.modifiers.begin(), in.modifiers.end(), "L2::cache_hint") != in.modifiers.end();
+    need(3, hint ? 5 : 4);
+
+    const auto has_mod = [&](const char* w) {
+      return std::find(in.modifiers.begin(), in.modifiers.end(), w) != in.modifiers.end();
+    };
+    if (!(has_mod("shared") || has_mod("shared::cta")) || !has_mod("global"))
+      fail(in.loc, "cp.async copies from .global to .shared (::cta) memory only");
+    out.op = Op::CpAsync;
+    out.space = address(ops[0], StateSpace::Shared, out, false);
+    if (ops[2].kind != Operand::Kind::IntImmediate ||
+        (ops[2].int_value != 4 && ops[2].int_value != 8 && ops[2].int_value != 16))
+      fail(ops[2].loc, "cp.async's cp-size is 4, 8 or 16");
+    out.vec = std::uint8_t(ops[2].int_value);
+    if (has_mod("cg") && out.vec != 16) fail(ops[2].loc, "cp.async.cg copies 16 bytes");
+    if (has_mod("cg")) out.flags |= kL1Bypass;
+    // The global source: its base register (or symbol address) and its offset, as two sources.
+    DecodedInst src_addr;
+    address(ops[1], StateSpace::Global, src_addr, false);
+    out.src[0] = src_addr.aux;
+    out.src[1] = constSlot(std::uint64_t(src_addr.imm));
+    out.src[2] = kNoSlot;
+    if (ops.size() >= 4 && !(hint && ops.size() == 4)) {
+      RegDecl d;
+      if (ops[3].kind == Operand::Kind::Register && lookupReg(ops[3].name, d) && d.type == Type::Pred)
+        fail(ops[3].loc, "cp.async with an ignore-src predicate is not implemented");
+      out.src[2] = source(ops[3], Type::U32);
+    }
+    out.nsrc = out.src[2] == kNoSlot ? 2 : 3;
+    return;
+  }
   if (opc == "activemask") {
     need(1, 1);
     out.op = Op::Activemask;

@@ -6,7 +6,8 @@ namespace scgpu::sm {
 ptx::ExecFn selectHandler(const ptx::DecodedInst& in) {
   switch (in.op) {
     case ptx::Op::Ld: case ptx::Op::St: case ptx::Op::Atom: case ptx::Op::Red: case ptx::Op::Cvta:
-    case ptx::Op::Isspacep: case ptx::Op::Prefetch: case ptx::Op::Fence:
+    case ptx::Op::Isspacep: case ptx::Op::Prefetch: case ptx::Op::Fence: case ptx::Op::CpAsync:
+    case ptx::Op::CpAsyncCommit: case ptx::Op::CpAsyncWait:
       return selectMemoryHandler(in);
     case ptx::Op::Bra: case ptx::Op::BrxIdx: case ptx::Op::Call: case ptx::Op::Ret: case ptx::Op::Exit:
     case ptx::Op::Trap: case ptx::Op::Brkpt: case ptx::Op::Bar: case ptx::Op::Nanosleep:

@@ -592,3 +592,55 @@ TEST(Decode, CallToUndefinedFunction) {
 
 }  // namespace
 }  // namespace scgpu
+
+namespace scgpu {
+namespace {
+
+TEST(CpAsync, CopiesWithZeroFillAndGroupsDecode) {
+  // cp.async copies src-size bytes and zero-fills the rest of cp-size; commit/wait groups decode
+  // (their timing: the timing tests). Lane i copies 16 bytes of word i with src-size (i % 17).
+  driver::Runtime rt;
+  auto& m = rt.loadModuleString(R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{
+  .shared .align 16 .b8 s[512];
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 4;
+  mov.u32 %r3, s;
+  add.s32 %r4, %r3, %r2;
+  mul.wide.u32 %rd5, %r1, 16;
+  add.s64 %rd6, %rd3, %rd5;
+  rem.u32 %r5, %r1, 17;
+  cp.async.cg.shared.global [%r4], [%rd6], 16, %r5;
+  cp.async.commit_group;
+  cp.async.wait_group 0;
+  bar.sync 0;
+  ld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r4];
+  add.s64 %rd7, %rd4, %rd5;
+  st.global.v4.u32 [%rd7], {%r6, %r7, %r8, %r9};
+  ret;
+}
+)", "cp.ptx");
+  std::vector<std::uint8_t> in(32 * 16);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = std::uint8_t(i * 7 + 1);
+  const driver::DevicePtr din = rt.upload(in), dout = rt.malloc(in.size());
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "k"), driver::Dim3(1), driver::Dim3(32), 0,
+                      driver::KernelArgs().add(din).add(dout)),
+            driver::Error::Success);
+  const auto got = rt.download<std::uint8_t>(dout, in.size());
+  for (std::size_t lane = 0; lane < 32; ++lane)
+    for (std::size_t b = 0; b < 16; ++b)
+      EXPECT_EQ(got[lane * 16 + b], b < lane % 17 ? in[lane * 16 + b] : 0) << lane << " " << b;
+}
+
+}  // namespace
+}  // namespace scgpu

@@ -164,3 +164,57 @@ TEST(InstructionFetch, PrefetchHidesColdStraightLineCode) {
 
 }  // namespace
 }  // namespace scgpu
+
+namespace scgpu {
+namespace {
+
+// cp.async.wait_group N holds the warp until all but the newest N committed groups have arrived:
+// waiting for a group of one cold global read takes a global-miss latency (the chip's DRAM
+// latency, hundreds of cycles on hopper); wait_group 1, which lets the newest group stay in
+// flight, costs next to nothing; the copy's data is there after the wait_group 0.
+TEST(CpAsyncTiming, WaitGroupHoldsTheWarpUntilItsGroupsArrive) {
+  Runtime rt(GpuConfig::load(GpuConfig::resolve("hopper")), driver::Mode::Timing);
+  auto& m = rt.loadModuleString(R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{
+  .shared .align 16 .b8 s[16];
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mov.u32 %r1, s;
+  mov.u64 %rd5, %clock64;
+  cp.async.cg.shared.global [%r1], [%rd3], 16;
+  cp.async.commit_group;
+  cp.async.wait_group 1;
+  mov.u64 %rd6, %clock64;
+  cp.async.wait_group 0;
+  mov.u64 %rd7, %clock64;
+  ld.shared.u32 %r2, [%r1];
+  sub.s64 %rd8, %rd6, %rd5;
+  sub.s64 %rd9, %rd7, %rd6;
+  st.global.u64 [%rd4], %rd8;
+  st.global.u64 [%rd4+8], %rd9;
+  st.global.u32 [%rd4+16], %r2;
+  ret;
+}
+)", "wait.ptx");
+  const std::vector<std::uint32_t> in = {0xC0FFEE, 1, 2, 3};
+  const DevicePtr din = rt.upload(in), dout = rt.malloc(24);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "k"), Dim3(1), Dim3(32), 0, KernelArgs().add(din).add(dout)), Error::Success);
+  const auto cycles = rt.download<std::uint64_t>(dout, 2);
+  const auto value = rt.download<std::uint32_t>(dout, 5)[4];
+  std::printf("wait_group 1: %llu cycles, wait_group 0: %llu cycles\n", (unsigned long long)cycles[0],
+              (unsigned long long)cycles[1]);
+  EXPECT_LT(cycles[0], 40u);
+  EXPECT_GT(cycles[1], 300u);
+  EXPECT_EQ(value, 0xC0FFEEu);
+}
+
+}  // namespace
+}  // namespace scgpu

@@ -1,6 +1,7 @@
 // hgemm_tensor: C = A * B on the tensor cores, A and B half precision, C single; M x N x K =
 // 64 x 96 x 64 (x scale each), once with mma.sync + ldmatrix (hgemm_mma) and once with CUDA's wmma
-// (hgemm_wmma). Reference: the exact products summed in double.
+// (hgemm_wmma), and with cp.async double buffering (hgemm_mma_async). Reference: the exact products
+// summed in double.
 #include <cmath>
 
 #include "kernels/workload.h"
@@ -55,7 +56,7 @@ WorkloadResult run(driver::Runtime& rt, const WorkloadOptions& opt) {
   // most K/16 blocks x 18 x 2^-24 x max(|C|, 1), well within 1e-5 rel + 1e-6 x K abs.
   const float rel = 1e-5f, abs = 1e-6f * float(K);
   std::string detail;
-  for (const char* kernel : {"hgemm_mma", "hgemm_wmma"}) {
+  for (const char* kernel : {"hgemm_mma", "hgemm_wmma", "hgemm_mma_async"}) {
     rt.memset(dC, 0, want.size() * sizeof(float));
     driver::Function& fn = rt.getFunction(module, kernel);
     if (auto e = rt.launch(fn, driver::Dim3(N / 32, M / 32), driver::Dim3(128), 0,
@@ -73,7 +74,7 @@ WorkloadResult run(driver::Runtime& rt, const WorkloadOptions& opt) {
 }
 
 const WorkloadRegistrar reg({"hgemm_tensor",
-                             "half-precision GEMM on the tensor cores (mma.sync + ldmatrix, and wmma), 64x96x64",
+                             "half-precision GEMM on the tensor cores (mma.sync + ldmatrix, wmma, cp.async), 64x96x64",
                              "hgemm_tensor", {"sm_90", "sm_80"}, run});
 
 }  // namespace

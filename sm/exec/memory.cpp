@@ -263,6 +263,30 @@ template <Space S> struct AtomSel {
 
 void nop(ExecContext&, const DecodedInst&) {}
 
+// cp.async: the copy happens at once (a thread may not read the destination before its
+// cp.async.wait_group, so no program can tell); the timing model times the global read and the
+// group waits (sm/timing). src-size bytes are read, the rest of cp-size is zero-filled.
+void cpAsync(ExecContext& c, const DecodedInst& in) {
+  const std::uint32_t size = in.vec;
+  forLanes(c.mask, [&](int lane) {
+    const std::uint64_t dst = effectiveAddress(c, in, lane);
+    const std::uint64_t base = in.src[0] == ptx::kNoSlot ? 0 : c.R[std::size_t(in.src[0]) * kWarpSize + lane];
+    const std::uint64_t src = base + c.R[std::size_t(in.src[1]) * kWarpSize + lane];
+    std::uint32_t src_size = size;
+    if (in.src[2] != ptx::kNoSlot)
+      src_size = std::uint32_t(std::min<std::uint64_t>(size, c.R[std::size_t(in.src[2]) * kWarpSize + lane] & 0xFFFFFFFFu));
+    std::uint8_t bytes[16] = {};
+    if (src_size == size) {
+      std::memcpy(bytes, resolve<Space::Global>(c, lane, src, size, false), size);
+    } else if (src_size > 0) {
+      if (src & (size - 1)) memFault("misaligned address", "a", src, size, lane, "read");
+      for (std::uint32_t i = 0; i < src_size; ++i) bytes[i] = *resolve<Space::Global>(c, lane, src + i, 1, false);
+    }
+    if (c.trace && src_size > 0) traceAccess<Space::Global>(c, lane, src, size, false, false);
+    std::memcpy(resolve<Space::Shared>(c, lane, dst, size, true), bytes, size);
+  });
+}
+
 }  // namespace
 
 ptx::ExecFn selectMemoryHandler(const DecodedInst& in) {
@@ -274,7 +298,10 @@ ptx::ExecFn selectMemoryHandler(const DecodedInst& in) {
     case ptx::Op::Cvta: return &cvta;
     case ptx::Op::Isspacep: return &isspacep;
     case ptx::Op::Prefetch:
-    case ptx::Op::Fence: return &nop;
+    case ptx::Op::Fence:
+    case ptx::Op::CpAsyncCommit:
+    case ptx::Op::CpAsyncWait: return &nop;  // the timing model times the groups
+    case ptx::Op::CpAsync: return &cpAsync;
     default: return nullptr;
   }
 }

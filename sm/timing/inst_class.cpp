@@ -31,7 +31,7 @@ Pipe floatPipe(Type t, Pipe otherwise) {
 
 Pipe pipeOf(const ptx::DecodedInst& in) {
   switch (in.op) {
-    case Op::Ld: case Op::St: case Op::Atom: case Op::Red: case Op::Ldmatrix: case Op::Stmatrix:
+    case Op::Ld: case Op::St: case Op::Atom: case Op::Red: case Op::Ldmatrix: case Op::Stmatrix: case Op::CpAsync:
       return Pipe::Lsu;
     case Op::Mma:
       return Pipe::Tensor;

@@ -330,6 +330,7 @@ void Lsu::finish(std::uint32_t id) {
   d.block_slot = op.req.block_slot;
   d.ready = op.ready;
   d.ndst = op.req.ndst;
+  d.copy_group = op.req.copy_group;
   std::copy(op.req.dst, op.req.dst + op.req.ndst, d.dst);
   done_.push_back(d);
   op.used = false;

@@ -50,6 +50,7 @@ struct LsuRequest {
   bool serial_atomic = false;
   // ld.cg, ld.cv and ld.volatile: global loads served by the L2, never by the L1 (no lookup, no fill).
   bool bypass_l1 = false;
+  std::uint64_t copy_group = 0;      // cp.async: the warp's group it counts in (0: none)
 };
 
 // A finished memory instruction: its destination registers are valid from `ready`.
@@ -58,6 +59,7 @@ struct LsuDone {
   std::uint64_t ready = 0;
   std::uint32_t dst[kMaxRegDst] = {};
   std::uint32_t ndst = 0;
+  std::uint64_t copy_group = 0;
 };
 
 class Lsu {

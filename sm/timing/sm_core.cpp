@@ -56,6 +56,15 @@ struct WarpSlot {
   std::vector<std::uint64_t> reg_ready, pred_ready;
   std::vector<DepKind> reg_kind, pred_kind;
   std::uint32_t mem_outstanding = 0;
+  // cp.async groups: the open group (cp_open) and the committed ones, oldest first, each with its
+  // copies still in flight and the cycle its last copy completes. Ids count up from 1.
+  struct CopyGroup {
+    std::uint64_t id = 0;
+    std::uint32_t pending = 0;
+    std::uint64_t ready = 0;
+  };
+  CopyGroup cp_open;
+  std::deque<CopyGroup> cp_groups;
   // The head instruction (at ib_pc) decoded for the scoreboard: absolute register slots (sources
   // first), absolute predicate slots, its pipe and operand-collection cycles. Valid while
   // head_pc == ib_pc; the frame cannot change before the warp issues.
@@ -74,6 +83,9 @@ struct WarpSlot {
   bool head_alu_free = false;
   std::uint32_t head_fused_src = kNoPc;
   Pipe head_pipe = Pipe::Int;
+  ptx::Op head_op = ptx::Op::Count;  // for cp.async.wait_group: N, and whether it is wait_all
+  std::uint32_t head_wait_n = 0;
+  bool head_wait_all = false;
   std::uint32_t extra = 0;
   // A scoreboard stall known to last until dep_wake (the earliest pending operand's ready cycle;
   // kNever while only LSU results are pending). Reset when the warp issues or an LSU result
@@ -357,6 +369,9 @@ void SmCore::Impl::decodeHead(WarpSlot& ws) {
   for (int i = 0; i < ops.n_pred_dst; ++i) ws.head_preds[n++] = f.pred_base + ops.pred_dst[i];
   ws.head_n_preds = n;
   ws.head_pipe = info.pipe;
+  ws.head_op = in.op;
+  ws.head_wait_n = std::uint32_t(in.imm);
+  ws.head_wait_all = in.op == ptx::Op::CpAsyncWait && in.aux == 1;
   ws.head_merged = false;
   for (std::uint32_t& m : ws.merged_pcs)
     if (m == ws.ib_pc) ws.head_merged = true;
@@ -451,6 +466,25 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
   if (ws.dep_wake > t || (!ws.head_operands_ready && !operandsReady(ws, t))) {
     *until = ws.dep_wake;  // kNever while only LSU results are pending (applyLsuDone())
     return ws.dep_reason;
+  }
+  if (ws.head_op == ptx::Op::CpAsyncWait) {
+    // All but the newest N committed groups (cp.async.wait_all: every group, the open one too)
+    // must have arrived: until the last of them does, or an LSU completion (applyLsuDone()).
+    std::uint64_t ready = 0;
+    bool pending = false;
+    const std::size_t keep = ws.head_wait_all ? 0 : std::size_t(ws.head_wait_n);
+    for (std::size_t i = 0; i + keep < ws.cp_groups.size(); ++i) {
+      pending |= ws.cp_groups[i].pending > 0;
+      ready = std::max(ready, ws.cp_groups[i].ready);
+    }
+    if (ws.head_wait_all) {
+      pending |= ws.cp_open.pending > 0;
+      ready = std::max(ready, ws.cp_open.ready);
+    }
+    if (pending || ready > t) {
+      *until = pending ? kNever : ready;
+      return Reason::LongScoreboard;
+    }
   }
   // The sub-core's resources: until they free up, unless an issue of the sub-core takes them
   // first (tick() then has its throttled warps look again). The LSU queue only empties with time.
@@ -614,7 +648,11 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     }
     req.local_stride = w.local_stride;
     req.param_bank = pi.param_bank;
-    req.bypass_l1 = in.op == ptx::Op::Ld && (in.flags & (ptx::kL1Bypass | ptx::kVolatile));
+    if (in.op == ptx::Op::CpAsync) {  // counted in the warp's open cp.async group
+      req.copy_group = ws.cp_open.id;
+      ws.cp_open.pending++;
+    }
+    req.bypass_l1 = (in.op == ptx::Op::Ld || in.op == ptx::Op::CpAsync) && (in.flags & (ptx::kL1Bypass | ptx::kVolatile));
     req.serial_atomic = (in.op == ptx::Op::Atom || in.op == ptx::Op::Red) &&
                         (ptx::isFloat(in.type) || in.sub == ptx::SubOp::AExch || in.sub == ptx::SubOp::ACas);
     DepKind kind;
@@ -635,6 +673,12 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     for (std::uint32_t i = 0; i < n_pred; ++i) setPred(pred_dst[i], ready, info.result);
   }
   if (info.flags & kControl) ws.next_issue = dispatch + pipe[int(Pipe::Branch)].latency_cycles;
+  if (in.op == ptx::Op::CpAsyncCommit || (in.op == ptx::Op::CpAsyncWait && in.aux == 1)) {
+    ws.cp_groups.push_back(ws.cp_open);
+    ws.cp_open = {ws.cp_open.id + 1, 0, 0};
+  }
+  if (in.op == ptx::Op::CpAsyncWait)  // groups no wait can ask for again
+    while (ws.cp_groups.size() > (in.aux == 1 ? 0 : std::size_t(in.imm))) ws.cp_groups.pop_front();
 
   if (w.state == WarpState::Exited) {
     markExited(slot);
@@ -790,6 +834,15 @@ void SmCore::Impl::applyLsuDone() {
     WarpSlot& ws = warps[d.warp_slot];
     for (std::uint32_t i = 0; i < d.ndst; ++i)
       if (d.dst[i] < ws.reg_ready.size()) ws.reg_ready[d.dst[i]] = d.ready;
+    if (d.copy_group) {  // a cp.async arrived: its group has one copy fewer in flight
+      WarpSlot::CopyGroup* g = d.copy_group == ws.cp_open.id ? &ws.cp_open : nullptr;
+      for (auto& c : ws.cp_groups)
+        if (c.id == d.copy_group) g = &c;
+      if (g) {
+        g->pending--;
+        g->ready = std::max(g->ready, d.ready);
+      }
+    }
     ws.mem_outstanding--;
     ws.dep_wake = 0;  // a pending result got its time: re-check the scoreboard
     lookAgain(d.warp_slot);
@@ -995,6 +1048,8 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     ws.pred_ready.assign(w.preds.size(), 0);
     ws.pred_kind.assign(ws.pred_ready.size(), DepKind::None);
     ws.mem_outstanding = 0;
+    ws.cp_open = {1, 0, 0};
+    ws.cp_groups.clear();
     ws.head_pc = kNoPc;
     ws.dep_wake = 0;
     ws.extra = 0;
