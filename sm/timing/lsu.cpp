@@ -263,7 +263,10 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
     s.mem = kind;
     s.addr = l.line;
     s.mask = l.sectors;
-    if (kind == MemOp::Write) {
+    // A store carries its data to the L2 and an atomic its operands: both hold the L1 pipe per
+    // line as a store does (validation/micro: st_global_1line 4.0 cycles a warp, and a reduction
+    // of 32 distinct words, global_atomic_distinct, 4.8).
+    if (kind == MemOp::Write || kind == MemOp::Atomic) {
       const std::uint32_t cycles = std::max({1u, p_.store_min_cycles_per_line,
                                              memsys::sectorCount(l.sectors) * p_.store_cycles_per_sector});
       s.hold = std::uint16_t(cycles - 1);
