@@ -113,6 +113,10 @@ Operands operands(const ptx::Program& p, const DecodedInst& in) {
   bool dst_pred[4] = {false, false, false, false};
   bool src_pred[4] = {false, false, false, false};
   switch (in.op) {
+    case Op::Mbarrier:
+      dst_pred[0] = in.sub == ptx::SubOp::MbarTestWait || in.sub == ptx::SubOp::MbarTryWait;
+      if (in.aux != kNoSlot) o.uses[o.nuses++] = in.aux;
+      break;
     case Op::Setp:
     case Op::Testp:
     case Op::Isspacep:

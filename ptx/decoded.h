@@ -41,6 +41,8 @@ enum class Op : std::uint8_t {
   Mma, Wmma, Ldmatrix, Stmatrix, Movmatrix,
   // asynchronous copies global -> shared (cp.async), cp.async.commit_group, cp.async.wait_group/_all
   CpAsync, CpAsyncCommit, CpAsyncWait,
+  // mbarrier.* (sub says which); the barrier object's address in aux/imm
+  Mbarrier,
   Count
 };
 const char* toString(Op op);
@@ -69,6 +71,9 @@ enum class SubOp : std::uint8_t {
   TestFinite, TestInfinite, TestNumber, TestNotANumber, TestNormal, TestSubnormal,
   // match
   MatchAny, MatchAll,
+  // mbarrier
+  MbarInit, MbarArrive, MbarArriveDrop, MbarExpectTx, MbarCompleteTx, MbarTestWait, MbarTryWait, MbarInval,
+  MbarPendingCount,
 };
 
 // Memory space of a decoded access, after symbol resolution.
@@ -97,6 +102,8 @@ enum InstFlag : std::uint32_t {
   kSignedShr = 1u << 24,
   kModeF4e = 1u << 25,    // prmt modes
   kL1Bypass = 1u << 26,   // ld.cg / ld.cv: cached in L2 only, not in the L1
+  kMbarExpectTx = 1u << 27,  // mbarrier.arrive.expect_tx: src[0] is the transaction count
+  kMbarParity = 1u << 28,    // mbarrier.test_wait/try_wait.parity: src[0] is a phase parity, not a state
 };
 
 constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;

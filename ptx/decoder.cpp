@@ -1510,6 +1510,83 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
     return;
   }
   if (decodeTensor(in, out)) return;
+  if (opc == "mbarrier") {
+    // The barrier object is 8 bytes of shared memory (sm/exec/mbarrier.cpp gives its layout).
+    static const std::map<std::string, SubOp> kinds = {
+        {"init", SubOp::MbarInit},          {"arrive", SubOp::MbarArrive},     {"arrive_drop", SubOp::MbarArriveDrop},
+        {"expect_tx", SubOp::MbarExpectTx}, {"complete_tx", SubOp::MbarCompleteTx},
+        {"test_wait", SubOp::MbarTestWait}, {"try_wait", SubOp::MbarTryWait}, {"inval", SubOp::MbarInval},
+        {"pending_count", SubOp::MbarPendingCount}};
+    for (const auto& w : m.words) {
+      auto k = kinds.find(w);
+      if (k == kinds.end()) continue;
+      if (w == "expect_tx" && (out.sub == SubOp::MbarArrive || out.sub == SubOp::MbarArriveDrop)) {
+        out.flags |= kMbarExpectTx;  // arrive.expect_tx
+        continue;
+      }
+      if (out.sub == SubOp::None) out.sub = k->second;
+    }
+    if (out.sub == SubOp::None) fail(in.loc, "mbarrier needs an operation (.init, .arrive, .test_wait, ...)");
+    for (const auto& w : m.words)
+      if (!kinds.count(w) && !isIgnorable(w) && w != "parity" && w != "b64" && w != "shared::cta" && w != "noComplete")
+        fail(in.loc, fmt::format("unsupported modifier '.{}' on 'mbarrier'", w));
+    if (m.has("noComplete")) fail(in.loc, "mbarrier.arrive.noComplete is not implemented");
+    if (m.has("parity")) out.flags |= kMbarParity;
+    if (std::find(in.modifiers.begin(), in.modifiers.end(), "shared::cluster") != in.modifiers.end())
+      fail(in.loc, "mbarrier on .shared::cluster is not implemented");
+    out.op = Op::Mbarrier;
+    out.type = Type::B64;
+    const StateSpace space = std::find(in.modifiers.begin(), in.modifiers.end(), "shared") != in.modifiers.end() ||
+                                     std::find(in.modifiers.begin(), in.modifiers.end(), "shared::cta") != in.modifiers.end()
+                                 ? StateSpace::Shared
+                                 : StateSpace::None;
+    auto state_dst = [&](const Operand& op) {  // a register, or `_` (no state wanted)
+      if (op.kind == Operand::Kind::Sink) return kNoSlot;
+      return regSlot(op);
+    };
+    switch (out.sub) {
+      case SubOp::MbarInit: case SubOp::MbarExpectTx: case SubOp::MbarCompleteTx:
+        need(2, 2);
+        out.space = address(ops[0], space, out, false);
+        out.src[0] = source(ops[1], Type::U32);
+        out.nsrc = 1;
+        break;
+      case SubOp::MbarInval:
+        need(1, 1);
+        out.space = address(ops[0], space, out, false);
+        break;
+      case SubOp::MbarArrive: case SubOp::MbarArriveDrop:
+        need(2, 3);
+        out.dst[0] = state_dst(ops[0]);
+        out.ndst = out.dst[0] == kNoSlot ? 0 : 1;
+        out.space = address(ops[1], space, out, false);
+        if (ops.size() == 3) {  // a count, or expect_tx's transaction count
+          out.src[0] = source(ops[2], Type::U32);
+          out.nsrc = 1;
+          if (!(out.flags & kMbarExpectTx)) out.flags |= kHasCount;
+        } else if (out.flags & kMbarExpectTx) {
+          fail(in.loc, "mbarrier.arrive.expect_tx needs a transaction count");
+        }
+        break;
+      case SubOp::MbarTestWait: case SubOp::MbarTryWait:
+        need(3, 4);
+        out.dst[0] = predSlot(ops[0]);
+        out.ndst = 1;
+        out.space = address(ops[1], space, out, false);
+        out.src[0] = source(ops[2], (out.flags & kMbarParity) ? Type::U32 : Type::B64);
+        out.nsrc = 1;
+        break;
+      case SubOp::MbarPendingCount:
+        need(2, 2);
+        out.dst[0] = regSlot(ops[0]);
+        out.ndst = 1;
+        out.src[0] = source(ops[1], Type::B64);
+        out.nsrc = 1;
+        break;
+      default: break;
+    }
+    return;
+  }
   if (opc == "cp" && m.has("async") && !m.has("bulk") && !m.has("mbarrier") && !m.has("reduce")) {
     // cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}{, cache-policy};
     // cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all.

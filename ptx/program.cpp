@@ -42,7 +42,7 @@ const char* toString(Op op) {
       "bra", "brx.idx", "call", "ret", "exit", "trap", "brkpt", "bar", "nanosleep",
       "shfl", "vote", "match", "redux", "activemask",
       "mma", "wmma", "ldmatrix", "stmatrix", "movmatrix",
-      "cp.async", "cp.async.commit_group", "cp.async.wait_group"};
+      "cp.async", "cp.async.commit_group", "cp.async.wait_group", "mbarrier"};
   static_assert(sizeof(names) / sizeof(names[0]) == std::size_t(Op::Count), "one name per Op");
   return op < Op::Count ? names[std::size_t(op)] : "?";
 }

@@ -68,7 +68,7 @@ Kind kindOf(const Program& prog, const DecodedInst& in, Space& space) {
     case Op::Atom: case Op::Red: case Op::Prefetch: case Op::Fence: case Op::Bra: case Op::BrxIdx: case Op::Call:
     case Op::Ret: case Op::Exit: case Op::Trap: case Op::Brkpt: case Op::Bar: case Op::Nanosleep: case Op::Shfl:
     case Op::Vote: case Op::Match: case Op::Redux: case Op::Activemask: case Op::CpAsync: case Op::CpAsyncCommit:
-    case Op::CpAsyncWait: case Op::Count:
+    case Op::CpAsyncWait: case Op::Mbarrier: case Op::Count:
       return Kind::Fixed;
     case Op::Mov:
       return in.nsrc == 0 && in.src[0] == kNoSlot ? Kind::Fixed : Kind::Compute;  // %clock, %globaltimer

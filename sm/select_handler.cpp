@@ -16,6 +16,8 @@ ptx::ExecFn selectHandler(const ptx::DecodedInst& in) {
       return selectWarpHandler(in);
     case ptx::Op::Mma: case ptx::Op::Wmma: case ptx::Op::Ldmatrix: case ptx::Op::Stmatrix: case ptx::Op::Movmatrix:
       return selectTensorHandler(in);
+    case ptx::Op::Mbarrier:
+      return selectMbarrierHandler(in);
     case ptx::Op::Mov:
       if (in.src[0] == ptx::kNoSlot && in.nsrc == 0) return selectControlHandler(in);  // %clock and friends
       return selectAluHandler(in);

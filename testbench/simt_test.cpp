@@ -391,8 +391,8 @@ void expectLoadError(const std::string& body, unsigned line, const std::string& 
 }
 
 TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
-  // Valid PTX the core does not implement (a texture fetch, an FP8 packed conversion, an
-  // mbarrier in a called function) loads; the kernel that uses it is refused at
+  // Valid PTX the core does not implement (a texture fetch, an FP8 packed conversion, a wgmma
+  // fence in a called function) loads; the kernel that uses it is refused at
   // launch with every such instruction and its place, and the module's other kernel runs.
   Runtime rt;
   auto& m = rt.loadModuleString(ptx(R"(
@@ -400,7 +400,7 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
 {
   .reg .b64 %rd<2>;
   ld.param.b64 %rd1, [p];
-  mbarrier.init.shared.b64 [%rd1], 1;
+  wgmma.fence.sync.aligned;
   ret;
 }
 .visible .entry uses(.param .u64 p)
@@ -434,7 +434,7 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
   const std::string why = rt.lastLaunchError();
   EXPECT_NE(why.find("3 PTX instructions that scgpu does not implement"), std::string::npos) << why;
   for (const char* place : {"mixed.ptx:19:3: 'tex.1d.v4.s32.s32'", "mixed.ptx:20:3: 'cvt.rn.satfinite.e4m3x2.f32'",
-                            "mixed.ptx:9:3: 'mbarrier.init.shared.b64'"})
+                            "mixed.ptx:9:3: 'wgmma.fence.sync.aligned'"})
     EXPECT_NE(why.find(place), std::string::npos) << place << " in " << why;
 }
 
@@ -640,6 +640,92 @@ TEST(CpAsync, CopiesWithZeroFillAndGroupsDecode) {
   for (std::size_t lane = 0; lane < 32; ++lane)
     for (std::size_t b = 0; b < 16; ++b)
       EXPECT_EQ(got[lane * 16 + b], b < lane % 17 ? in[lane * 16 + b] : 0) << lane << " " << b;
+}
+
+}  // namespace
+}  // namespace scgpu
+
+namespace scgpu {
+namespace {
+
+// mbarrier: 64 threads arrive on a barrier initialised for 64 and spin on try_wait until their
+// phase completes, then read what the others wrote before arriving; a second barrier's phase
+// also waits for its transaction bytes (arrive.expect_tx by thread 0, complete_tx by thread 32),
+// observed with the parity form. Runs in both modes (the timing model spins on the integer pipe).
+const char* kMbarrierPtx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 pout)
+{
+  .shared .align 8 .b64 bar[2];
+  .shared .align 4 .b32 data[64];
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pout];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, bar;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $INIT_DONE;
+  mbarrier.init.shared::cta.b64 [%r2], 64;
+  mbarrier.init.shared::cta.b64 [%r2+8], 1;
+$INIT_DONE:
+  bar.sync 0;
+  mov.u32 %r3, data;
+  shl.b32 %r4, %r1, 2;
+  add.s32 %r5, %r3, %r4;
+  add.s32 %r6, %r1, 1;
+  st.shared.u32 [%r5], %r6;
+  mbarrier.arrive.release.cta.shared::cta.b64 %rd3, [%r2];
+$WAIT:
+  mbarrier.try_wait.shared::cta.b64 %p2, [%r2], %rd3;
+  @!%p2 bra $WAIT;
+  add.s32 %r7, %r1, 1;
+  and.b32 %r8, %r7, 63;
+  shl.b32 %r9, %r8, 2;
+  add.s32 %r10, %r3, %r9;
+  ld.shared.u32 %r11, [%r10];
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd2, %rd4;
+  st.global.u32 [%rd5], %r11;
+  // the transaction barrier: phase 0 completes when thread 0 has arrived and 16 bytes are done
+  @%p1 bra $NOT0;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2+8], 16;
+$NOT0:
+  setp.ne.u32 %p3, %r1, 32;
+  @%p3 bra $WAIT2;
+  mbarrier.complete_tx.shared::cta.b64 [%r2+8], 16;
+$WAIT2:
+  mbarrier.test_wait.parity.shared::cta.b64 %p2, [%r2+8], 0;
+  @!%p2 bra $WAIT2;
+  st.global.u32 [%rd5+256], %r6;
+  ret;
+}
+)";
+
+void checkMbarrier(driver::Runtime& rt) {
+  auto& m = rt.loadModuleString(kMbarrierPtx, "mbar.ptx");
+  const driver::DevicePtr out = rt.malloc(128 * 4);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "k"), driver::Dim3(1), driver::Dim3(64), 0, driver::KernelArgs().add(out)),
+            driver::Error::Success)
+      << rt.lastLaunchError();
+  const auto got = rt.download<std::uint32_t>(out, 128);
+  for (std::uint32_t t = 0; t < 64; ++t) {
+    EXPECT_EQ(got[t], (t + 1) % 64 + 1) << t;
+    EXPECT_EQ(got[64 + t], t + 1) << t;
+  }
+}
+
+TEST(Mbarrier, ArrivalsAndTransactionsCompleteAPhaseFunctional) {
+  driver::Runtime rt;
+  checkMbarrier(rt);
+}
+
+TEST(Mbarrier, ArrivalsAndTransactionsCompleteAPhaseTiming) {
+  driver::Runtime rt(GpuConfig::load(GpuConfig::resolve("hopper")), driver::Mode::Timing);
+  checkMbarrier(rt);
 }
 
 }  // namespace

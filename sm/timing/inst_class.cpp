@@ -74,7 +74,8 @@ InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vect
       break;
     default: break;
   }
-  if (in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red || info.pipe == Pipe::Lsu) {
+  if (in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red || in.op == Op::Mbarrier ||
+      info.pipe == Pipe::Lsu) {
     if (in.aux != ptx::kNoSlot) info.flags |= kReadsAux;
   } else {
     if (in.flags & ptx::kCcIn) info.flags |= kReadsAux;
@@ -91,6 +92,9 @@ InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vect
       break;
     case Op::Selp: info.pred_src |= 0x4; break;
     case Op::Testp: case Op::Isspacep: info.pred_dst = 0x1; break;
+    case Op::Mbarrier:
+      if (in.sub == SubOp::MbarTestWait || in.sub == SubOp::MbarTryWait) info.pred_dst = 0x1;
+      break;
     case Op::Vote:
       info.pred_src |= 0x1;
       if (in.sub != SubOp::VoteBallot) info.pred_dst = 0x1;
