@@ -391,8 +391,8 @@ void expectLoadError(const std::string& body, unsigned line, const std::string& 
 }
 
 TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
-  // Valid PTX the core does not implement (a texture fetch, an FP8 packed conversion, a wgmma
-  // fence in a called function) loads; the kernel that uses it is refused at
+  // Valid PTX the core does not implement (a texture fetch, a TMA commit, a wgmma fence in a
+  // called function) loads; the kernel that uses it is refused at
   // launch with every such instruction and its place, and the module's other kernel runs.
   Runtime rt;
   auto& m = rt.loadModuleString(ptx(R"(
@@ -411,7 +411,7 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
   .reg .b64 %rd<2>;
   ld.param.u64 %rd1, [p];
   tex.1d.v4.s32.s32 {%r0,%r1,%r2,%r3}, [t, {%r0}];
-  cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;
+  cp.async.bulk.commit_group;
   { .param .b64 a; st.param.b64 [a], %rd1; call.uni helper, (a); }
   ret;
 }
@@ -433,7 +433,7 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
             Error::InvalidConfiguration);
   const std::string why = rt.lastLaunchError();
   EXPECT_NE(why.find("3 PTX instructions that scgpu does not implement"), std::string::npos) << why;
-  for (const char* place : {"mixed.ptx:19:3: 'tex.1d.v4.s32.s32'", "mixed.ptx:20:3: 'cvt.rn.satfinite.e4m3x2.f32'",
+  for (const char* place : {"mixed.ptx:19:3: 'tex.1d.v4.s32.s32'", "mixed.ptx:20:3: 'cp.async.bulk.commit_group'",
                             "mixed.ptx:9:3: 'wgmma.fence.sync.aligned'"})
     EXPECT_NE(why.find(place), std::string::npos) << place << " in " << why;
 }
@@ -726,6 +726,80 @@ TEST(Mbarrier, ArrivalsAndTransactionsCompleteAPhaseFunctional) {
 TEST(Mbarrier, ArrivalsAndTransactionsCompleteAPhaseTiming) {
   driver::Runtime rt(GpuConfig::load(GpuConfig::resolve("hopper")), driver::Mode::Timing);
   checkMbarrier(rt);
+}
+
+}  // namespace
+}  // namespace scgpu
+
+namespace scgpu {
+namespace {
+
+// FP8 pair conversions against hand-encoded values (e4m3: bias 7, largest 448 = 0x7E, NaN 0x7F;
+// e5m2: bias 15, largest finite 57344 = 0x7B): rounding to nearest even (ties 1.0625 -> 1.0,
+// 1.1875 -> 1.25, 2^-10 -> 0, 3 x 2^-10 -> 2^-8), saturation of large values and infinities,
+// NaN, relu, and the exact way back to f16x2.
+TEST(Convert, Fp8PairsRoundSaturateAndComeBack) {
+  driver::Runtime rt;
+  auto& m = rt.loadModuleString(R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{
+  .reg .b16 %rs<4>;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  cvta.to.global.u64 %rd3, %rd1;
+  cvta.to.global.u64 %rd4, %rd2;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd5, %r1, 8;
+  add.s64 %rd6, %rd3, %rd5;
+  ld.global.f32 %f1, [%rd6];
+  ld.global.f32 %f2, [%rd6+4];
+  cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;
+  cvt.rn.satfinite.e5m2x2.f32 %rs2, %f1, %f2;
+  cvt.rn.satfinite.relu.e4m3x2.f32 %rs3, %f1, %f2;
+  cvt.rn.f16x2.e4m3x2 %r2, %rs1;
+  mul.wide.u32 %rd5, %r1, 12;
+  add.s64 %rd7, %rd4, %rd5;
+  st.global.u16 [%rd7], %rs1;
+  st.global.u16 [%rd7+2], %rs2;
+  st.global.u16 [%rd7+4], %rs3;
+  st.global.u32 [%rd7+8], %r2;
+  ret;
+}
+)", "fp8.ptx");
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> in = {1.0f,    -0.5f,   500.0f, -1e9f, inf,    nan,       1.0625f, 1.1875f,
+                                 0x1p-10f, 0x3p-10f, 57344.0f, -inf};
+  struct Want { std::uint16_t e4, e5, e4relu; std::uint32_t back; };
+  const Want want[] = {
+      {0x38B0, 0x3CB8, 0x3800, 0x3C00B800},  // 1.0, -0.5
+      {0x7EFE, 0x60FB, 0x7E00, 0x5F00DF00},  // 500 -> 448 (e5m2: 512), -1e9 -> -448 (e5m2: -57344)
+      {0x7E7F, 0x7B7F, 0x7E7F, 0x5F007FFF},  // inf -> largest finite, NaN -> 0x7F (f16: 0x7FFF)
+      {0x383A, 0x3C3D, 0x383A, 0x3C003D00},  // ties to even: 1.0625 -> 1.0, 1.1875 -> 1.25
+      {0x0002, 0x141A, 0x0002, 0x00001C00},  // e4m3 subnormals: 2^-10 -> 0, 3 x 2^-10 -> 2^-8
+      {0x7EFE, 0x7BFB, 0x7E00, 0x5F00DF00},  // 57344, -inf
+  };
+  const driver::DevicePtr din = rt.upload(in), dout = rt.malloc(6 * 12);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "k"), driver::Dim3(1), driver::Dim3(6), 0, driver::KernelArgs().add(din).add(dout)),
+            driver::Error::Success);
+  const auto got = rt.download<std::uint8_t>(dout, 6 * 12);
+  for (int t = 0; t < 6; ++t) {
+    std::uint16_t e4, e5, e4r;
+    std::uint32_t back;
+    std::memcpy(&e4, &got[t * 12], 2);
+    std::memcpy(&e5, &got[t * 12 + 2], 2);
+    std::memcpy(&e4r, &got[t * 12 + 4], 2);
+    std::memcpy(&back, &got[t * 12 + 8], 4);
+    EXPECT_EQ(e4, want[t].e4) << t;
+    EXPECT_EQ(e5, want[t].e5) << t;
+    EXPECT_EQ(e4r, want[t].e4relu) << t;
+    EXPECT_EQ(back, want[t].back) << t;
+  }
 }
 
 }  // namespace

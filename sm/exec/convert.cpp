@@ -324,6 +324,79 @@ void cvtPairX2(ExecContext& c, const DecodedInst& in) {
   });
 }
 
+// 8-bit floats (OCP FP8): e4m3 (bias 7, no infinity, NaN S.1111.111, largest 448) and e5m2
+// (bias 15, IEEE-like, largest finite 57344).
+template <bool E5M2>
+struct Fp8 {
+  static constexpr int kMant = E5M2 ? 2 : 3, kBias = E5M2 ? 15 : 7;
+  static constexpr double kMax = E5M2 ? 57344.0 : 448.0;
+  static constexpr std::uint8_t kNaN = 0x7F;  // both formats' positive all-ones NaN
+  static double get(std::uint8_t v) {
+    const double sign = (v & 0x80) ? -1.0 : 1.0;
+    const int e = (v >> kMant) & ((1 << (7 - kMant)) - 1), m = v & ((1 << kMant) - 1);
+    const int emax_field = (1 << (7 - kMant)) - 1;
+    if (E5M2 && e == emax_field) return m ? std::numeric_limits<double>::quiet_NaN() : sign * INFINITY;
+    if (!E5M2 && e == emax_field && m == (1 << kMant) - 1) return std::numeric_limits<double>::quiet_NaN();
+    if (e == 0) return sign * std::ldexp(double(m), 1 - kBias - kMant);
+    return sign * std::ldexp(double((1 << kMant) + m), e - kBias - kMant);
+  }
+  // .rn.satfinite: to nearest even, beyond the largest finite value (infinities too) the largest.
+  static std::uint8_t satfinite(double x) {
+    if (x != x) return kNaN;
+    const std::uint8_t sign = std::signbit(x) ? 0x80 : 0;
+    double a = std::fabs(x);
+    if (a == 0) return sign;
+    if (a < kMax * 2) {
+      const int e = std::max(std::ilogb(a), 1 - kBias);
+      const double quantum = std::ldexp(1.0, e - kMant);
+      a = std::nearbyint(a / quantum) * quantum;  // exact: a power-of-two scale (to nearest even)
+    }
+    a = std::min(a, kMax);
+    if (a == 0) return sign;
+    const int e = std::ilogb(a);
+    if (e < 1 - kBias) return std::uint8_t(sign | std::uint8_t(std::ldexp(a, kBias + kMant - 1)));  // subnormal
+    const int m = int(std::ldexp(a, kMant - e)) - (1 << kMant);
+    return std::uint8_t(sign | (e + kBias) << kMant | m);
+  }
+};
+
+// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b: d = {cvt(a) : cvt(b)}, a in the high byte.
+template <bool E5M2, bool Relu>
+void cvtFp8PairF32(ExecContext& c, const DecodedInst& in) {
+  map2<std::uint16_t, float, float>(c, in, [](float a, float b) {
+    auto one = [](double x) -> std::uint16_t {
+      if constexpr (Relu) x = (x != x) ? x : (x <= 0 ? 0.0 : x);
+      return Fp8<E5M2>::satfinite(x);
+    };
+    return std::uint16_t(one(a) << 8 | one(b));
+  });
+}
+// cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a: each half of a to the byte in its place.
+template <bool E5M2, bool Relu>
+void cvtFp8PairF16x2(ExecContext& c, const DecodedInst& in) {
+  map1<std::uint16_t, std::uint32_t>(c, in, [](std::uint32_t a) {
+    auto one = [](std::uint16_t h) -> std::uint16_t {
+      double x = fp::halfToDouble(h);
+      if constexpr (Relu) x = (x != x) ? x : (x <= 0 ? 0.0 : x);
+      return Fp8<E5M2>::satfinite(x);
+    };
+    return std::uint16_t(one(std::uint16_t(a >> 16)) << 8 | one(std::uint16_t(a)));
+  });
+}
+// cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a: each byte of a to the f16 in its place (exact).
+template <bool E5M2, bool Relu>
+void cvtF16x2FromFp8(ExecContext& c, const DecodedInst& in) {
+  map1<std::uint32_t, std::uint16_t>(c, in, [](std::uint16_t a) {
+    auto one = [](std::uint8_t v) -> std::uint32_t {
+      double x = Fp8<E5M2>::get(v);
+      if (x != x) return fp::kCanonNaN16;
+      if constexpr (Relu) x = x <= 0 ? 0.0 : x;
+      return fp::toHalfRn<fp::FmtF16>(x);
+    };
+    return one(std::uint8_t(a >> 8)) << 16 | one(std::uint8_t(a));
+  });
+}
+
 // cvt.pack.sat.{u16,s16}.s32 d, a, b: d = {sat(a) : sat(b)}.
 // cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c: d = {c[15:0] : sat(a) : sat(b)}.
 template <class E, bool WithC>
@@ -463,6 +536,25 @@ ExecFn selectCvt(const DecodedInst& in) {
   const bool ftz = in.flags & ptx::kFtz, sat = in.flags & ptx::kSat, relu = in.flags & ptx::kRelu;
   const TK dk = kindOf(in.type), sk = kindOf(in.type2);
 
+  // 8-bit float pairs (sm_89 and later): from two f32 or an f16x2, and back to f16x2.
+  if (in.type == Type::E4M3x2 || in.type == Type::E5M2x2) {
+    if (in.round != Round::Rn || !sat || ftz) return nullptr;
+    const bool e5 = in.type == Type::E5M2x2;
+    if (in.type2 == Type::F32 && in.nsrc == 2) {
+      if (e5) return relu ? &cvtFp8PairF32<true, true> : &cvtFp8PairF32<true, false>;
+      return relu ? &cvtFp8PairF32<false, true> : &cvtFp8PairF32<false, false>;
+    }
+    if (in.type2 == Type::F16x2 && in.nsrc == 1) {
+      if (e5) return relu ? &cvtFp8PairF16x2<true, true> : &cvtFp8PairF16x2<true, false>;
+      return relu ? &cvtFp8PairF16x2<false, true> : &cvtFp8PairF16x2<false, false>;
+    }
+    return nullptr;
+  }
+  if (in.type == Type::F16x2 && (in.type2 == Type::E4M3x2 || in.type2 == Type::E5M2x2)) {
+    if (in.round != Round::Rn || in.nsrc != 1 || sat || ftz) return nullptr;
+    if (in.type2 == Type::E5M2x2) return relu ? &cvtF16x2FromFp8<true, true> : &cvtF16x2FromFp8<true, false>;
+    return relu ? &cvtF16x2FromFp8<false, true> : &cvtF16x2FromFp8<false, false>;
+  }
   // Packed pair from two f32 sources.
   if ((in.type == Type::F16x2 || in.type == Type::BF16x2) && in.type2 == Type::F32) {
     if (in.nsrc != 2 || sat || ftz || isIntRound(in.round) || in.round == Round::Rna) return nullptr;
