@@ -820,6 +820,8 @@ bool FunctionDecoder::decodeTensor(const Instruction& in, DecodedInst& out) {
     fragment(ops[1], false, t.src_a);
     fragment(ops[2], false, t.src_b);
     fragment(ops[3], false, t.src_c);
+    for (std::uint32_t cells : {std::uint32_t(t.m) * t.k, std::uint32_t(t.k) * t.n, std::uint32_t(t.m) * t.n})
+      if (cells < 32 || cells % 32) fail(in.loc, fmt::format("'{}': shape m{}n{}k{} does not spread over 32 lanes", opc, t.m, t.n, t.k));
     const std::uint32_t mk = std::uint32_t(t.m) * t.k / 32, kn = std::uint32_t(t.k) * t.n / 32,
                         mn = std::uint32_t(t.m) * t.n / 32;
     expect(t.src_a, mk, t.a, "A", wmma);
@@ -857,6 +859,9 @@ bool FunctionDecoder::decodeTensor(const Instruction& in, DecodedInst& out) {
     fragment(load ? ops[0] : ops[1], load, load ? t.dst : t.src_a);
     if (ops.size() == 3) t.stride = source(ops[2], Type::U32);
     const std::uint32_t rows = t.which == 'b' ? t.k : t.m, cols = t.which == 'a' ? t.k : t.n;
+    if (rows * cols < 32 || (rows * cols) % 32 || ptx::bitsOf(t.a) < 8)
+      fail(in.loc, fmt::format("wmma.{}: a {}x{} matrix of .{} is not implemented", load ? "load" : "store", rows, cols,
+                               in.modifiers.back()));
     expect(load ? t.dst : t.src_a, rows * cols / 32, t.a, "matrix", true);
     out.op = Op::Wmma;
   } else if (opc == "ldmatrix" || opc == "stmatrix") {
