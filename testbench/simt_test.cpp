@@ -804,3 +804,67 @@ TEST(Convert, Fp8PairsRoundSaturateAndComeBack) {
 
 }  // namespace
 }  // namespace scgpu
+
+namespace scgpu {
+namespace {
+
+// stmatrix is ldmatrix's inverse (the same fragment layout, checked against the H100 for ldmatrix
+// in tensor_test.cpp): each lane's four registers stored with stmatrix.x4 (.trans) and loaded back
+// with ldmatrix.x4 (.trans) from the same row addresses come back unchanged, and the rows in shared
+// memory hold the fragment where ldmatrix's layout puts it.
+TEST(Matrix, StmatrixIsTheInverseOfLdmatrix) {
+  driver::Runtime rt;
+  auto& m = rt.loadModuleString(R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 pout)
+{
+  .shared .align 16 .b8 s[512];
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [pout];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, s;
+  // lane l gives row l of the 32 rows of 16 bytes (matrix l / 8, row l % 8)
+  shl.b32 %r3, %r1, 4;
+  add.s32 %r4, %r2, %r3;
+  mad.lo.u32 %r5, %r1, 4, 1000;
+  add.u32 %r6, %r5, 1;
+  add.u32 %r7, %r5, 2;
+  add.u32 %r8, %r5, 3;
+  stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r4], {%r5, %r6, %r7, %r8};
+  bar.sync 0;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r9, %r10, %r11, %r12}, [%r4];
+  bar.sync 0;
+  stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%r4], {%r5, %r6, %r7, %r8};
+  bar.sync 0;
+  ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r13, %r14, %r15, %r16}, [%r4];
+  ld.shared.u32 %r17, [%r3];
+  mul.wide.u32 %rd3, %r1, 48;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.v4.u32 [%rd4], {%r9, %r10, %r11, %r12};
+  st.global.v4.u32 [%rd4+16], {%r13, %r14, %r15, %r16};
+  st.global.u32 [%rd4+32], %r17;
+  ret;
+}
+)", "stm.ptx");
+  const driver::DevicePtr out = rt.malloc(32 * 48);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "k"), driver::Dim3(1), driver::Dim3(32), 0, driver::KernelArgs().add(out)),
+            driver::Error::Success)
+      << rt.lastLaunchError();
+  const auto got = rt.download<std::uint32_t>(out, 32 * 12);
+  for (std::uint32_t l = 0; l < 32; ++l)
+    for (std::uint32_t j = 0; j < 4; ++j) {
+      const std::uint32_t want = 1000 + 4 * l + j;
+      EXPECT_EQ(got[l * 12 + j], want) << "lane " << l << " register " << j;
+      EXPECT_EQ(got[l * 12 + 4 + j], want) << "lane " << l << " register " << j << " (.trans)";
+    }
+  // After the .trans store, matrix 0's row 0 holds column 0 of the fragment: element (c, 0) of
+  // matrix 0 is held by lane 4c (its low half), so the first word is {lane 4's, lane 0's} low halves.
+  EXPECT_EQ(got[0 * 12 + 8], ((1000u + 16) & 0xFFFFu) << 16 | ((1000u + 0) & 0xFFFFu));
+}
+
+}  // namespace
+}  // namespace scgpu
