@@ -210,6 +210,13 @@ class FunctionDecoder {
 
   DecodedFunction& fn() { return L_.program().functions[index_]; }
   [[noreturn]] void fail(const SourceLoc& loc, const std::string& msg) { L_.fail(loc, msg); }
+  // An error in the text of a matrix, cp.async or mbarrier instruction: the module does not load
+  // (fail() there would only refuse the kernel, as for forms the core does not implement).
+  [[noreturn]] void failMalformed(const SourceLoc& loc, const std::string& msg) {
+    ParseError e(L_.module().source_name, loc.line, loc.col, msg);
+    e.markMalformed();
+    throw e;
+  }
 
   void declare(const VarDecl& d, const SourceLoc& loc);
   bool lookupReg(const std::string& name, RegDecl& out) const;
@@ -788,7 +795,7 @@ bool FunctionDecoder::decodeTensor(const Instruction& in, DecodedInst& out) {
                     bool at_least) {
     const std::uint32_t need = fragmentSlots(elems, e);
     if (slots.size() < need || (!at_least && slots.size() != need))
-      fail(in.loc, fmt::format("'{}': the {} fragment takes {} registers, found {}", L_.program().text.empty() ? opc : opc,
+      failMalformed(in.loc, fmt::format("'{}': the {} fragment takes {} registers, found {}", L_.program().text.empty() ? opc : opc,
                                what, need, slots.size()));
   };
   const auto& ops = in.operands;
@@ -805,23 +812,23 @@ bool FunctionDecoder::decodeTensor(const Instruction& in, DecodedInst& out) {
     words({"mma", "xor", "popc", "and", "rn"});
     t.kind = wmma ? TensorOp::Kind::WmmaMma : TensorOp::Kind::Mma;
     t.b1_and = std::find(rest.begin(), rest.end(), "and") != rest.end();
-    if (!shape || t.k == 0) fail(in.loc, fmt::format("'{}' needs a shape such as .m16n8k16", opc));
-    if (layouts.size() != 2) fail(in.loc, fmt::format("'{}' needs the layouts of A and B (.row.col)", opc));
+    if (!shape || t.k == 0) failMalformed(in.loc, fmt::format("'{}' needs a shape such as .m16n8k16", opc));
+    if (layouts.size() != 2) failMalformed(in.loc, fmt::format("'{}' needs the layouts of A and B (.row.col)", opc));
     t.a_row = layouts[0] == "row";
     t.b_row = layouts[1] == "row";
     if (!wmma && (!t.a_row || t.b_row)) {
       fail(in.loc, "mma.sync supports .row.col only, except for the m8n8k4 .f16 form (not implemented)");
     }
     if (types.size() == 2) types = {types[0], MatElem::F16, MatElem::F16, types[1]};  // wmma .f16 inputs
-    if (types.size() != 4) fail(in.loc, fmt::format("'{}' needs the types .dtype.atype.btype.ctype", opc));
+    if (types.size() != 4) failMalformed(in.loc, fmt::format("'{}' needs the types .dtype.atype.btype.ctype", opc));
     t.d = types[0], t.a = types[1], t.b = types[2], t.c = types[3];
-    if (ops.size() != 4) fail(in.loc, fmt::format("'{}' takes 4 operands (d, a, b, c), found {}", opc, ops.size()));
+    if (ops.size() != 4) failMalformed(in.loc, fmt::format("'{}' takes 4 operands (d, a, b, c), found {}", opc, ops.size()));
     fragment(ops[0], true, t.dst);
     fragment(ops[1], false, t.src_a);
     fragment(ops[2], false, t.src_b);
     fragment(ops[3], false, t.src_c);
     for (std::uint32_t cells : {std::uint32_t(t.m) * t.k, std::uint32_t(t.k) * t.n, std::uint32_t(t.m) * t.n})
-      if (cells < 32 || cells % 32) fail(in.loc, fmt::format("'{}': shape m{}n{}k{} does not spread over 32 lanes", opc, t.m, t.n, t.k));
+      if (cells < 32 || cells % 32) failMalformed(in.loc, fmt::format("'{}': shape m{}n{}k{} does not spread over 32 lanes", opc, t.m, t.n, t.k));
     const std::uint32_t mk = std::uint32_t(t.m) * t.k / 32, kn = std::uint32_t(t.k) * t.n / 32,
                         mn = std::uint32_t(t.m) * t.n / 32;
     expect(t.src_a, mk, t.a, "A", wmma);
@@ -842,19 +849,19 @@ bool FunctionDecoder::decodeTensor(const Instruction& in, DecodedInst& out) {
   } else if (opc == "wmma") {
     const bool load = std::find(rest.begin(), rest.end(), "load") != rest.end();
     const bool store = std::find(rest.begin(), rest.end(), "store") != rest.end();
-    if (!load && !store) fail(in.loc, "wmma needs .load, .store or .mma");
+    if (!load && !store) failMalformed(in.loc, "wmma needs .load, .store or .mma");
     t.kind = load ? TensorOp::Kind::WmmaLoad : TensorOp::Kind::WmmaStore;
     for (const auto& w : rest)
       if (w == "a" || w == "b" || w == "c" || w == "d") t.which = w[0];
     words({"load", "store", "a", "b", "c", "d"});
     if (!t.which || (load && t.which == 'd') || (store && t.which != 'd'))
-      fail(in.loc, "wmma.load takes .a, .b or .c and wmma.store takes .d");
-    if (!shape || t.k == 0) fail(in.loc, "wmma needs a shape such as .m16n16k16");
-    if (layouts.size() != 1) fail(in.loc, "wmma.load/store needs a layout (.row or .col)");
+      failMalformed(in.loc, "wmma.load takes .a, .b or .c and wmma.store takes .d");
+    if (!shape || t.k == 0) failMalformed(in.loc, "wmma needs a shape such as .m16n16k16");
+    if (layouts.size() != 1) failMalformed(in.loc, "wmma.load/store needs a layout (.row or .col)");
     t.mem_row = layouts[0] == "row";
-    if (types.size() != 1) fail(in.loc, "wmma.load/store needs one element type");
+    if (types.size() != 1) failMalformed(in.loc, "wmma.load/store needs one element type");
     t.a = types[0];
-    if (ops.size() != 2 && ops.size() != 3) fail(in.loc, fmt::format("wmma.{} takes 2 or 3 operands", load ? "load" : "store"));
+    if (ops.size() != 2 && ops.size() != 3) failMalformed(in.loc, fmt::format("wmma.{} takes 2 or 3 operands", load ? "load" : "store"));
     out.space = address(load ? ops[1] : ops[0], space, out, false);
     fragment(load ? ops[0] : ops[1], load, load ? t.dst : t.src_a);
     if (ops.size() == 3) t.stride = source(ops[2], Type::U32);
@@ -868,22 +875,22 @@ bool FunctionDecoder::decodeTensor(const Instruction& in, DecodedInst& out) {
     words({});
     if (!shape || t.m != 8 || t.n != 8 || t.k != 0) fail(in.loc, fmt::format("{} supports .m8n8 with .b16 only", opc));
     t.kind = opc == "ldmatrix" ? TensorOp::Kind::Ldmatrix : TensorOp::Kind::Stmatrix;
-    if (ops.size() != 2) fail(in.loc, fmt::format("'{}' takes 2 operands", opc));
+    if (ops.size() != 2) failMalformed(in.loc, fmt::format("'{}' takes 2 operands", opc));
     const bool ld = t.kind == TensorOp::Kind::Ldmatrix;
     out.space = address(ld ? ops[1] : ops[0], space == StateSpace::None ? StateSpace::Shared : space, out, false);
     if (out.space != Space::Shared) fail(in.loc, fmt::format("{} reads and writes shared memory only", opc));
     fragment(ld ? ops[0] : ops[1], ld, ld ? t.dst : t.src_a);
     if ((ld ? t.dst : t.src_a).size() != t.count)
-      fail(in.loc, fmt::format("'{}.x{}' takes {} registers", opc, t.count, t.count));
+      failMalformed(in.loc, fmt::format("'{}.x{}' takes {} registers", opc, t.count, t.count));
     out.op = ld ? Op::Ldmatrix : Op::Stmatrix;
   } else {  // movmatrix
     words({});
     if (!shape || t.m != 8 || t.n != 8 || !t.trans) fail(in.loc, "movmatrix supports .m8n8.trans.b16 only");
-    if (ops.size() != 2) fail(in.loc, "movmatrix takes 2 operands");
+    if (ops.size() != 2) failMalformed(in.loc, "movmatrix takes 2 operands");
     t.kind = TensorOp::Kind::Movmatrix;
     fragment(ops[0], true, t.dst);
     fragment(ops[1], false, t.src_a);
-    if (t.dst.size() != 1 || t.src_a.size() != 1) fail(in.loc, "movmatrix takes one register each");
+    if (t.dst.size() != 1 || t.src_a.size() != 1) failMalformed(in.loc, "movmatrix takes one register each");
     out.op = Op::Movmatrix;
   }
   out.target = std::uint32_t(L_.program().tensor_ops.size());
@@ -984,7 +991,7 @@ void FunctionDecoder::decode() {
         } catch (const ParseError& e) {
           // Valid PTX the functional core does not implement: the kernel is refused at launch,
           // the module (and its other kernels) still load. Anything else is an error in the PTX.
-          if (!isValidButUnimplemented(st.inst)) throw;
+          if (!isValidButUnimplemented(st.inst) || e.malformed()) throw;
           recordUnsupported(st.inst.loc, L_.program().text[pc], e.what(), out);
         }
         ++pc;
@@ -1515,6 +1522,12 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
     return;
   }
   if (decodeTensor(in, out)) return;
+  // Operand counts of the mbarrier and cp.async forms: malformed text when they do not match.
+  auto needForm = [&](std::size_t lo, std::size_t hi) {
+    if (ops.size() < lo || ops.size() > hi)
+      failMalformed(in.loc, fmt::format("'{}' takes {} operands, found {}", opc,
+                                        lo == hi ? std::to_string(lo) : fmt::format("{} to {}", lo, hi), ops.size()));
+  };
   if (opc == "mbarrier") {
     // The barrier object is 8 bytes of shared memory (sm/exec/mbarrier.cpp gives its layout).
     static const std::map<std::string, SubOp> kinds = {
@@ -1531,7 +1544,7 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
       }
       if (out.sub == SubOp::None) out.sub = k->second;
     }
-    if (out.sub == SubOp::None) fail(in.loc, "mbarrier needs an operation (.init, .arrive, .test_wait, ...)");
+    if (out.sub == SubOp::None) failMalformed(in.loc, "mbarrier needs an operation (.init, .arrive, .test_wait, ...)");
     for (const auto& w : m.words)
       if (!kinds.count(w) && !isIgnorable(w) && w != "parity" && w != "b64" && w != "shared::cta" && w != "noComplete")
         fail(in.loc, fmt::format("unsupported modifier '.{}' on 'mbarrier'", w));
@@ -1551,17 +1564,17 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
     };
     switch (out.sub) {
       case SubOp::MbarInit: case SubOp::MbarExpectTx: case SubOp::MbarCompleteTx:
-        need(2, 2);
+        needForm(2, 2);
         out.space = address(ops[0], space, out, false);
         out.src[0] = source(ops[1], Type::U32);
         out.nsrc = 1;
         break;
       case SubOp::MbarInval:
-        need(1, 1);
+        needForm(1, 1);
         out.space = address(ops[0], space, out, false);
         break;
       case SubOp::MbarArrive: case SubOp::MbarArriveDrop:
-        need(2, 3);
+        needForm(2, 3);
         out.dst[0] = state_dst(ops[0]);
         out.ndst = out.dst[0] == kNoSlot ? 0 : 1;
         out.space = address(ops[1], space, out, false);
@@ -1570,11 +1583,11 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
           out.nsrc = 1;
           if (!(out.flags & kMbarExpectTx)) out.flags |= kHasCount;
         } else if (out.flags & kMbarExpectTx) {
-          fail(in.loc, "mbarrier.arrive.expect_tx needs a transaction count");
+          failMalformed(in.loc, "mbarrier.arrive.expect_tx needs a transaction count");
         }
         break;
       case SubOp::MbarTestWait: case SubOp::MbarTryWait:
-        need(3, 4);
+        needForm(3, 4);
         out.dst[0] = predSlot(ops[0]);
         out.ndst = 1;
         out.space = address(ops[1], space, out, false);
@@ -1582,7 +1595,7 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
         out.nsrc = 1;
         break;
       case SubOp::MbarPendingCount:
-        need(2, 2);
+        needForm(2, 2);
         out.dst[0] = regSlot(ops[0]);
         out.ndst = 1;
         out.src[0] = source(ops[1], Type::B64);
@@ -1596,40 +1609,40 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
     // cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}{, cache-policy};
     // cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all.
     if (m.has("commit_group")) {
-      need(0, 0);
+      needForm(0, 0);
       out.op = Op::CpAsyncCommit;
       return;
     }
     if (m.has("wait_group") || m.has("wait_all")) {
       out.op = Op::CpAsyncWait;
       if (m.has("wait_all")) {
-        need(0, 0);
+        needForm(0, 0);
         out.aux = 1;  // commits the open group first
         out.imm = 0;
         return;
       }
-      need(1, 1);
+      needForm(1, 1);
       if (ops[0].kind != Operand::Kind::IntImmediate || ops[0].int_value < 0)
-        fail(ops[0].loc, "cp.async.wait_group takes a non-negative integer constant");
+        failMalformed(ops[0].loc, "cp.async.wait_group takes a non-negative integer constant");
       out.imm = ops[0].int_value;
       out.aux = 0;
       return;
     }
     const bool hint = std::find(in.modifiers.begin(), in.modifiers.end(), "L2::cache_hint") != in.modifiers.end();
-    need(3, hint ? 5 : 4);
+    needForm(3, hint ? 5 : 4);
 
     const auto has_mod = [&](const char* w) {
       return std::find(in.modifiers.begin(), in.modifiers.end(), w) != in.modifiers.end();
     };
     if (!(has_mod("shared") || has_mod("shared::cta")) || !has_mod("global"))
-      fail(in.loc, "cp.async copies from .global to .shared (::cta) memory only");
+      failMalformed(in.loc, "cp.async copies from .global to .shared (::cta) memory only");
     out.op = Op::CpAsync;
     out.space = address(ops[0], StateSpace::Shared, out, false);
     if (ops[2].kind != Operand::Kind::IntImmediate ||
         (ops[2].int_value != 4 && ops[2].int_value != 8 && ops[2].int_value != 16))
-      fail(ops[2].loc, "cp.async's cp-size is 4, 8 or 16");
+      failMalformed(ops[2].loc, "cp.async's cp-size is 4, 8 or 16");
     out.vec = std::uint8_t(ops[2].int_value);
-    if (has_mod("cg") && out.vec != 16) fail(ops[2].loc, "cp.async.cg copies 16 bytes");
+    if (has_mod("cg") && out.vec != 16) failMalformed(ops[2].loc, "cp.async.cg copies 16 bytes");
     if (has_mod("cg")) out.flags |= kL1Bypass;
     // The global source: its base register (or symbol address) and its offset, as two sources.
     DecodedInst src_addr;

@@ -23,6 +23,10 @@ class ParseError : public std::runtime_error {
   unsigned col() const { return col_; }
   const std::string& found() const { return found_; }
   const std::string& expected() const { return expected_; }
+  // Malformed text of an instruction the core may not implement (a wrong operand count, say): a
+  // load error, not a kernel refused at launch (decoder.cpp, per-kernel acceptance).
+  bool malformed() const { return malformed_; }
+  void markMalformed() { malformed_ = true; }
 
  private:
   static std::string format(const std::string& file, unsigned line, unsigned col,
@@ -33,6 +37,7 @@ class ParseError : public std::runtime_error {
   std::string file_;
   unsigned line_, col_;
   std::string found_, expected_;
+  bool malformed_ = false;
 };
 
 }  // namespace scgpu::ptx

@@ -868,3 +868,38 @@ TEST(Matrix, StmatrixIsTheInverseOfLdmatrix) {
 
 }  // namespace
 }  // namespace scgpu
+
+namespace scgpu {
+namespace {
+
+// Malformed matrix, cp.async and mbarrier text is a load error at its place (like any malformed
+// PTX), while a valid form scgpu does not implement only refuses its kernel at launch.
+TEST(Decode, MalformedMatrixAndAsyncInstructionsAreLoadErrors) {
+  const std::string head = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n"
+                           "  .reg .b32 %r<8>;\n  .reg .f32 %f<8>;\n  .reg .b64 %rd<4>;\n";
+  const char* malformed[] = {
+      "  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2,%f3,%f4};\n",
+      "  cp.async.ca.shared.global [%r1], [%rd1], 3;\n",
+      "  mbarrier.arrive.shared.b64 %rd1;\n",
+      "  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1,%r2}, [%r3];\n",
+  };
+  for (const char* line : malformed) {
+    driver::Runtime rt;
+    try {
+      rt.loadModuleString(head + line + "  ret;\n}\n", "bad.ptx");
+      ADD_FAILURE() << "loaded: " << line;
+    } catch (const ptx::ParseError& e) {
+      EXPECT_EQ(e.line(), 9u) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad.ptx:9:"), std::string::npos) << e.what();
+    }
+  }
+  driver::Runtime rt;  // a valid form not implemented: loads, the launch is refused
+  auto& m = rt.loadModuleString(head + "  mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, "
+                                       "{%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2,%f3,%f4};\n  ret;\n}\n",
+                                "valid.ptx");
+  EXPECT_EQ(rt.launch(rt.getFunction(m, "k"), driver::Dim3(1), driver::Dim3(32), 0, driver::KernelArgs()),
+            driver::Error::InvalidConfiguration);
+}
+
+}  // namespace
+}  // namespace scgpu
