@@ -78,8 +78,7 @@ struct Operands {
 
 Operands operands(const ptx::Program& p, const DecodedInst& in) {
   Operands o;
-  if (in.op == Op::Mma || in.op == Op::Wmma || in.op == Op::Ldmatrix || in.op == Op::Stmatrix ||
-      in.op == Op::Movmatrix) {
+  if (ptx::isMatrixOp(in.op)) {
     // Fragments: one 32-bit register per slot (two for f64 elements).
     const ptx::TensorOp& t = p.tensor_ops[in.target];
     const std::uint32_t du = t.d == ptx::MatElem::F64 || (t.kind == ptx::TensorOp::Kind::WmmaLoad &&
@@ -89,10 +88,9 @@ Operands operands(const ptx::Program& p, const DecodedInst& in) {
     const bool wmma = in.op == Op::Wmma;
     auto distinct = [&](std::uint32_t rows, std::uint32_t cols, ptx::MatElem e, std::size_t given) {
       if (!wmma || given == 0 || ptx::bitsOf(e) == 0) return given;
-      const std::uint32_t elems = rows * cols / 32, per = e == ptx::MatElem::F64 ? 1 : 32 / ptx::bitsOf(e);
-      return std::min<std::size_t>(given, (elems + per - 1) / per);
+      return std::min<std::size_t>(given, ptx::fragmentSlots(rows * cols / 32, e));
     };
-    const std::uint32_t rows = t.which == 'b' ? t.k : t.m, cols = t.which == 'a' ? t.k : t.n;
+    const std::uint32_t rows = t.rows(), cols = t.cols();
     const bool mma = t.kind == ptx::TensorOp::Kind::WmmaMma || in.op == Op::Mma;
     const std::size_t nd = mma ? distinct(t.m, t.n, t.d, t.dst.size()) : distinct(rows, cols, t.a, t.dst.size());
     const std::size_t na = mma ? distinct(t.m, t.k, t.a, t.src_a.size()) : distinct(rows, cols, t.a, t.src_a.size());
@@ -422,7 +420,8 @@ std::uint32_t estimateRegistersPerThread(const ptx::Program& p, std::uint32_t ma
     if (in.op == Op::Mma || (in.op == Op::Wmma && in.space == ptx::Space::None)) {
       run = 0;
     } else if (in.op == Op::Ldmatrix || (in.op == Op::Wmma && p.tensor_ops[in.target].kind == ptx::TensorOp::Kind::WmmaLoad)) {
-      for (std::uint32_t i = 0; i < operands(p, in).ndefs; ++i) run += operands(p, in).def_units[i];
+      const Operands o = operands(p, in);
+      for (std::uint32_t i = 0; i < o.ndefs; ++i) run += o.def_units[i];
       largest = std::max(largest, run);
     }
   }

@@ -141,6 +141,13 @@ struct DecodedInst {
 // Element types of matrix instructions (PTX types plus the sub-byte ones, which have no Type).
 enum class MatElem : std::uint8_t { None, F16, BF16, TF32, F32, F64, E4M3, E5M2, S8, U8, S4, U4, B1, S32 };
 std::uint32_t bitsOf(MatElem e);
+// Elements of type e in one register slot: one f64, else 32 bits' worth (2 f16, 4 s8, 32 b1).
+inline std::uint32_t elementsPerSlot(MatElem e) { return e == MatElem::F64 ? 1 : 32 / bitsOf(e); }
+// Register slots of a fragment of `elems` elements of type e per lane.
+inline std::uint32_t fragmentSlots(std::uint32_t elems, MatElem e) {
+  const std::uint32_t per = elementsPerSlot(e);
+  return (elems + per - 1) / per;
+}
 
 // The operands of one matrix instruction (mma.sync, wmma.*, ldmatrix, stmatrix, movmatrix): more
 // registers than DecodedInst holds, so they live beside the code (Program::tensor_ops, indexed by
@@ -162,7 +169,15 @@ struct TensorOp {
   std::uint8_t count = 1;
   bool trans = false;
   std::vector<std::uint32_t> dst, src_a, src_b, src_c;  // register slots
+  // The matrix a wmma.load/store moves: A is m x k, B k x n, C and D m x n.
+  std::uint32_t rows() const { return which == 'b' ? k : m; }
+  std::uint32_t cols() const { return which == 'a' ? k : n; }
 };
+
+// The instructions whose operands are in Program::tensor_ops.
+inline bool isMatrixOp(Op op) {
+  return op == Op::Mma || op == Op::Wmma || op == Op::Ldmatrix || op == Op::Stmatrix || op == Op::Movmatrix;
+}
 
 // A special register that a frame initialises once per thread.
 enum class SpecialReg : std::uint8_t {

@@ -719,14 +719,6 @@ bool parseShape(const std::string& w, std::uint16_t& m, std::uint16_t& n, std::u
   return false;
 }
 
-// Register slots of a fragment holding `elems` elements of type `e` per lane: one slot per f64,
-// 32 bits of elements per slot otherwise.
-std::uint32_t fragmentSlots(std::uint32_t elems, MatElem e) {
-  if (e == MatElem::F64) return elems;
-  const std::uint32_t per = 32 / bitsOf(e);
-  return (elems + per - 1) / per;
-}
-
 // Puts a trap in the place of an instruction the core cannot run, keeping where it came from: it
 // never executes (a launch of its kernel is refused), but the program stays well formed.
 void replaceWithTrap(DecodedInst& d) {
@@ -865,7 +857,7 @@ bool FunctionDecoder::decodeTensor(const Instruction& in, DecodedInst& out) {
     out.space = address(load ? ops[1] : ops[0], space, out, false);
     fragment(load ? ops[0] : ops[1], load, load ? t.dst : t.src_a);
     if (ops.size() == 3) t.stride = source(ops[2], Type::U32);
-    const std::uint32_t rows = t.which == 'b' ? t.k : t.m, cols = t.which == 'a' ? t.k : t.n;
+    const std::uint32_t rows = t.rows(), cols = t.cols();
     if (rows * cols < 32 || (rows * cols) % 32 || ptx::bitsOf(t.a) < 8)
       fail(in.loc, fmt::format("wmma.{}: a {}x{} matrix of .{} is not implemented", load ? "load" : "store", rows, cols,
                                in.modifiers.back()));

@@ -22,8 +22,7 @@ void slotsOf(const Program& prog, const DecodedInst& in, std::vector<std::uint32
   if (in.op == Op::Ld)
     for (int i = 0; i < in.vec && i < 4; ++i)
       if (in.dst[i] != kNoSlot) writes.push_back(in.dst[i]);
-  const bool tensor = in.op == Op::Mma || in.op == Op::Wmma || in.op == Op::Ldmatrix || in.op == Op::Stmatrix ||
-                      in.op == Op::Movmatrix;
+  const bool tensor = isMatrixOp(in.op);
   if (in.aux != kNoSlot &&
       (in.op == Op::Ld || in.op == Op::St || (tensor && in.op != Op::Mma && in.op != Op::Movmatrix) ||
        (in.flags & (kCcIn | kCcOut)))) {

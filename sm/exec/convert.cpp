@@ -341,22 +341,11 @@ struct Fp8 {
     return sign * std::ldexp(double((1 << kMant) + m), e - kBias - kMant);
   }
   // .rn.satfinite: to nearest even, beyond the largest finite value (infinities too) the largest.
+  // Every value past the largest rounds or saturates to it, so clamping first is the same.
   static std::uint8_t satfinite(double x) {
     if (x != x) return kNaN;
-    const std::uint8_t sign = std::signbit(x) ? 0x80 : 0;
-    double a = std::fabs(x);
-    if (a == 0) return sign;
-    if (a < kMax * 2) {
-      const int e = std::max(std::ilogb(a), 1 - kBias);
-      const double quantum = std::ldexp(1.0, e - kMant);
-      a = std::nearbyint(a / quantum) * quantum;  // exact: a power-of-two scale (to nearest even)
-    }
-    a = std::min(a, kMax);
-    if (a == 0) return sign;
-    const int e = std::ilogb(a);
-    if (e < 1 - kBias) return std::uint8_t(sign | std::uint8_t(std::ldexp(a, kBias + kMant - 1)));  // subnormal
-    const int m = int(std::ldexp(a, kMant - e)) - (1 << kMant);
-    return std::uint8_t(sign | (e + kBias) << kMant | m);
+    using F = std::conditional_t<E5M2, fp::FmtE5M2, fp::FmtE4M3>;
+    return std::uint8_t(fp::fromDouble<F>(std::copysign(std::min(std::fabs(x), kMax), x), RMode::Rn, kNaN));
   }
 };
 

@@ -143,12 +143,23 @@ struct Fmt {
   static constexpr std::uint64_t kSignBit = 1ull << (M + E);
   static constexpr std::uint64_t kExpMask = kMaxField << M;
   static constexpr std::uint64_t kMantMask = (1ull << M) - 1;
+  // The largest exponent of a finite value and the largest exponent field holding finite values:
+  // IEEE formats keep the all-ones field for infinities and NaNs.
+  static constexpr int kEmax = kBias;
+  static constexpr std::uint64_t kMaxFiniteField = kMaxField - 1;
 };
 using FmtF16 = Fmt<10, 5>;
 using FmtBF16 = Fmt<7, 8>;
 using FmtTF32 = Fmt<10, 8>;
 using FmtF32 = Fmt<23, 8>;
 using FmtF64 = Fmt<52, 11>;
+using FmtE5M2 = Fmt<2, 5>;
+// OCP e4m3 has no infinities: the all-ones field holds finite values up to 448 (its all-ones
+// mantissa is the NaN, which saturating conversions never produce).
+struct FmtE4M3 : Fmt<3, 4> {
+  static constexpr int kEmax = 8;
+  static constexpr std::uint64_t kMaxFiniteField = kMaxField;
+};
 
 template <class F>
 inline std::uint64_t overflowBits(bool neg, RMode mode) {
@@ -172,7 +183,7 @@ inline std::uint64_t roundPack(bool neg, std::uint64_t sig, int exp, RMode mode,
   }
   const int msb = 63 - __builtin_clzll(sig);
   const int e = exp + msb;  // the value lies in [2^e, 2^(e+1))
-  if (e > F::kBias) return overflowBits<F>(neg, mode);
+  if (e > F::kEmax) return overflowBits<F>(neg, mode);
   int q = (e < F::kEmin ? F::kEmin : e) - M;  // exponent of the result's last place
   const int shift = q - exp;
   std::uint64_t kept;
@@ -214,7 +225,7 @@ inline std::uint64_t roundPack(bool neg, std::uint64_t sig, int exp, RMode mode,
   }
   if (kept < (1ull << M)) return sign | kept;  // subnormal; 2^M is the smallest normal
   const int field = q + M + F::kBias;
-  if (field >= int(F::kMaxField)) return overflowBits<F>(neg, mode);
+  if (field > int(F::kMaxFiniteField)) return overflowBits<F>(neg, mode);
   return sign | ((std::uint64_t(field - 1) << M) + kept);
 }
 

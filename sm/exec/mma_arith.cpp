@@ -3,13 +3,15 @@
 #include <algorithm>
 #include <climits>
 
+#include "sm/exec/float_util.h"
+
 namespace scgpu::sm::mma {
 namespace {
 
 using ptx::MatElem;
 
-// Fields of a binary float format: exponent bits, fraction bits; `nan_only_all_ones` for e4m3
-// (no infinities, NaN = all ones).
+// Fields of a binary float format: exponent bits, fraction bits; `e4m3` for that format's
+// encoding (no infinities, NaN = all ones).
 Element decodeFloat(std::uint32_t bits, int ebits, int fbits, bool e4m3 = false) {
   Element v;
   const int bias = (1 << (ebits - 1)) - 1;
@@ -48,37 +50,12 @@ Element decode(std::uint32_t bits, MatElem t) {
 
 namespace {
 
-// Rounds (-1)^neg * mag * 2^q to a float with `p` significand bits, exponent bits `ebits`:
-// toward zero, or to nearest even. Returns its bits.
-std::uint32_t roundTo(bool neg, std::uint64_t mag, int q, int p, int ebits, bool nearest) {
-  const int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, emax = bias;
-  const std::uint32_t sign = neg ? 1u << (ebits + p - 1) : 0u;
-  if (mag == 0) return 0;
-  const int msb = 63 - __builtin_clzll(mag);
-  int e = std::max(msb + q, emin);
-  const int drop = (e - (p - 1)) - q;  // low bits of mag below the result's last place
-  std::uint64_t kept;
-  if (drop <= 0) {
-    kept = mag << -drop;
-  } else if (drop >= 64) {
-    kept = 0;
-    if (nearest && drop == 64 && mag > (1ull << 63)) kept = 1;  // more than half of the last place
-  } else {
-    kept = mag >> drop;
-    const std::uint64_t rem = mag & ((1ull << drop) - 1), half = 1ull << (drop - 1);
-    if (nearest && (rem > half || (rem == half && (kept & 1)))) ++kept;
-  }
-  if (kept >> p) {  // rounding carried into a new bit
-    kept >>= 1;
-    ++e;
-  }
-  const std::uint32_t max_biased = (1u << ebits) - 1;
-  if (e > emax) {
-    if (nearest) return sign | max_biased << (p - 1);                     // infinity
-    return sign | (max_biased - 1) << (p - 1) | ((1u << (p - 1)) - 1);    // largest finite
-  }
-  if (!(kept >> (p - 1))) return sign | std::uint32_t(kept);  // subnormal (e == emin)
-  return sign | std::uint32_t(e + bias) << (p - 1) | std::uint32_t(kept & ((1ull << (p - 1)) - 1));
+// A fused sum's result: sum * 2^q toward zero to f32, or to nearest even to f16.
+std::uint32_t roundSum(std::int64_t sum, int q, bool f16acc) {
+  const bool neg = sum < 0;
+  const std::uint64_t mag = neg ? std::uint64_t(-sum) : std::uint64_t(sum);
+  return f16acc ? std::uint32_t(fp::roundPack<fp::FmtF16>(neg, mag, q, fp::RMode::Rn))
+                : std::uint32_t(fp::roundPack<fp::FmtF32>(neg, mag, q, fp::RMode::Rz));
 }
 
 }  // namespace
@@ -120,9 +97,7 @@ std::uint32_t fusedDot(const Element* a, const Element* b, std::size_t b_stride,
     const std::uint64_t v = shift <= 0 ? terms[i].sig << -shift : (shift >= 64 ? 0 : terms[i].sig >> shift);
     sum += terms[i].neg ? -std::int64_t(v) : std::int64_t(v);
   }
-  const bool neg = sum < 0;
-  const std::uint64_t mag = neg ? std::uint64_t(-sum) : std::uint64_t(sum);
-  return f16acc ? roundTo(neg, mag, q, 11, 5, true) : roundTo(neg, mag, q, 24, 8, false);
+  return roundSum(sum, q, f16acc);
 }
 
 bool FiniteElements::assign(const std::uint64_t* bits, std::size_t n, std::size_t stride, std::size_t count,
@@ -184,9 +159,7 @@ std::uint32_t fusedDotFinite(const FiniteElements& a, std::size_t a0, const Fini
     const std::uint64_t v = shift >= 64 ? 0 : (z.sig << kAlignBits) >> shift;
     sum += z.neg ? -std::int64_t(v) : std::int64_t(v);
   }
-  const bool neg = sum < 0;
-  const std::uint64_t mag = neg ? std::uint64_t(-sum) : std::uint64_t(sum);
-  return f16acc ? roundTo(neg, mag, top - kAlignBits, 11, 5, true) : roundTo(neg, mag, top - kAlignBits, 24, 8, false);
+  return roundSum(sum, top - kAlignBits, f16acc);
 }
 
 }  // namespace scgpu::sm::mma

@@ -24,20 +24,20 @@ using ptx::TensorOp;
 std::uint64_t fragGet(const ExecContext& c, const std::vector<std::uint32_t>& slots, MatElem e, int lane,
                       std::uint32_t idx) {
   if (e == MatElem::F64) return c.R[std::size_t(slots[idx]) * kWarpSize + lane];
-  const std::uint32_t bits = ptx::bitsOf(e), per = 32 / bits;
+  const std::uint32_t bits = ptx::bitsOf(e), per = ptx::elementsPerSlot(e);
   const std::uint64_t word = c.R[std::size_t(slots[idx / per]) * kWarpSize + lane];
   const std::uint64_t mask = bits == 32 ? 0xFFFFFFFFull : (1ull << bits) - 1;
   return (word >> ((idx % per) * bits)) & mask;
 }
 void fragSet(ExecContext& c, const std::vector<std::uint32_t>& slots, MatElem e, int lane, std::uint32_t idx,
              std::uint64_t v) {
-  std::uint64_t& word = c.R[std::size_t(slots[e == MatElem::F64 ? idx : idx / (32 / ptx::bitsOf(e))]) * kWarpSize + lane];
+  const std::uint32_t per = ptx::elementsPerSlot(e);
+  std::uint64_t& word = c.R[std::size_t(slots[idx / per]) * kWarpSize + lane];
   if (e == MatElem::F64) { word = v; return; }
-  const std::uint32_t bits = ptx::bitsOf(e), shift = (idx % (32 / bits)) * bits;
+  const std::uint32_t bits = ptx::bitsOf(e), shift = (idx % per) * bits;
   const std::uint64_t mask = (bits == 32 ? 0xFFFFFFFFull : (1ull << bits) - 1) << shift;
   word = ((word & ~mask) | ((v << shift) & mask)) & 0xFFFFFFFFull;
 }
-std::uint32_t perSlot(MatElem e) { return e == MatElem::F64 ? 1 : 32 / ptx::bitsOf(e); }
 
 // mma.sync layouts (PTX ISA, "Matrix fragments for mma.m16n8k*"): element `idx` of lane `lane`.
 // g = lane / 4 (group), t = lane % 4 (thread in group); `per` elements share a 32-bit register.
@@ -169,7 +169,7 @@ const TensorOp& tensorOp(const ExecContext& c, const DecodedInst& in) { return c
 void mmaSync(ExecContext& c, const DecodedInst& in) {
   const TensorOp& t = tensorOp(c, in);
   std::vector<std::uint64_t> a(std::size_t(t.m) * t.k), b(std::size_t(t.k) * t.n), cm(std::size_t(t.m) * t.n), d;
-  const std::uint32_t pa = perSlot(t.a), pb = perSlot(t.b);
+  const std::uint32_t pa = ptx::elementsPerSlot(t.a), pb = ptx::elementsPerSlot(t.b);
   const std::uint32_t na = std::uint32_t(t.m) * t.k / 32, nb = std::uint32_t(t.k) * t.n / 32, nc = std::uint32_t(t.m) * t.n / 32;
   for (int lane = 0; lane < kWarpSize; ++lane) {
     int row, col;
@@ -194,7 +194,7 @@ void wmmaGather(const ExecContext& c, const std::vector<std::uint32_t>& slots, M
 }
 void wmmaScatter(ExecContext& c, const std::vector<std::uint32_t>& slots, MatElem e, int rows, int cols,
                  const std::vector<std::uint64_t>& m, std::uint32_t mask) {
-  const std::uint32_t n = std::uint32_t(rows * cols / 32), held = std::uint32_t(slots.size()) * perSlot(e);
+  const std::uint32_t n = std::uint32_t(rows * cols / 32), held = std::uint32_t(slots.size()) * ptx::elementsPerSlot(e);
   forLanes(mask, [&](int lane) {
     for (std::uint32_t i = 0; i < held; ++i) fragSet(c, slots, e, lane, i, m[std::size_t(lane) * n + i % n]);
   });
@@ -210,18 +210,11 @@ void wmmaMma(ExecContext& c, const DecodedInst& in) {
   wmmaScatter(c, t.dst, t.d, t.m, t.n, d, c.mask);
 }
 
-// The matrix a wmma.load/store moves: its rows and columns and element bytes.
-void wmmaMatrix(const TensorOp& t, int& rows, int& cols) {
-  rows = t.which == 'b' ? t.k : t.m;
-  cols = t.which == 'a' ? t.k : t.n;
-}
-
 template <ptx::Space S>
 void wmmaLoadStore(ExecContext& c, const DecodedInst& in) {
   const TensorOp& t = tensorOp(c, in);
   const bool load = t.kind == TensorOp::Kind::WmmaLoad;
-  int rows, cols;
-  wmmaMatrix(t, rows, cols);
+  const int rows = int(t.rows()), cols = int(t.cols());
   const std::uint32_t bytes = ptx::bitsOf(t.a) / 8, n = std::uint32_t(rows * cols / 32);
   const std::vector<std::uint32_t>& slots = load ? t.dst : t.src_a;
   std::vector<std::uint64_t> m(std::size_t(rows) * cols);

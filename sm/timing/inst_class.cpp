@@ -311,8 +311,7 @@ void operands(const ptx::Program& program, const ptx::DecodedInst& in, const Ins
       o.reg_dst[o.n_reg_dst++] = d;
     }
   }
-  if (in.op == Op::Mma || in.op == Op::Wmma || in.op == Op::Ldmatrix || in.op == Op::Stmatrix ||
-      in.op == Op::Movmatrix) {
+  if (ptx::isMatrixOp(in.op)) {
     const ptx::TensorOp& t = program.tensor_ops[in.target];
     for (const auto* list : {&t.src_a, &t.src_b, &t.src_c})
       for (std::uint32_t s : *list)

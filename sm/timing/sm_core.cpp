@@ -41,6 +41,13 @@ struct ProgramInfo {
   std::uint64_t param_bank = 0;
 };
 
+// cp.async.wait_group N may leave the newest N committed groups in flight; cp.async.wait_all
+// (decoded with aux = 1) commits the open group and leaves none.
+bool waitsForAllCopies(const ptx::DecodedInst& wait) { return wait.aux == 1; }
+std::size_t copyGroupsKept(const ptx::DecodedInst& wait) {
+  return waitsForAllCopies(wait) ? 0 : std::size_t(wait.imm);
+}
+
 struct WarpSlot {
   bool used = false, exited = false;
   Warp* w = nullptr;
@@ -83,9 +90,7 @@ struct WarpSlot {
   bool head_alu_free = false;
   std::uint32_t head_fused_src = kNoPc;
   Pipe head_pipe = Pipe::Int;
-  ptx::Op head_op = ptx::Op::Count;  // for cp.async.wait_group: N, and whether it is wait_all
-  std::uint32_t head_wait_n = 0;
-  bool head_wait_all = false;
+  ptx::Op head_op = ptx::Op::Count;
   std::uint32_t extra = 0;
   // A scoreboard stall known to last until dep_wake (the earliest pending operand's ready cycle;
   // kNever while only LSU results are pending). Reset when the warp issues or an LSU result
@@ -370,8 +375,6 @@ void SmCore::Impl::decodeHead(WarpSlot& ws) {
   ws.head_n_preds = n;
   ws.head_pipe = info.pipe;
   ws.head_op = in.op;
-  ws.head_wait_n = std::uint32_t(in.imm);
-  ws.head_wait_all = in.op == ptx::Op::CpAsyncWait && in.aux == 1;
   ws.head_merged = false;
   for (std::uint32_t& m : ws.merged_pcs)
     if (m == ws.ib_pc) ws.head_merged = true;
@@ -470,14 +473,14 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
   if (ws.head_op == ptx::Op::CpAsyncWait) {
     // All but the newest N committed groups (cp.async.wait_all: every group, the open one too)
     // must have arrived: until the last of them does, or an LSU completion (applyLsuDone()).
+    const ptx::DecodedInst& wait = blocks[ws.block].prog->program->code[ws.ib_pc];
     std::uint64_t ready = 0;
     bool pending = false;
-    const std::size_t keep = ws.head_wait_all ? 0 : std::size_t(ws.head_wait_n);
-    for (std::size_t i = 0; i + keep < ws.cp_groups.size(); ++i) {
+    for (std::size_t i = 0; i + copyGroupsKept(wait) < ws.cp_groups.size(); ++i) {
       pending |= ws.cp_groups[i].pending > 0;
       ready = std::max(ready, ws.cp_groups[i].ready);
     }
-    if (ws.head_wait_all) {
+    if (waitsForAllCopies(wait)) {
       pending |= ws.cp_open.pending > 0;
       ready = std::max(ready, ws.cp_open.ready);
     }
@@ -673,12 +676,12 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     for (std::uint32_t i = 0; i < n_pred; ++i) setPred(pred_dst[i], ready, info.result);
   }
   if (info.flags & kControl) ws.next_issue = dispatch + pipe[int(Pipe::Branch)].latency_cycles;
-  if (in.op == ptx::Op::CpAsyncCommit || (in.op == ptx::Op::CpAsyncWait && in.aux == 1)) {
+  if (in.op == ptx::Op::CpAsyncCommit || (in.op == ptx::Op::CpAsyncWait && waitsForAllCopies(in))) {
     ws.cp_groups.push_back(ws.cp_open);
     ws.cp_open = {ws.cp_open.id + 1, 0, 0};
   }
   if (in.op == ptx::Op::CpAsyncWait)  // groups no wait can ask for again
-    while (ws.cp_groups.size() > (in.aux == 1 ? 0 : std::size_t(in.imm))) ws.cp_groups.pop_front();
+    while (ws.cp_groups.size() > copyGroupsKept(in)) ws.cp_groups.pop_front();
 
   if (w.state == WarpState::Exited) {
     markExited(slot);
