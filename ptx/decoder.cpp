@@ -787,7 +787,7 @@ bool FunctionDecoder::decodeTensor(const Instruction& in, DecodedInst& out) {
                     bool at_least) {
     const std::uint32_t need = fragmentSlots(elems, e);
     if (slots.size() < need || (!at_least && slots.size() != need))
-      failMalformed(in.loc, fmt::format("'{}': the {} fragment takes {} registers, found {}", L_.program().text.empty() ? opc : opc,
+      failMalformed(in.loc, fmt::format("'{}': the {} fragment takes {} registers, found {}", opc,
                                what, need, slots.size()));
   };
   const auto& ops = in.operands;
@@ -836,7 +836,7 @@ bool FunctionDecoder::decodeTensor(const Instruction& in, DecodedInst& out) {
                     (t.a == MatElem::B1 && t.b == MatElem::B1 && t.c == MatElem::S32 && t.d == MatElem::S32) ||
                     (t.a == MatElem::F64 && t.b == MatElem::F64 && t.c == MatElem::F64 && t.d == MatElem::F64);
     if (!ok || (t.m != 8 && t.m != 16 && !wmma) || (t.m == 8 && t.n == 8 && t.k == 4 && t.a == MatElem::F16 && !wmma))
-      fail(in.loc, fmt::format("'{}' with these shapes and types is not implemented", L_.program().text.size() ? opc : opc));
+      fail(in.loc, fmt::format("'{}' with these shapes and types is not implemented", opc));
     out.op = wmma ? Op::Wmma : Op::Mma;
   } else if (opc == "wmma") {
     const bool load = std::find(rest.begin(), rest.end(), "load") != rest.end();
