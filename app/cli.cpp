@@ -1,4 +1,5 @@
 #include "app/cli.h"
+#include "app/exec.h"
 #include "app/serve.h"
 #include "app/stats_diff.h"
 
@@ -77,6 +78,22 @@ Example:
   scgpu serve --socket /tmp/scgpu.sock --config hopper
 
 Exit status: 0 stopped by a signal, 3 bad config or a socket that cannot be made.)";
+
+constexpr const char* kExecFooter = R"(Runs an unmodified CUDA program on the model: a program built with `nvcc -cudart shared`
+loads scgpu's libcudart.so.13 instead of NVIDIA's, which takes the PTX out of the program's fat
+binary (the newest PTX not above the config's compute capability) and serves the CUDA runtime API
+on scgpu's register-level driver. The program's output and exit status are its own. A kernel
+fault is returned as a CUDA error (cudaErrorIllegalAddress, ...) at the next synchronising call,
+with scgpu's fault report on stderr. Everything after `--` is the program and its arguments.
+
+Examples:
+  scgpu exec -- ./vector_add
+  scgpu exec --config ampere --stats-json s.json -- ./app 1024
+  scgpu exec --mode functional -- ./app          # results only, fast
+  scgpu exec --trace t.fst -- ./app               # then: gtkwave t.gtkw
+
+Exit status: the program's; 3 a bad config; 126/127 the program cannot be run or is not found.
+docs/cuda-programs.md: what is supported, statistics per kernel launch.)";
 
 constexpr const char* kListFooter = R"(Example:
   scgpu list)";
@@ -316,6 +333,34 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
 
+  ExecOptions exec_opt;
+  CLI::App* exec_cmd = app.add_subcommand("exec", "Run an unmodified CUDA program (nvcc -cudart shared) on the model");
+  exec_cmd->footer(kExecFooter);
+  exec_cmd->add_option("-c,--config", exec_opt.config, "GPU config: a name in configs/ or a YAML path")
+      ->type_name("NAME|PATH")
+      ->capture_default_str();
+  exec_cmd->add_option("--set", exec_opt.overrides, "Override a config key, e.g. --set sm.count=4 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  exec_cmd->add_option("--mode", exec_opt.mode, "Simulation mode: cycle-level timing, or functional (results only)")
+      ->check(CLI::IsMember({"timing", "functional"}))
+      ->capture_default_str();
+  exec_cmd->add_option("--stats-json", exec_opt.stats_json,
+                       "At exit, write statistics per kernel launch and per component, and the effective config")
+      ->type_name("FILE");
+  exec_cmd->add_option("--trace", exec_opt.trace, "Write a waveform (timing mode): FILE.vcd or FILE.fst, with FILE.gtkw")
+      ->type_name("FILE");
+  exec_cmd->add_option("--timeline", exec_opt.timeline, "Write a Chrome trace-event timeline of kernels and copies")
+      ->type_name("FILE");
+  exec_cmd->add_option("--threads", exec_opt.threads, "Host threads that tick the SMs (timing mode)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 256));
+  exec_cmd->add_option("PROGRAM", exec_opt.program, "The program and its arguments, after --")
+      ->required()
+      ->expected(1, -1);
+
   addStatsDiffCommand(app);
 
   // The design-exploration tools (python/scgpu_tools): every argument goes to them unchanged,
@@ -350,6 +395,7 @@ int main(int argc, char** argv) {
   try {
     if (*list) return listWorkloads();
     if (*serve_cmd) return serve(serve_opt);
+    if (*exec_cmd) return execProgram(exec_opt);
     if (*run_cmd) {
       if (isLaunchFile(opt.target))
         for (CLI::Option* o : {arch, scale, seed, warm})

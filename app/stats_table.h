@@ -10,6 +10,7 @@
 
 #include <stdexcept>  // before runtime.h, which uses std::runtime_error without it
 
+#include "driver/config_json.h"
 #include "driver/runtime.h"
 
 namespace YAML { class Node; }
@@ -59,10 +60,8 @@ std::string timingSummary(const nlohmann::json& stats);
 // {"launches": [...], "totals": {...}}: the same numbers as launchTable, unformatted.
 nlohmann::json launchesJson(const std::vector<driver::LaunchRecord>& launches);
 
-// A YAML tree as JSON: plain scalars become integers, floats, booleans or null where they read as
-// such; quoted scalars stay strings.
-nlohmann::json yamlToJson(const YAML::Node& node);
-// The effective config (GpuConfig::dump()) as a JSON object.
-nlohmann::json configJson(const GpuConfig& config);
+// The effective config as JSON (driver/config_json.h).
+using driver::configJson;
+using driver::yamlToJson;
 
 }  // namespace scgpu::cli

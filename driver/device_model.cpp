@@ -167,12 +167,16 @@ std::uint32_t DeviceModel::startLaunch(const host::LaunchRequest& r, std::uint32
                                        std::uint64_t now_ns, host::LaunchOutcome* o) {
   LaunchReport report;
   report.kernel = r.entry;
+  for (int i = 0; i < 3; ++i) {
+    report.grid[i] = r.grid[i];
+    report.block[i] = r.block[i];
+  }
   auto refuse = [&](const std::string& why, Error status = Error::InvalidConfiguration) {
     o->error_kind = SCGPU_ERROR_KIND_LAUNCH_REFUSED;
     o->message = why;
     report.status = status;
     report.refusal = why;
-    last_launch_ = report;
+    noteLaunch(report);
     return 0u;
   };
   if (r.module_slot >= kModuleSlots || !modules_[r.module_slot])
@@ -266,7 +270,7 @@ void DeviceModel::finish(const Done& d, host::LaunchOutcome* o) {
     o->pc = f.pc;
     o->ptx_line = f.pc < prog.code.size() ? prog.code[f.pc].ptx_line : 0;
   }
-  last_launch_ = report;
+  noteLaunch(report);
   pending_.erase(it);
 }
 

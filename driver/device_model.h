@@ -43,6 +43,7 @@ class TimingBackend;
 // What the simulator knows about one LAUNCH.
 struct LaunchReport {
   std::string kernel;
+  std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   Error status = Error::Success;   // Success, a refusal (InvalidConfiguration, MemoryAllocation) or a fault's error
   std::string refusal;             // why a refused launch was refused
   std::optional<sm::FaultReport> fault;
@@ -87,6 +88,10 @@ class DeviceModel : public host::DevicePort {
   // since the last call, the timing model's statistics, and its waveforms (written by
   // closeTraces()).
   const LaunchReport& lastLaunch() const { return last_launch_; }
+  // Every launch's report since the last call, in completion order, once keepLaunchReports(true)
+  // asked for them (a host program's statistics per launch; off by default, as the list grows).
+  void keepLaunchReports(bool keep) { keep_reports_ = keep; }
+  std::vector<LaunchReport> takeLaunchReports() { return std::exchange(reports_, {}); }
   std::string takePrintfOutput();
   nlohmann::json statistics() const;
   void closeTraces();
@@ -109,6 +114,12 @@ class DeviceModel : public host::DevicePort {
   std::uint64_t grid_id_ = 0;
   std::string printf_;
   LaunchReport last_launch_;
+  bool keep_reports_ = false;
+  std::vector<LaunchReport> reports_;
+  void noteLaunch(const LaunchReport& report) {
+    last_launch_ = report;
+    if (keep_reports_) reports_.push_back(report);
+  }
   // Launches started and not yet given back, by id: the launch state lives until then.
   struct Pending {
     std::unique_ptr<sm::LaunchState> launch;

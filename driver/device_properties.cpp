@@ -23,6 +23,9 @@ DeviceProperties DeviceProperties::fromConfig(const GpuConfig& c) {
   p.total_global_mem = g.global_size_bytes;
   p.total_const_mem = g.constant_size_bytes;
   p.clock_rate_khz = int(g.clocks.core_clock_mhz * 1000);
+  p.memory_clock_rate_khz = int(g.clocks.dram_clock_mhz * 1000);
+  p.memory_bus_width_bits = int(g.dram.channels * g.dram.bus_width_bits);
+  p.l2_cache_bytes = std::uint64_t(g.l2.slices) * g.l2.cache.size_bytes;
   p.stack_size_bytes = g.limits.stack_size_bytes;
   p.printf_fifo_size_bytes = g.limits.printf_fifo_size_bytes;
   p.max_block_dim[0] = p.max_block_dim[1] = p.max_threads_per_block;

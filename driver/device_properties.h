@@ -28,6 +28,9 @@ struct DeviceProperties {
   std::uint64_t total_global_mem = 0;
   std::uint64_t total_const_mem = 0;
   int clock_rate_khz = 0;
+  int memory_clock_rate_khz = 0;       // the DRAM command clock
+  int memory_bus_width_bits = 0;       // all channels together
+  std::uint64_t l2_cache_bytes = 0;    // all slices together
   std::uint64_t stack_size_bytes = 1024;
   std::uint64_t printf_fifo_size_bytes = 1 << 20;
 

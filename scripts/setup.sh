@@ -8,6 +8,7 @@ packages=(
   libsystemc-dev verilator yosys libyaml-cpp-dev gtkwave zlib1g-dev xvfb
   z3  # the SMT solver of scripts/rtl_formal.sh (yosys-smtbmc comes with yosys)
   libcli11-dev libfmt-dev nlohmann-json3-dev libtbb-dev  # TBB: --threads (parallel SMs)
+  liblz4-dev libzstd-dev  # libcudart.so.13: nvcc's compressed fat binaries
   libgtest-dev libgmock-dev
   python3 python3-numpy python3-yaml time
   # scgpu sweep / plot / report (python/scgpu_tools) and their tests

@@ -57,14 +57,14 @@ TEST(CliDocs, EveryOptionOfTheBinaryIsDocumented) {
   const std::string page = readFile(kPage);
   ASSERT_FALSE(page.empty());
   const std::set<std::string> documented = documentedOptions(page);
-  for (const auto& cmd : std::vector<std::vector<std::string>>{{}, {"run"}, {"stats", "diff"}, {"list"}, {"serve"}})
+  for (const auto& cmd : std::vector<std::vector<std::string>>{{}, {"run"}, {"stats", "diff"}, {"list"}, {"serve"}, {"exec"}})
     for (const auto& opt : longOptions(helpOf(cmd)))
       EXPECT_TRUE(documented.count(opt)) << opt << " (of `scgpu " << (cmd.empty() ? "" : cmd[0]) << "`) is not in a table of docs/cli.md";
 }
 
 TEST(CliDocs, EveryDocumentedOptionExists) {
   std::set<std::string> real;
-  for (const auto& cmd : std::vector<std::vector<std::string>>{{}, {"run"}, {"stats", "diff"}, {"list"}, {"serve"}})
+  for (const auto& cmd : std::vector<std::vector<std::string>>{{}, {"run"}, {"stats", "diff"}, {"list"}, {"serve"}, {"exec"}})
     for (const auto& opt : longOptions(helpOf(cmd))) real.insert(opt);
   for (const auto& opt : documentedOptions(readFile(kPage)))
     EXPECT_TRUE(real.count(opt)) << opt << " is documented in docs/cli.md but the binary has no such option";
