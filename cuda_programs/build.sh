@@ -12,7 +12,8 @@ NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
 # Every workload of kernels/cuda/ (faults.cu is not one), in the suite's order.
 all=(vector_add saxpy reduce_tree reduce_shuffle reduce_atomic dot_f64 histogram transpose sgemm_tiled
      dgemm_tiled scan_block stencil2d conv_const mandelbrot int_hash spmv_csr bfs bitonic_sort nbody
-     vote_match f16_math printf recursion fp8_convert hgemm_tensor)
+     vote_match f16_math printf recursion fp8_convert hgemm_tensor
+     runtime_api fault_oob)  # the last two: api/, the runtime API beyond the workloads
 # Built for sm_90 (nvcc's default arch, sm_75 in CUDA 13, is too old or not what the suite runs):
 #   hgemm_tensor: mma.sync m16n8k16, ldmatrix and cp.async need sm_80 (does not compile for sm_75);
 #   fp8_convert:  cvt to e4m3x2/e5m2x2 is an sm_89 instruction (cuda_fp8.h falls back to software);
@@ -27,11 +28,13 @@ names=("$@")
 cd "$here"
 mkdir -p bin
 for name in "${names[@]}"; do
-  [ -f "$name.cu" ] || { echo "build.sh: no program $name ($here/$name.cu)" >&2; exit 1; }
+  src="$name.cu"
+  [ -f "$src" ] || src="api/$name.cu"
+  [ -f "$src" ] || { echo "build.sh: no program $name ($here/$name.cu or api/$name.cu)" >&2; exit 1; }
   arch=()
   for s in "${sm90[@]}"; do
     [ "$s" = "$name" ] && arch=(-arch=sm_90)
   done
-  echo "build.sh: $NVCC -cudart shared ${arch[*]:+${arch[*]} }-o bin/$name $name.cu"
-  "$NVCC" -cudart shared "${arch[@]}" -o "bin/$name" "$name.cu"
+  echo "build.sh: $NVCC -cudart shared ${arch[*]:+${arch[*]} }-o bin/$name $src"
+  "$NVCC" -cudart shared "${arch[@]}" -o "bin/$name" "$src"
 done

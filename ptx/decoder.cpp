@@ -16,6 +16,8 @@ namespace {
 
 // Function addresses for indirect calls; mirrors sm/address_space.h (ptx may not include sm).
 constexpr std::uint64_t kFunctionAddressBase = 0x0003'0000'0000'0000ull;
+// WARP_SZ, the PTX predefined identifier: threads per warp on every architecture PTX targets.
+constexpr std::uint64_t kPtxWarpSize = 32;
 
 // Sizes and offsets are 64-bit and checked: a user's array dimensions must not wrap to a small
 // size. Every size the decoder keeps is bounded by a device ceiling (ptx/limits.h) far below 2^63,
@@ -635,6 +637,12 @@ std::uint32_t FunctionDecoder::symbolAddressSlot(const std::string& name, const 
   if (L_.isFunction(name)) {
     if (space) *space = Space::None;
     return constSlot(kFunctionAddressBase + L_.functionIndex(name, loc));
+  }
+  // PTX's predefined identifier for the threads in a warp (PTX ISA, "Predefined identifiers");
+  // nvcc emits it for warpSize.
+  if (name == "WARP_SZ") {
+    if (space) *space = Space::None;
+    return constSlot(kPtxWarpSize);
   }
   fail(loc, fmt::format("undefined symbol '{}'", name));
 }

@@ -274,6 +274,69 @@ TEST(Simt, WarpWideOperations) {
   }
 }
 
+// WARP_SZ is PTX's predefined identifier for the threads of a warp (nvcc emits it for warpSize):
+// an operand like an immediate 32.
+TEST(Simt, WarpSizeIdentifierReadsAsThirtyTwo) {
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.visible .entry warpsz(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, WARP_SZ;
+  rem.u32 %r3, %r1, %r2;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+)"),
+                                "warpsz.ptx");
+  const int n = 96;
+  DevicePtr out = rt.malloc(n * 4);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "warpsz"), Dim3(1), Dim3(n), 0, KernelArgs().add(out)), Error::Success);
+  auto got = rt.download<std::uint32_t>(out, n);
+  for (std::uint32_t t = 0; t < std::uint32_t(n); ++t) EXPECT_EQ(got[t], t % 32) << t;
+}
+
+// A shuffle whose source lane does not take part reads 0, as the H200 does
+// (scripts/h100/shfl_inactive.cu: lanes 0-7 under mask 0xff shuffling down by 16 got 0, whatever
+// lanes 16-23 held).
+TEST(Simt, ShuffleFromALaneNotTakingPartReadsZero) {
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.visible .entry shfl_inactive(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  add.u32 %r2, %r1, 1000;
+  setp.ge.u32 %p1, %r1, 8;
+  @%p1 bra DONE;
+  shfl.sync.down.b32 %r3|%p2, %r2, 16, 31, 255;
+  shfl.sync.down.b32 %r4, %r2, 4, 31, 255;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r3, %r4};
+DONE:
+  ret;
+}
+)"),
+                                "shfl_inactive.ptx");
+  DevicePtr out = rt.malloc(8 * 8);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "shfl_inactive"), Dim3(1), Dim3(32), 0, KernelArgs().add(out)),
+            Error::Success);
+  auto got = rt.download<std::uint32_t>(out, 16);
+  for (std::uint32_t l = 0; l < 8; ++l) {
+    EXPECT_EQ(got[2 * l], 0u) << l;                                   // lanes 16-23: not taking part
+    EXPECT_EQ(got[2 * l + 1], l + 4 < 8 ? 1000 + l + 4 : 0u) << l;  // lanes 4-7 take part, 8-11 not
+  }
+}
+
 TEST(Simt, SharedAndGlobalAtomics) {
   Runtime rt;
   auto& m = rt.loadModuleString(ptx(R"(

@@ -12,11 +12,15 @@ using ptx::DecodedInst;
 using ptx::SubOp;
 
 // shfl.sync.mode.b32 d[|p], a, b, c, membermask — the PTX ISA's lane arithmetic: c packs the
-// clamp value (bits 0-4) and the segment mask (bits 8-12).
+// clamp value (bits 0-4) and the segment mask (bits 8-12). A source lane that does not take part
+// (not executing the shuffle, or outside the member mask) gives 0: the PTX ISA leaves the value
+// undefined, the H200 returns 0 (scripts/h100/shfl_inactive.cu), and the CUDA samples' reduce7
+// relies on it.
 void shfl(ExecContext& c, const DecodedInst& in) {
   const std::uint64_t* a = lanes(c, in.src[0]);
   const std::uint64_t* b = lanes(c, in.src[1]);
   const std::uint64_t* cc = lanes(c, in.src[2]);
+  const std::uint64_t* member = (in.flags & ptx::kHasMask) ? lanes(c, in.src[3]) : nullptr;
   std::uint64_t result[kWarpSize];
   std::uint32_t pred = 0;
   forLanes(c.mask, [&](int lane) {
@@ -34,7 +38,8 @@ void shfl(ExecContext& c, const DecodedInst& in) {
       default: j = min_lane | (bval & ~segmask); ok = j <= max_lane; break;
     }
     if (!ok) j = lane;
-    result[lane] = a[j] & 0xFFFFFFFFu;
+    const std::uint32_t taking_part = c.mask & (member ? std::uint32_t(member[lane]) : ~0u);
+    result[lane] = (taking_part >> j & 1u) ? a[j] & 0xFFFFFFFFu : 0;
     if (ok) pred |= 1u << lane;
   });
   std::uint64_t* d = lanes(c, in.dst[0]);
