@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -49,6 +50,27 @@ std::string findProgram(const std::string& name) {
   return {};
 }
 
+// Whether the program file names libcudart.so.13 (a program built with -cudart shared, or one that
+// loads it itself). nvcc's default, -cudart static, builds NVIDIA's runtime into the program, where
+// scgpu cannot take its place. Reads at most the first 64 MiB.
+bool namesCudartLibrary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string needle = kLibraryName;
+  std::string window;
+  char buf[1 << 16];
+  std::size_t read_total = 0;
+  while (in && read_total < (64u << 20)) {
+    in.read(buf, sizeof buf);
+    const std::size_t n = std::size_t(in.gcount());
+    if (n == 0) break;
+    read_total += n;
+    window.append(buf, n);
+    if (window.find(needle) != std::string::npos) return true;
+    window.erase(0, window.size() > needle.size() ? window.size() - needle.size() : 0);
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string cudartDirectory() {
@@ -81,6 +103,11 @@ int execProgram(const ExecOptions& o) {
                  o.program[0].find('/') == std::string::npos ? " in $PATH" : "");
     return kExitNotFound;
   }
+
+  if (!namesCudartLibrary(program))
+    std::fprintf(stderr, "scgpu exec: warning: %s does not load %s: if it is a CUDA program, it was built with "
+                         "NVIDIA's runtime linked in (nvcc's default, -cudart static) and will not run on scgpu; "
+                         "build it with nvcc -cudart shared\n", program.c_str(), kLibraryName);
 
   const char* old_path = std::getenv("LD_LIBRARY_PATH");
   setEnv("LD_LIBRARY_PATH", old_path && *old_path ? lib + ":" + old_path : lib);
