@@ -46,15 +46,6 @@ std::string programName() {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Whether a kernel (or a function it calls) reads a %envreg special register.
-bool readsEnvironmentRegisters(const ptx::Program& p) {
-  for (const ptx::DecodedFunction& f : p.functions)
-    for (const ptx::SlotInit& init : f.inits)
-      if (init.kind == ptx::SlotInit::Kind::Special && init.value == std::uint64_t(ptx::SpecialReg::EnvReg))
-        return true;
-  return false;
-}
-
 abi::Error errorOf(driver::Error e) {
   switch (e) {
     case driver::Error::Success: return abi::kSuccess;
@@ -913,13 +904,6 @@ abi::Error State::launch(const void* host_function, abi::Dim3 grid, abi::Dim3 bl
                             name, threads, shared));
   if (cooperative && std::uint64_t(grid.x) * grid.y * grid.z > std::uint64_t(per_sm) * props_.multiprocessor_count)
     return fail(abi::kCooperativeLaunchTooLarge);
-  // A grid-wide barrier (cooperative groups' grid.sync()) finds its workspace through %envreg1/2,
-  // which scgpu's driver does not set up yet: refused rather than run into the kernel's trap.
-  if (cooperative && readsEnvironmentRegisters(*prog))
-    return fail(abi::kNotSupported,
-                fmt::format("cudaLaunchCooperativeKernel: kernel '{}' synchronises the whole grid (reads %envreg, as "
-                            "cooperative groups' grid.sync() does), which scgpu does not support yet",
-                            name));
 
   // The parameter buffer, laid out as the PTX parameter list says.
   std::vector<std::uint8_t> params(prog->param_buffer_bytes, 0);
@@ -932,8 +916,11 @@ abi::Error State::launch(const void* host_function, abi::Dim3 grid, abi::Dim3 bl
   if (const abi::Error oe = orderBefore(*s)) return oe;
   if (const abi::Error me = migrateToDevice(*s)) return me;
   const std::uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
-  const scgpu_status st = scgpu_launch(s->s, k.fatbin->slot, name.c_str(), g, b, std::uint32_t(shared), params.data(),
-                                       params.size());
+  const scgpu_status st =
+      cooperative ? scgpu_launch_cooperative(s->s, k.fatbin->slot, name.c_str(), g, b, std::uint32_t(shared),
+                                             params.data(), params.size())
+                  : scgpu_launch(s->s, k.fatbin->slot, name.c_str(), g, b, std::uint32_t(shared), params.data(),
+                                 params.size());
   s->submitted++;
   return check(st, "cudaLaunchKernel");
 }

@@ -201,6 +201,12 @@ std::uint32_t DeviceModel::startLaunch(const host::LaunchRequest& r, std::uint32
   launch->params = r.params;
   launch->mmu = &mmu_;
   launch->page_table_root = r.page_table_root;
+  if (r.grid_sync_addr) {
+    // Where cooperative groups' grid.sync() finds its barrier: %envreg1 (high) and %envreg2 (low).
+    launch->cooperative = true;
+    launch->envreg[1] = std::uint32_t(r.grid_sync_addr >> 32);
+    launch->envreg[2] = std::uint32_t(r.grid_sync_addr);
+  }
   const std::uint32_t id = next_id_++;
   Pending& p = pending_[id];
   p.program = &prog;

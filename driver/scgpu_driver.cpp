@@ -752,8 +752,13 @@ scgpu_status scgpu_stream_synchronize(scgpu_stream* s) {
   return checkStream(s) != SCGPU_SUCCESS ? SCGPU_ERROR_INVALID_VALUE : synchronize(s);
 }
 
-scgpu_status scgpu_launch(scgpu_stream* s, scgpu_module module, const char* kernel, const uint32_t grid[3],
-                          const uint32_t block[3], uint32_t shared_bytes, const void* params, size_t param_bytes) {
+namespace {
+
+// LAUNCH with its descriptor, name and parameters (and, for a cooperative launch, the 16 zeroed
+// bytes its blocks synchronise through) staged in the stream's arena.
+scgpu_status launchOnStream(scgpu_stream* s, scgpu_module module, const char* kernel, const uint32_t grid[3],
+                            const uint32_t block[3], uint32_t shared_bytes, const void* params, size_t param_bytes,
+                            bool cooperative) {
   if (checkStream(s) != SCGPU_SUCCESS || !kernel || !grid || !block || (param_bytes && !params))
     return SCGPU_ERROR_INVALID_VALUE;
   const std::size_t name_bytes = std::strlen(kernel);
@@ -761,7 +766,8 @@ scgpu_status scgpu_launch(scgpu_stream* s, scgpu_module module, const char* kern
     return s->device->fail(SCGPU_ERROR_INVALID_VALUE, "kernel name of 1 to 4096 bytes and at most 32764 bytes of parameters");
   // Descriptor, name and parameters go to the stream's arena in one staged copy.
   const std::uint64_t name_off = SCGPU_LAUNCH_DESC_SIZE_BYTES, param_off = roundUp(name_off + name_bytes, 16);
-  std::vector<std::uint8_t> blob(param_off + param_bytes, 0);
+  const std::uint64_t sync_off = roundUp(param_off + param_bytes, 16);
+  std::vector<std::uint8_t> blob(cooperative ? sync_off + 16 : param_off + param_bytes, 0);
   // Reserved first: the descriptor holds the addresses of the name and parameters.
   scgpu_devptr base = 0;
   scgpu_status st = reserveArena(s, blob.size(), &base);
@@ -779,6 +785,7 @@ scgpu_status scgpu_launch(scgpu_stream* s, scgpu_module module, const char* kern
   desc.shared_bytes = shared_bytes;
   desc.param_bytes = std::uint32_t(param_bytes);
   desc.param_addr = base + param_off;
+  desc.grid_sync_addr = cooperative ? base + sync_off : 0;
   std::memcpy(blob.data(), &desc, sizeof desc);
   std::memcpy(blob.data() + name_off, kernel, name_bytes);
   if (param_bytes) std::memcpy(blob.data() + param_off, params, param_bytes);
@@ -786,6 +793,19 @@ scgpu_status scgpu_launch(scgpu_stream* s, scgpu_module module, const char* kern
   stageCopy(s, std::move(blob), base, w);
   push(w, SCGPU_METHOD_LAUNCH, {lo(base), hi(base)});
   return submit(s, std::move(w));
+}
+
+}  // namespace
+
+scgpu_status scgpu_launch(scgpu_stream* s, scgpu_module module, const char* kernel, const uint32_t grid[3],
+                          const uint32_t block[3], uint32_t shared_bytes, const void* params, size_t param_bytes) {
+  return launchOnStream(s, module, kernel, grid, block, shared_bytes, params, param_bytes, false);
+}
+
+scgpu_status scgpu_launch_cooperative(scgpu_stream* s, scgpu_module module, const char* kernel,
+                                      const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes,
+                                      const void* params, size_t param_bytes) {
+  return launchOnStream(s, module, kernel, grid, block, shared_bytes, params, param_bytes, true);
 }
 
 scgpu_status scgpu_memcpy_htod_async(scgpu_stream* s, scgpu_devptr dst, const void* src, size_t bytes) {

@@ -94,6 +94,11 @@ scgpu_status scgpu_stream_synchronize(scgpu_stream* stream);
 /* Work on a stream. `params` is the kernel's parameter buffer, laid out as its PTX parameter list. */
 scgpu_status scgpu_launch(scgpu_stream* stream, scgpu_module module, const char* kernel, const uint32_t grid[3],
                           const uint32_t block[3], uint32_t shared_bytes, const void* params, size_t param_bytes);
+/* A cooperative launch: its blocks run side by side and may synchronise as a grid (cooperative
+   groups' grid.sync()); the grid must fit on the device at once (LAUNCH_DESC.GRID_SYNC_ADDR). */
+scgpu_status scgpu_launch_cooperative(scgpu_stream* stream, scgpu_module module, const char* kernel,
+                                      const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes,
+                                      const void* params, size_t param_bytes);
 scgpu_status scgpu_memcpy_htod_async(scgpu_stream* stream, scgpu_devptr dst, const void* src, size_t bytes);
 scgpu_status scgpu_memcpy_dtoh_async(scgpu_stream* stream, void* dst, scgpu_devptr src, size_t bytes);
 scgpu_status scgpu_memcpy_dtod_async(scgpu_stream* stream, scgpu_devptr dst, scgpu_devptr src, size_t bytes);

@@ -190,7 +190,8 @@ enum class SpecialReg : std::uint8_t {
   ClusterCtarank, ClusterNctarank, ClusterCtaidX, ClusterCtaidY, ClusterCtaidZ, ClusterNctaidX,
   ClusterNctaidY, ClusterNctaidZ, ClusteridX, ClusteridY, ClusteridZ, NclusteridX, NclusteridY,
   NclusteridZ,
-  // %envreg0..31: values the driver sets for a launch; scgpu's driver sets none (they read 0).
+  // %envreg0..31: values the driver sets for a launch (LaunchState::envreg): %envreg1 and %envreg2
+  // hold a cooperative launch's grid synchronisation address; the others read 0.
   EnvReg,
   // dynamic: read when the instruction executes
   Clock, Clock64, GlobalTimer, GlobalTimerLo,
@@ -199,8 +200,15 @@ enum class SpecialReg : std::uint8_t {
 struct SlotInit {
   enum class Kind : std::uint8_t { Constant, Special, LocalAddress, PredicateTrue } kind;
   std::uint32_t slot;       // register slot, or predicate slot for PredicateTrue
-  std::uint64_t value;      // Constant bits; Special: SpecialReg; LocalAddress: offset in frame
+  std::uint64_t value;      // Constant bits; Special: specialInitValue; LocalAddress: offset in frame
 };
+
+// A Special SlotInit's value: the SpecialReg in bits 7:0 and, for %envregN, N above them.
+inline std::uint64_t specialInitValue(SpecialReg r, std::uint32_t index = 0) {
+  return std::uint64_t(r) | std::uint64_t(index) << 8;
+}
+inline SpecialReg specialOf(std::uint64_t init_value) { return SpecialReg(init_value & 0xFF); }
+inline std::uint32_t specialIndexOf(std::uint64_t init_value) { return std::uint32_t(init_value >> 8); }
 
 // One function in linked, decoded form. Functions of a kernel's program share one PC space.
 struct DecodedFunction {

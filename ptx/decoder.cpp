@@ -229,7 +229,8 @@ class FunctionDecoder {
   std::uint32_t predSource(const Operand& op);
   std::uint32_t constSlot(std::uint64_t bits);
   std::uint32_t localAddressSlot(std::uint32_t offset);
-  std::uint32_t specialSlot(SpecialReg r);
+  // The slot a special register is read into once per frame; `index` tells %envreg0..31 apart.
+  std::uint32_t specialSlot(SpecialReg r, std::uint32_t index = 0);
   std::uint32_t carrySlot();
   // A source operand as a slot: register, immediate (converted to `type`), symbol address.
   std::uint32_t source(const Operand& op, Type type);
@@ -252,7 +253,7 @@ class FunctionDecoder {
   std::map<std::string, std::uint32_t> reg_slots_, pred_slots_;
   std::map<std::uint64_t, std::uint32_t> const_slots_;
   std::map<std::uint32_t, std::uint32_t> local_addr_slots_;
-  std::map<SpecialReg, std::uint32_t> special_slots_;
+  std::map<std::pair<SpecialReg, std::uint32_t>, std::uint32_t> special_slots_;
   std::uint32_t carry_slot_ = kNoSlot;
   std::map<std::string, std::uint32_t> labels_;  // -> absolute pc
   std::map<std::string, std::vector<std::string>> branch_tables_;
@@ -263,7 +264,7 @@ class FunctionDecoder {
 // ---------------------------------------------------------------------------------------------
 // Special registers
 
-bool specialRegister(const std::string& name, SpecialReg& r) {
+bool specialRegister(const std::string& name, SpecialReg& r, std::uint32_t* index = nullptr) {
   static const std::map<std::string, SpecialReg> m = {
       {"%tid.x", SpecialReg::TidX},         {"%tid.y", SpecialReg::TidY},
       {"%tid.z", SpecialReg::TidZ},         {"%ntid.x", SpecialReg::NtidX},
@@ -295,6 +296,7 @@ bool specialRegister(const std::string& name, SpecialReg& r) {
         std::all_of(name.begin() + 7, name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
         std::stoi(name.substr(7)) < 32) {
       r = SpecialReg::EnvReg;
+      if (index) *index = std::uint32_t(std::stoi(name.substr(7)));
       return true;
     }
     return false;
@@ -593,10 +595,10 @@ std::uint32_t FunctionDecoder::localAddressSlot(std::uint32_t offset) {
   return it->second;
 }
 
-std::uint32_t FunctionDecoder::specialSlot(SpecialReg r) {
-  auto [it, inserted] = special_slots_.try_emplace(r, fn().num_regs);
+std::uint32_t FunctionDecoder::specialSlot(SpecialReg r, std::uint32_t index) {
+  auto [it, inserted] = special_slots_.try_emplace({r, index}, fn().num_regs);
   if (inserted) {
-    fn().inits.push_back({SlotInit::Kind::Special, fn().num_regs, std::uint64_t(r)});
+    fn().inits.push_back({SlotInit::Kind::Special, fn().num_regs, specialInitValue(r, index)});
     fn().num_regs++;
   }
   return it->second;
@@ -651,9 +653,10 @@ std::uint32_t FunctionDecoder::source(const Operand& op, Type type) {
   switch (op.kind) {
     case Operand::Kind::Register: {
       SpecialReg r;
-      if (specialRegister(op.name, r)) {
+      std::uint32_t index = 0;
+      if (specialRegister(op.name, r, &index)) {
         if (isDynamic(r)) fail(op.loc, fmt::format("'{}' can only be read by mov", op.name));
-        return specialSlot(r);
+        return specialSlot(r, index);
       }
       return regSlot(op);
     }

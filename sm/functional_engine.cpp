@@ -1,6 +1,8 @@
 #include "sm/functional_engine.h"
 
 #include <algorithm>
+#include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -151,97 +153,144 @@ FaultReport makeFaultReport(const FaultSignal& s, const LaunchState& launch, con
   return r;
 }
 
-bool FunctionalEngine::runBlock(LaunchState& launch, std::uint64_t linear, LaunchResult& result) {
+// A block being run: its state, its execution context and the warp instructions it executed.
+struct FunctionalEngine::BlockRun {
   BlockState b;
-  const ptx::Program& prog = *launch.program;
   ExecContext c;
-  c.block = &b;
-  c.launch = &launch;
-  c.program = &prog;
   Warp* current = nullptr;
   std::uint64_t executed = 0;
+  bool done = false;
+};
+
+void FunctionalEngine::startBlock(LaunchState& launch, std::uint64_t linear, BlockRun& r, LaunchResult& result) {
+  r.c.block = &r.b;
+  r.c.launch = &launch;
+  r.c.program = launch.program;
   try {
-    initBlock(b, launch, linear, std::uint32_t(linear % launch.num_sms));
-    for (;;) {
-      bool progressed = false;
-      for (auto& w : b.warps) {
-        if (w.state != WarpState::Ready) continue;
-        current = &w;
-        c.warp = &w;
-        bindFrame(c, w);
-        const std::uint64_t before = w.instructions;
-        for (std::uint32_t n = 0; n < limits_.quantum && w.state == WarpState::Ready; ++n) step(c, w);
-        launch.clock += w.instructions - before;
-        executed += w.instructions - before;
-        progressed = true;
-        if (w.state == WarpState::Exited) onWarpExited(b);
-      }
-      // Before the end-of-block test: a grid of many short blocks must stop too.
-      const std::uint64_t launch_total = result.warp_instructions + executed;
-      if (launch_total > limits_.warp_instructions_per_launch) {
-        Warp& w = current ? *current : b.warps.front();
-        FaultSignal s{"timeout",
-                      fmt::format("the number of warp instructions the launch executed is {}, above the limit "
-                                  "limits.warp_instructions_per_launch = {} (raise it with --set "
-                                  "limits.warp_instructions_per_launch=N)",
-                                  launch_total, limits_.warp_instructions_per_launch),
-                      0};
-        result.fault = makeFaultReport(s, launch, b, w, w.stack.empty() ? 0 : w.stack.back().pc);
-        break;
-      }
-      if (liveWarps(b) == 0) break;
-      if (const run_control::Stop stop = run_control::stopRequested(); stop != run_control::Stop::None) {
-        Warp& w = current ? *current : b.warps.front();
-        FaultSignal s{run_control::stopKind(stop), run_control::stopMessage(stop), 0};
-        result.fault = makeFaultReport(s, launch, b, w, w.stack.empty() ? 0 : w.stack.back().pc);
-        break;
-      }
-      if (!progressed) {
-        // Every live warp waits at a barrier that cannot complete.
-        Warp& w = *std::find_if(b.warps.begin(), b.warps.end(),
-                                [](const Warp& x) { return x.state == WarpState::AtBarrier; });
-        std::string detail;
-        for (const auto& x : b.warps) {
-          if (x.state != WarpState::AtBarrier) continue;
-          const BarrierState& bs = b.barriers[x.barrier_id];
-          detail += fmt::format("\n  warp {} waits at barrier {} (pc {}, {}): {} of {} warps arrived", x.index,
-                                x.barrier_id, x.barrier_pc, prog.ptxLocation(x.barrier_pc), bs.arrived_warps,
-                                bs.expected_warps ? bs.expected_warps : liveWarps(b));
-        }
-        FaultSignal s{"barrier deadlock", "every live warp waits at a barrier that can never complete:" + detail,
-                      std::uint32_t(__builtin_ctz(w.stack.empty() ? 1u : (w.stack.back().mask | 0x80000000u)))};
-        result.fault = makeFaultReport(s, launch, b, w, w.barrier_pc);
-        break;
-      }
-      if (executed > limits_.watchdog_warp_instructions_per_block) {
-        Warp& w = *current;
-        FaultSignal s{"watchdog",
-                      fmt::format("block made no end after {} warp instructions (limits.watchdog_warp_instructions_"
-                                  "per_block); warps:{}", executed, describeLiveWarps(b, prog)),
-                      0};
-        result.fault = makeFaultReport(s, launch, b, w, w.stack.empty() ? 0 : w.stack.back().pc);
-        break;
-      }
-    }
+    initBlock(r.b, launch, linear, std::uint32_t(linear % launch.num_sms));
   } catch (const FaultSignal& s) {
-    if (!current) current = &b.warps.front();
-    Warp& w = *current;
-    std::uint32_t pc = c.pc;
-    result.fault = makeFaultReport(s, launch, b, w, pc);
+    if (r.b.warps.empty()) throw;  // no warp to name: cannot happen for a launch that passed its checks
+    result.fault = makeFaultReport(s, launch, r.b, r.b.warps.front(), r.c.pc);
+    r.done = true;
   }
-  for (const auto& w : b.warps) {
+}
+
+bool FunctionalEngine::turn(LaunchState& launch, BlockRun& r, std::uint64_t& launch_total, LaunchResult& result) {
+  BlockState& b = r.b;
+  ExecContext& c = r.c;
+  const ptx::Program& prog = *launch.program;
+  try {
+    bool progressed = false;
+    for (auto& w : b.warps) {
+      if (w.state != WarpState::Ready) continue;
+      r.current = &w;
+      c.warp = &w;
+      bindFrame(c, w);
+      const std::uint64_t before = w.instructions;
+      for (std::uint32_t n = 0; n < limits_.quantum && w.state == WarpState::Ready; ++n) step(c, w);
+      launch.clock += w.instructions - before;
+      r.executed += w.instructions - before;
+      launch_total += w.instructions - before;
+      progressed = true;
+      if (w.state == WarpState::Exited) onWarpExited(b);
+    }
+    // Before the end-of-block test: a grid of many short blocks must stop too.
+    if (launch_total > limits_.warp_instructions_per_launch) {
+      Warp& w = r.current ? *r.current : b.warps.front();
+      FaultSignal s{"timeout",
+                    fmt::format("the number of warp instructions the launch executed is {}, above the limit "
+                                "limits.warp_instructions_per_launch = {} (raise it with --set "
+                                "limits.warp_instructions_per_launch=N)",
+                                launch_total, limits_.warp_instructions_per_launch),
+                    0};
+      result.fault = makeFaultReport(s, launch, b, w, w.stack.empty() ? 0 : w.stack.back().pc);
+      return false;
+    }
+    if (liveWarps(b) == 0) return false;
+    if (const run_control::Stop stop = run_control::stopRequested(); stop != run_control::Stop::None) {
+      Warp& w = r.current ? *r.current : b.warps.front();
+      FaultSignal s{run_control::stopKind(stop), run_control::stopMessage(stop), 0};
+      result.fault = makeFaultReport(s, launch, b, w, w.stack.empty() ? 0 : w.stack.back().pc);
+      return false;
+    }
+    if (!progressed) {
+      // Every live warp waits at a barrier that cannot complete.
+      Warp& w = *std::find_if(b.warps.begin(), b.warps.end(),
+                              [](const Warp& x) { return x.state == WarpState::AtBarrier; });
+      std::string detail;
+      for (const auto& x : b.warps) {
+        if (x.state != WarpState::AtBarrier) continue;
+        const BarrierState& bs = b.barriers[x.barrier_id];
+        detail += fmt::format("\n  warp {} waits at barrier {} (pc {}, {}): {} of {} warps arrived", x.index,
+                              x.barrier_id, x.barrier_pc, prog.ptxLocation(x.barrier_pc), bs.arrived_warps,
+                              bs.expected_warps ? bs.expected_warps : liveWarps(b));
+      }
+      FaultSignal s{"barrier deadlock", "every live warp waits at a barrier that can never complete:" + detail,
+                    std::uint32_t(__builtin_ctz(w.stack.empty() ? 1u : (w.stack.back().mask | 0x80000000u)))};
+      result.fault = makeFaultReport(s, launch, b, w, w.barrier_pc);
+      return false;
+    }
+    if (r.executed > limits_.watchdog_warp_instructions_per_block) {
+      Warp& w = *r.current;
+      FaultSignal s{"watchdog",
+                    fmt::format("block made no end after {} warp instructions (limits.watchdog_warp_instructions_"
+                                "per_block); warps:{}", r.executed, describeLiveWarps(b, prog)),
+                    0};
+      result.fault = makeFaultReport(s, launch, b, w, w.stack.empty() ? 0 : w.stack.back().pc);
+      return false;
+    }
+    return true;
+  } catch (const FaultSignal& s) {
+    Warp& w = r.current ? *r.current : b.warps.front();
+    result.fault = makeFaultReport(s, launch, b, w, c.pc);
+    return false;
+  }
+}
+
+void FunctionalEngine::finishBlock(BlockRun& r, LaunchResult& result) {
+  for (const auto& w : r.b.warps) {
     result.warp_instructions += w.instructions;
     result.thread_instructions += w.thread_instructions;
   }
   result.blocks++;
-  return !result.fault;
+  r.done = true;
 }
 
 LaunchResult FunctionalEngine::run(LaunchState& launch) {
   LaunchResult result;
   const std::uint64_t blocks = std::uint64_t(launch.grid[0]) * launch.grid[1] * launch.grid[2];
-  for (std::uint64_t i = 0; i < blocks; ++i)
-    if (!runBlock(launch, i, result)) break;
+  std::uint64_t launch_total = 0;
+  if (!launch.cooperative) {
+    // One block after another, each to its end.
+    for (std::uint64_t i = 0; i < blocks && !result.fault; ++i) {
+      BlockRun r;
+      startBlock(launch, i, r, result);
+      if (!r.done)
+        while (turn(launch, r, launch_total, result)) {
+        }
+      finishBlock(r, result);
+    }
+    return result;
+  }
+  // A cooperative launch's blocks may wait for each other (grid.sync()): every block is resident
+  // at once, as the launch guarantees on a GPU, and they take turns until all have ended.
+  std::vector<std::unique_ptr<BlockRun>> runs;
+  runs.reserve(std::size_t(blocks));
+  for (std::uint64_t i = 0; i < blocks && !result.fault; ++i) {
+    runs.push_back(std::make_unique<BlockRun>());
+    startBlock(launch, i, *runs.back(), result);
+  }
+  for (bool any = true; any && !result.fault;) {
+    any = false;
+    for (auto& r : runs) {
+      if (r->done) continue;
+      if (turn(launch, *r, launch_total, result)) any = true;
+      else finishBlock(*r, result);
+      if (result.fault) break;
+    }
+  }
+  for (auto& r : runs)
+    if (!r->done) finishBlock(*r, result);
   return result;
 }
 

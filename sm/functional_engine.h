@@ -1,6 +1,7 @@
 // The functional mode: runs every block of a launch to completion, warp by warp, with no notion
 // of time. Blocks run one after another; the warps of a block take turns until each exits or
-// waits at a barrier. The timing model drives the same per-warp step instead.
+// waits at a barrier. A cooperative launch's blocks (which may wait for each other in grid.sync())
+// are all started and take turns instead. The timing model drives the same per-warp step.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +40,13 @@ class FunctionalEngine {
   static void step(ExecContext& c, Warp& w);
 
  private:
-  // Returns false when the block faulted (the report is in `result`).
-  bool runBlock(LaunchState& launch, std::uint64_t linear_block, LaunchResult& result);
+  struct BlockRun;
+  void startBlock(LaunchState& launch, std::uint64_t linear_block, BlockRun& run, LaunchResult& result);
+  // One turn: each ready warp of the block runs up to a quantum. False when the block has ended
+  // (every warp exited) or stopped (a fault, a limit; the report is in `result`).
+  bool turn(LaunchState& launch, BlockRun& run, std::uint64_t& launch_warp_instructions, LaunchResult& result);
+  // Adds the block's instructions to the result.
+  void finishBlock(BlockRun& run, LaunchResult& result);
 
   EngineLimits limits_;
 };

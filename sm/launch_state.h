@@ -2,6 +2,7 @@
 // (parameters, grid shape, device memory, printf output).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ struct LaunchState {
   std::uint32_t dynamic_shared_bytes = 0;
   std::uint32_t num_sms = 1;
   std::uint64_t grid_id = 1;
+  // %envreg0..31. A cooperative launch (LAUNCH_DESC.GRID_SYNC_ADDR) puts the address of the bytes its
+  // blocks synchronise through in %envreg1 (high half) and %envreg2 (low half), where cooperative
+  // groups' grid.sync() looks for it; its blocks then run side by side (`cooperative`).
+  std::array<std::uint32_t, 32> envreg{};
+  bool cooperative = false;
   std::uint64_t stack_size_bytes = 1024;
   // Nested calls one thread may make (limits.call_depth_frames), whatever the frames' sizes: a
   // recursive .func without locals must fault, not grow the host's memory without end.

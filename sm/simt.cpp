@@ -11,7 +11,8 @@ namespace scgpu::sm {
 
 namespace {
 
-std::uint64_t specialValue(ptx::SpecialReg r, const Warp& w, int lane, const BlockState& b, const LaunchState& l) {
+std::uint64_t specialValue(ptx::SpecialReg r, std::uint32_t index, const Warp& w, int lane, const BlockState& b,
+                           const LaunchState& l) {
   using ptx::SpecialReg;
   const std::uint32_t lanebit = 1u << lane;
   switch (r) {
@@ -51,7 +52,7 @@ std::uint64_t specialValue(ptx::SpecialReg r, const Warp& w, int lane, const Blo
     case SpecialReg::NclusteridX: return l.grid[0];
     case SpecialReg::NclusteridY: return l.grid[1];
     case SpecialReg::NclusteridZ: return l.grid[2];
-    case SpecialReg::EnvReg: return 0;  // the driver sets no environment registers
+    case SpecialReg::EnvReg: return index < l.envreg.size() ? l.envreg[index] : 0;
     case SpecialReg::ExternSharedBase: {
       std::uint32_t a = l.program->dynamic_shared_align;
       return (l.program->static_shared_bytes + a - 1) / a * a;
@@ -115,7 +116,7 @@ void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const B
         break;
       case ptx::SlotInit::Kind::Special:
         for (int lane = 0; lane < kWarpSize; ++lane)
-          slot[lane] = specialValue(ptx::SpecialReg(init.value), w, lane, block, launch);
+          slot[lane] = specialValue(ptx::specialOf(init.value), ptx::specialIndexOf(init.value), w, lane, block, launch);
         break;
     }
   }

@@ -638,12 +638,16 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
       r.shared_bytes = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_SHARED_BYTES_OFFSET);
       const auto param_bytes = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_PARAM_BYTES_OFFSET);
       const auto param_addr = load<std::uint64_t>(d + SCGPU_LAUNCH_DESC_PARAM_ADDR_OFFSET);
-      if (load<std::uint64_t>(d + SCGPU_LAUNCH_DESC_RESERVED_OFFSET) != 0 || name_bytes == 0 ||
-          name_bytes > kMaxEntryNameBytes || param_bytes > kMaxParamBytes)
+      r.grid_sync_addr = load<std::uint64_t>(d + SCGPU_LAUNCH_DESC_GRID_SYNC_ADDR_OFFSET);
+      if (name_bytes == 0 || name_bytes > kMaxEntryNameBytes || param_bytes > kMaxParamBytes || r.grid_sync_addr % 8)
         return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, desc,
                    fmt::format("LAUNCH: descriptor at 0x{:x}: the name must be 1 to {} bytes (is {}), the parameters "
-                               "at most {} bytes (are {}) and RESERVED 0",
-                               desc, kMaxEntryNameBytes, name_bytes, kMaxParamBytes, param_bytes));
+                               "at most {} bytes (are {}) and GRID_SYNC_ADDR 8-byte aligned (is 0x{:x})",
+                               desc, kMaxEntryNameBytes, name_bytes, kMaxParamBytes, param_bytes, r.grid_sync_addr));
+      std::uint8_t sync_bytes[16];
+      if (r.grid_sync_addr && !device_.read(r.grid_sync_addr, sync_bytes, sizeof sync_bytes))
+        return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, r.grid_sync_addr,
+                   fmt::format("LAUNCH: the grid synchronisation bytes at 0x{:x} are not mapped", r.grid_sync_addr));
       r.entry.assign(name_bytes, '\0');
       r.params.assign(param_bytes, 0);
       if (!device_.read(name_addr, r.entry.data(), name_bytes))

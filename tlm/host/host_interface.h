@@ -40,6 +40,7 @@ struct LaunchRequest {
   std::uint32_t block[3] = {1, 1, 1};
   std::uint32_t shared_bytes = 0;
   std::vector<std::uint8_t> params;
+  std::uint64_t grid_sync_addr = 0;  // LAUNCH_DESC.GRID_SYNC_ADDR: a cooperative launch when not 0
 };
 
 // How a launch ended. `error_kind` is an SCGPU_ERROR_KIND_* value (NONE when it ran clean).

@@ -242,7 +242,7 @@ typedef char scgpu_gpfifo_entry_size_check[sizeof(scgpu_gpfifo_entry) == 16 ? 1 
 #define SCGPU_LAUNCH_DESC_SHARED_BYTES_OFFSET 40u
 #define SCGPU_LAUNCH_DESC_PARAM_BYTES_OFFSET 44u
 #define SCGPU_LAUNCH_DESC_PARAM_ADDR_OFFSET 48u
-#define SCGPU_LAUNCH_DESC_RESERVED_OFFSET 56u
+#define SCGPU_LAUNCH_DESC_GRID_SYNC_ADDR_OFFSET 56u
 typedef struct scgpu_launch_desc {
   uint32_t module_slot;
   uint32_t entry_name_bytes;
@@ -256,7 +256,7 @@ typedef struct scgpu_launch_desc {
   uint32_t shared_bytes;
   uint32_t param_bytes;
   uint64_t param_addr;
-  uint64_t reserved;
+  uint64_t grid_sync_addr;
 } scgpu_launch_desc;
 typedef char scgpu_launch_desc_size_check[sizeof(scgpu_launch_desc) == 64 ? 1 : -1];
 #define SCGPU_PAGE_TABLE_ENTRY_SIZE_BYTES 8u
