@@ -173,6 +173,15 @@ TEST(Fault, DeviceAssertFromCompiledCuda) {
   EXPECT_EQ(rt.lastFault()->kind, "assert");
   EXPECT_NE(rt.lastFault()->message.find("faults.cu"), std::string::npos) << rt.lastFault()->message;
   EXPECT_NE(rt.lastFault()->source_location.find("faults.cu"), std::string::npos) << rt.lastFault()->toString();
+  // Each failing thread of the first failing warp prints what a GPU prints (an H200 printed
+  // "FILE:LINE: FUNCTION: block: [1,0,0], thread: [28,0,0] Assertion `gtid < N` failed." for
+  // each failing thread of the CUDA samples' simpleAssert): here every lane of warp 0, as in[] is 0.
+  const std::string out = rt.takePrintfOutput();
+  std::size_t lines = 0;
+  for (std::size_t at = out.find("Assertion `"); at != std::string::npos; at = out.find("Assertion `", at + 1)) ++lines;
+  EXPECT_EQ(lines, 32u) << out;
+  EXPECT_NE(out.find("block: [0,0,0], thread: [31,0,0] Assertion `"), std::string::npos) << out;
+  EXPECT_NE(out.find("faults.cu:"), std::string::npos) << out;
 }
 
 }  // namespace

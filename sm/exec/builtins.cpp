@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "sm/exec/mem_access.h"
 #include "sm/global_effects.h"
 #include "sm/simt.h"
@@ -180,6 +182,17 @@ void callBuiltin(ExecContext& c, const ptx::DecodedFunction& f, const ptx::CallS
       std::string file = readString(c, lane, readArg(w, lane, base, site, 1));
       std::uint32_t line = std::uint32_t(readArg(w, lane, base, site, 2));
       std::string func = readString(c, lane, readArg(w, lane, base, site, 3));
+      // Each failing thread prints the line a GPU prints (into the printf output, as CUDA's device
+      // assert does) before the kernel stops.
+      std::string lines;
+      const std::uint32_t* ctaid = c.block->ctaid;
+      forLanes(c.mask, [&](int l) {
+        lines += fmt::format("{}:{}: {}: block: [{},{},{}], thread: [{},{},{}] Assertion `{}` failed.\n", file, line,
+                             func, ctaid[0], ctaid[1], ctaid[2], w.tid[l][0], w.tid[l][1], w.tid[l][2], msg);
+      });
+      GlobalEffects::callOrRun(c.effects, [launch = c.launch, lines = std::move(lines)] {
+        if (launch->printf_output.size() + lines.size() <= launch->printf_limit_bytes) launch->printf_output += lines;
+      });
       throw FaultSignal{"assert", file + ":" + std::to_string(line) + ": " + func + ": Assertion `" + msg + "` failed.",
                         std::uint32_t(lane)};
     }
