@@ -357,6 +357,17 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("--threads", exec_opt.threads, "Host threads that tick the SMs (timing mode)")
       ->type_name("N")
       ->check(CLI::Range(1, 256));
+  exec_cmd->add_option("--max-cycles", exec_opt.max_cycles,
+                       "Stop a kernel that runs longer than N core cycles with a timeout fault (the program sees "
+                       "cudaErrorLaunchTimeout; sets limits.cycles_per_launch)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  exec_cmd->add_option("--timeout", exec_opt.timeout_s,
+                       "Stop the simulated device after SECONDS of wall-clock time: the running kernel ends with a "
+                       "timeout fault (cudaErrorLaunchTimeout), and the statistics gathered so far are written, "
+                       "marked partial")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.001, 1e9));
   exec_cmd->add_option("PROGRAM", exec_opt.program, "The program and its arguments, after --")
       ->required()
       ->expected(1, -1);

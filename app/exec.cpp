@@ -86,6 +86,7 @@ std::string cudartDirectory() {
 int execProgram(const ExecOptions& o) {
   std::vector<std::string> overrides = o.overrides;
   if (o.threads) overrides.push_back(fmt::format("simulation.host_threads={}", o.threads));
+  if (o.max_cycles) overrides.push_back(fmt::format("limits.cycles_per_launch={}", o.max_cycles));
   // A bad config is reported here, with its file:line:col, rather than by the library inside the
   // program. Throws ConfigError (exit status 3).
   const std::string config_path = GpuConfig::resolve(o.config);
@@ -120,6 +121,7 @@ int execProgram(const ExecOptions& o) {
   setEnv("SCGPU_CUDART_TRACE", o.trace.empty() ? "" : absolute(o.trace));
   setEnv("SCGPU_CUDART_TIMELINE", o.timeline.empty() ? "" : absolute(o.timeline));
   setEnv("SCGPU_CONFIG_DIR", GpuConfig::configDir());
+  setEnv("SCGPU_CUDART_TIMEOUT", o.timeout_s > 0 ? fmt::format("{}", o.timeout_s) : "");
 
   std::vector<char*> argv;
   for (const std::string& a : o.program) argv.push_back(const_cast<char*>(a.c_str()));

@@ -5,6 +5,7 @@
 // are the program's own. docs/cuda-programs.md is the guide.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ struct ExecOptions {
   std::string trace;                   // waveform (.fst/.vcd), timing mode
   std::string timeline;                // Chrome trace-event timeline, timing mode
   unsigned threads = 0;                // host threads for the SMs (0: the config's)
+  std::uint64_t max_cycles = 0;        // limits.cycles_per_launch (0: the config's)
+  double timeout_s = 0;                // wall-clock bound on the simulated device (0: none)
   std::vector<std::string> program;    // PROGRAM ARGS...
 };
 

@@ -58,7 +58,7 @@ abi::Error errorOf(driver::Error e) {
     case driver::Error::MisalignedAddress: return abi::kMisalignedAddress;
     case driver::Error::IllegalInstruction: return abi::kIllegalInstruction;
     case driver::Error::Assert: return abi::kAssert;
-    case driver::Error::BarrierDeadlock: return abi::kLaunchFailure;
+    case driver::Error::BarrierDeadlock: return abi::kLaunchTimeout;  // also watchdog and time limits, as the driver names it
     case driver::Error::InvalidConfiguration: return abi::kInvalidConfiguration;
   }
   return abi::kUnknown;
@@ -85,6 +85,7 @@ Settings Settings::fromEnvironment() {
   s.stats_json = env("SCGPU_CUDART_STATS_JSON");
   s.trace = env("SCGPU_CUDART_TRACE");
   s.timeline = env("SCGPU_CUDART_TIMELINE");
+  if (!env("SCGPU_CUDART_TIMEOUT").empty()) s.timeout_s = std::strtod(env("SCGPU_CUDART_TIMEOUT").c_str(), nullptr);
   return s;
 }
 
@@ -254,6 +255,8 @@ abi::Error State::openDevice() {
     return abi::kNoDevice;
   }
   transport_->device().keepLaunchReports(true);
+  interrupt_ = std::make_unique<run_control::InterruptGuard>();
+  if (settings_.timeout_s > 0) run_control::setWallTimeout(settings_.timeout_s);
   legacy_ = std::make_unique<Stream>();
   if (scgpu_stream_create(dev_, 0, &legacy_->s) != SCGPU_SUCCESS) {
     say(fmt::format("cannot create the default stream: {}", scgpu_last_error(dev_)));
@@ -1008,6 +1011,9 @@ void State::writeStatistics() {
                         {"simulated_ns", r.simulated_ns}};
     if (!r.refusal.empty()) l["refusal"] = r.refusal;
     if (r.fault) l["fault"] = r.fault->toString();
+    if (r.fault && (r.fault->kind == run_control::stopKind(run_control::Stop::Interrupted) ||
+                    r.fault->kind == run_control::stopKind(run_control::Stop::WallTimeout)))
+      stopped_early_ = true;
     warp += r.warp_instructions;
     thread += r.thread_instructions;
     cycles += r.core_cycles;
@@ -1018,6 +1024,7 @@ void State::writeStatistics() {
   j["mode"] = driver::modeName(settings_.mode);
   j["config_source"] = config_->sourceName();
   j["launches"] = launches;
+  j["partial"] = stopped_early_;
   j["totals"] = {{"launches", launches.size()},
                  {"warp_instructions", warp},
                  {"thread_instructions", thread},
@@ -1035,6 +1042,7 @@ void State::finish() {
   flushPrintf();
   writeStatistics();
   if (settings_.mode == driver::Mode::Timing) transport_->device().closeTraces();
+  interrupt_.reset();
   // The device stays open: the program's remaining atexit handlers may still call in, and the
   // process is ending anyway.
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/run_control.h"
 #include "cudart/cuda_abi.h"
 #include "cudart/fatbin.h"
 #include "driver/device_properties.h"
@@ -35,11 +36,16 @@ namespace scgpu::cudart {
 //   SCGPU_CUDART_STATS_JSON  where to write the statistics at exit (per launch and per component)
 //   SCGPU_CUDART_TRACE       the waveform (.fst/.vcd, timing mode)
 //   SCGPU_CUDART_TIMELINE    the Chrome trace-event timeline (timing mode)
+//   SCGPU_CUDART_TIMEOUT     seconds of wall-clock time the simulated device may run (0 or unset: no bound)
+// While the device is open, the first Ctrl-C stops the running kernel (an "interrupted" fault the
+// program sees as cudaErrorLaunchTimeout) instead of killing the process, so that the statistics
+// are still written; a second one kills it.
 struct Settings {
   std::string config = "hopper";
   std::vector<std::string> overrides;
   driver::Mode mode = driver::Mode::Timing;
   std::string stats_json, trace, timeline;
+  double timeout_s = 0;
   static Settings fromEnvironment();
 };
 
@@ -190,6 +196,8 @@ class State {
   driver::DeviceProperties props_;
   scgpu_device* dev_ = nullptr;
   driver::InProcessTransport* transport_ = nullptr;  // owned by dev_
+  std::unique_ptr<run_control::InterruptGuard> interrupt_;
+  bool stopped_early_ = false;  // a launch ended by Ctrl-C or the timeout: statistics are partial
   bool open_failed_ = false;
   bool finished_ = false;
   abi::Error open_error_ = abi::kSuccess;
