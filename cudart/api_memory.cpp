@@ -193,51 +193,50 @@ SCGPU_CUDART_API Error cudaMemset2DAsync(void* dst, std::size_t pitch, int value
 }
 SCGPU_CUDART_PTSZ(cudaMemset2DAsync)
 
+namespace {
+
+// A copy into (to_symbol) or out of a module variable at `offset`; `other` is the host or device
+// memory on the other side. The direction must be one CUDA allows for that side.
+Error symbolCopy(State& s, bool to_symbol, const void* symbol, void* other, std::size_t bytes, std::size_t offset,
+                 MemcpyKind kind, void* stream, bool async) {
+  const MemcpyKind from_other = to_symbol ? abi::kHostToDevice : abi::kDeviceToHost;
+  if (kind != from_other && kind != abi::kDeviceToDevice && kind != abi::kDefault)
+    return s.fail(abi::kInvalidMemcpyDirection);
+  scgpu_devptr at = 0;
+  if (const Error e = symbolRange(s, symbol, bytes, offset, &at)) return e;
+  return to_symbol ? s.memcpy(ptr(at), other, bytes, kind, stream, async)
+                   : s.memcpy(other, ptr(at), bytes, kind, stream, async);
+}
+
+}  // namespace
+
 SCGPU_CUDART_API Error cudaMemcpyToSymbol(const void* symbol, const void* src, std::size_t bytes, std::size_t offset,
                                           MemcpyKind kind) {
   return onDevice("cudaMemcpyToSymbol", [&](State& s) {
-    if (kind != abi::kHostToDevice && kind != abi::kDeviceToDevice && kind != abi::kDefault)
-      return s.fail(abi::kInvalidMemcpyDirection);
-    scgpu_devptr at = 0;
-    if (const Error e = symbolRange(s, symbol, bytes, offset, &at)) return e;
-    return s.memcpy(ptr(at), src, bytes, kind, nullptr, false);
+    return symbolCopy(s, true, symbol, const_cast<void*>(src), bytes, offset, kind, nullptr, false);
   });
 }
 SCGPU_CUDART_PTDS(cudaMemcpyToSymbol)
 
 SCGPU_CUDART_API Error cudaMemcpyFromSymbol(void* dst, const void* symbol, std::size_t bytes, std::size_t offset,
                                             MemcpyKind kind) {
-  return onDevice("cudaMemcpyFromSymbol", [&](State& s) {
-    if (kind != abi::kDeviceToHost && kind != abi::kDeviceToDevice && kind != abi::kDefault)
-      return s.fail(abi::kInvalidMemcpyDirection);
-    scgpu_devptr at = 0;
-    if (const Error e = symbolRange(s, symbol, bytes, offset, &at)) return e;
-    return s.memcpy(dst, ptr(at), bytes, kind, nullptr, false);
-  });
+  return onDevice("cudaMemcpyFromSymbol",
+                  [&](State& s) { return symbolCopy(s, false, symbol, dst, bytes, offset, kind, nullptr, false); });
 }
 SCGPU_CUDART_PTDS(cudaMemcpyFromSymbol)
 
 SCGPU_CUDART_API Error cudaMemcpyToSymbolAsync(const void* symbol, const void* src, std::size_t bytes,
                                                std::size_t offset, MemcpyKind kind, void* stream) {
   return onDevice("cudaMemcpyToSymbolAsync", [&](State& s) {
-    if (kind != abi::kHostToDevice && kind != abi::kDeviceToDevice && kind != abi::kDefault)
-      return s.fail(abi::kInvalidMemcpyDirection);
-    scgpu_devptr at = 0;
-    if (const Error e = symbolRange(s, symbol, bytes, offset, &at)) return e;
-    return s.memcpy(ptr(at), src, bytes, kind, stream, true);
+    return symbolCopy(s, true, symbol, const_cast<void*>(src), bytes, offset, kind, stream, true);
   });
 }
 SCGPU_CUDART_PTSZ(cudaMemcpyToSymbolAsync)
 
 SCGPU_CUDART_API Error cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, std::size_t bytes, std::size_t offset,
                                                  MemcpyKind kind, void* stream) {
-  return onDevice("cudaMemcpyFromSymbolAsync", [&](State& s) {
-    if (kind != abi::kDeviceToHost && kind != abi::kDeviceToDevice && kind != abi::kDefault)
-      return s.fail(abi::kInvalidMemcpyDirection);
-    scgpu_devptr at = 0;
-    if (const Error e = symbolRange(s, symbol, bytes, offset, &at)) return e;
-    return s.memcpy(dst, ptr(at), bytes, kind, stream, true);
-  });
+  return onDevice("cudaMemcpyFromSymbolAsync",
+                  [&](State& s) { return symbolCopy(s, false, symbol, dst, bytes, offset, kind, stream, true); });
 }
 SCGPU_CUDART_PTSZ(cudaMemcpyFromSymbolAsync)
 

@@ -46,6 +46,13 @@ std::string programName() {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// cudaMemcpyDefault resolved from where the pointers are (unified addressing).
+abi::MemcpyKind resolveKind(abi::MemcpyKind kind, bool src_on_device, bool dst_on_device) {
+  if (kind != abi::kDefault) return kind;
+  return src_on_device ? (dst_on_device ? abi::kDeviceToDevice : abi::kDeviceToHost)
+                       : (dst_on_device ? abi::kHostToDevice : abi::kHostToHost);
+}
+
 abi::Error errorOf(driver::Error e) {
   switch (e) {
     case driver::Error::Success: return abi::kSuccess;
@@ -688,10 +695,7 @@ abi::Error State::memcpy(void* dst, const void* src, std::size_t bytes, abi::Mem
   if (!s) return fail(abi::kInvalidResourceHandle);
   // Managed memory is on the host's side until the device has run, on the device's after.
   auto onDevice = [&](const void* p) { return isManaged(p) ? managed_on_device_ : isDevice(p, 1); };
-  const bool dst_dev = onDevice(dst), src_dev = onDevice(src);
-  if (kind == abi::kDefault)
-    kind = src_dev ? (dst_dev ? abi::kDeviceToDevice : abi::kDeviceToHost)
-                   : (dst_dev ? abi::kHostToDevice : abi::kHostToHost);
+  kind = resolveKind(kind, onDevice(src), onDevice(dst));
   if (kind < abi::kHostToHost || kind > abi::kDefault) return fail(abi::kInvalidMemcpyDirection);
   if (kind == abi::kHostToHost || (isManaged(dst) && isManaged(src) && !managed_on_device_)) {
     // The host copies; CUDA orders it after the stream's work.
@@ -727,10 +731,7 @@ abi::Error State::memcpy2D(void* dst, std::size_t dpitch, const void* src, std::
   if (const abi::Error e = ensureDevice()) return e;
   if (sticky_) return sticky_;
   if (width == 0 || height == 0) return abi::kSuccess;
-  const bool src_dev = isDevice(src, 1), dst_dev = isDevice(dst, 1);
-  if (kind == abi::kDefault)
-    kind = src_dev ? (dst_dev ? abi::kDeviceToDevice : abi::kDeviceToHost)
-                   : (dst_dev ? abi::kHostToDevice : abi::kHostToHost);
+  kind = resolveKind(kind, isDevice(src, 1), isDevice(dst, 1));
   Stream* s = stream(stream_handle);
   if (!s) return fail(abi::kInvalidResourceHandle);
   if (kind == abi::kHostToDevice || kind == abi::kDeviceToHost) {
@@ -890,9 +891,7 @@ abi::Error State::launch(const void* host_function, abi::Dim3 grid, abi::Dim3 bl
                             "{}x{}x{}",
                             name, grid.x, grid.y, grid.z, max_grid[0], max_grid[1], max_grid[2]));
   const Kernel& k = kernels_.at(host_function);
-  const std::uint64_t default_limit = 48 * 1024;
-  const std::uint64_t dynamic_limit =
-      k.max_dynamic_shared >= 0 ? std::uint64_t(k.max_dynamic_shared) : default_limit - std::min<std::uint64_t>(default_limit, prog->static_shared_bytes);
+  const std::uint64_t dynamic_limit = dynamicSharedLimit(k, *prog);
   if (shared > dynamic_limit)
     return fail(abi::kInvalidValue,
                 fmt::format("kernel '{}' asks for {} bytes of dynamic shared memory; above {} bytes a kernel needs "
@@ -928,6 +927,13 @@ abi::Error State::launch(const void* host_function, abi::Dim3 grid, abi::Dim3 bl
   return check(st, "cudaLaunchKernel");
 }
 
+std::uint64_t State::dynamicSharedLimit(const Kernel& k, const ptx::Program& prog) const {
+  if (k.max_dynamic_shared >= 0) return std::uint64_t(k.max_dynamic_shared);
+  // Without the opt-in, static and dynamic shared memory share the default per-block limit.
+  const std::uint64_t limit = props_.shared_mem_per_block;
+  return limit - std::min<std::uint64_t>(limit, prog.static_shared_bytes);
+}
+
 abi::Error State::funcAttributes(abi::FuncAttributes* attr, const void* host_function) {
   if (!attr) return fail(abi::kInvalidValue);
   if (const abi::Error e = ensureDevice()) return e;
@@ -953,8 +959,7 @@ abi::Error State::funcAttributes(abi::FuncAttributes* attr, const void* host_fun
   attr->maxThreadsPerBlock = max_threads;
   attr->ptxVersion = int(k.fatbin->ptx_version);
   attr->binaryVersion = int(arch());
-  attr->maxDynamicSharedSizeBytes =
-      k.max_dynamic_shared >= 0 ? k.max_dynamic_shared : int(48 * 1024 - std::min<std::uint32_t>(48 * 1024, prog->static_shared_bytes));
+  attr->maxDynamicSharedSizeBytes = int(dynamicSharedLimit(k, *prog));
   attr->preferredShmemCarveout = -1;
   return abi::kSuccess;
 }

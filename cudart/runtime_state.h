@@ -166,6 +166,10 @@ class State {
   };
 
   abi::Error openDevice();
+  // The most dynamic shared memory a launch of `k` may ask for: its
+  // cudaFuncAttributeMaxDynamicSharedMemorySize, else the default per-block limit less its static
+  // shared memory.
+  std::uint64_t dynamicSharedLimit(const Kernel& k, const ptx::Program& prog) const;
   abi::Error loadModule(Fatbin& f);
   Stream* stream(void* handle);
   // Orders work on `s` after the legacy default stream (a blocking stream) or after every blocking

@@ -5,8 +5,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,11 +21,6 @@ using scgpu::cudart::parseFatbin;
 
 constexpr std::size_t kLimit = 64 << 20;
 
-std::vector<std::uint8_t> readBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 template <typename T> T at(const std::vector<std::uint8_t>& b, std::size_t off) {
   T v{};
   if (off + sizeof v <= b.size()) std::memcpy(&v, b.data() + off, sizeof v);
@@ -36,7 +29,8 @@ template <typename T> T at(const std::vector<std::uint8_t>& b, std::size_t off) 
 
 // The contents of the ELF64 section `name` of a program (empty when it has none).
 std::vector<std::uint8_t> elfSection(const std::string& path, const std::string& name) {
-  const std::vector<std::uint8_t> elf = readBytes(path);
+  const std::string file = scgpu::test::readFile(path);
+  const std::vector<std::uint8_t> elf(file.begin(), file.end());
   if (elf.size() < 64 || std::memcmp(elf.data(), "\x7f" "ELF", 4) != 0) return {};
   const auto shoff = at<std::uint64_t>(elf, 0x28);
   const auto shentsize = at<std::uint16_t>(elf, 0x3a), shnum = at<std::uint16_t>(elf, 0x3c);
