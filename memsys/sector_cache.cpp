@@ -5,7 +5,7 @@
 //   the full line number, so a line's address is tag * line_bytes.
 // - Replacement: an invalid way first (lowest index), otherwise the least recently used ("lru") or
 //   the oldest inserted ("fifo") line; ties go to the lowest way. Recency stamps are kept strictly
-//   increasing within a set (max(now, newest stamp in the set + 1)), so several accesses in one
+//   increasing within a set (max(now, newest stamp the set gave + 1)), so several accesses in one
 //   cycle still have a true order.
 // - access() updates recency whenever the line's tag is present, also on a sector miss (the fill
 //   that follows touches the line anyway).
@@ -64,24 +64,23 @@ SectorCache::SectorCache(const CacheParams& params) : params_(params) {
     write_back_ = false;
   else
     bad("write_policy must be write_through or write_back, got '" + params.write_policy + "'");
+  tags_.assign(std::size_t(sets_) * ways_, kInvalidTag);
   lines_.assign(std::size_t(sets_) * ways_, Line{});
+  newest_use_.assign(sets_, 0);
+  newest_insert_.assign(sets_, 0);
 }
 
 std::uint32_t SectorCache::setIndex(std::uint64_t line_addr) const {
   return std::uint32_t((line_addr >> line_shift_) & (sets_ - 1));
 }
 
-SectorCache::Line* SectorCache::find(std::uint64_t addr) {
-  return const_cast<Line*>(static_cast<const SectorCache*>(this)->find(addr));
-}
-
-const SectorCache::Line* SectorCache::find(std::uint64_t addr) const {
-  const std::uint64_t line = lineAddr(addr);
-  const std::uint64_t tag = line >> line_shift_;
-  const Line* set = &lines_[std::size_t(setIndex(line)) * ways_];
+std::int64_t SectorCache::findWay(std::uint64_t addr) const {
+  const std::uint64_t tag = lineAddr(addr) >> line_shift_;
+  const std::size_t base = std::size_t(std::uint32_t(tag & (sets_ - 1))) * ways_;
+  const std::uint64_t* set = tags_.data() + base;
   for (std::uint32_t w = 0; w < ways_; ++w)
-    if (set[w].valid && set[w].tag == tag) return &set[w];
-  return nullptr;
+    if (set[w] == tag) return std::int64_t(base + w);
+  return -1;
 }
 
 std::uint32_t SectorCache::sectorMask(std::uint64_t addr, std::uint32_t bytes) const {
@@ -98,38 +97,22 @@ std::uint32_t SectorCache::sectorMask(std::uint64_t addr, std::uint32_t bytes) c
 
 SectorCache::Result SectorCache::probe(std::uint64_t addr, std::uint32_t sector_mask) const {
   Result r;
-  if (const Line* l = find(addr)) {
+  if (const std::int64_t way = findWay(addr); way >= 0) {
     r.line_present = true;
-    r.hit_mask = sector_mask & l->valid_mask;
+    r.hit_mask = sector_mask & lines_[std::size_t(way)].valid_mask;
   }
   r.miss_mask = sector_mask & ~r.hit_mask;
   return r;
 }
 
-namespace {
-// Next stamp for a set: at least `now`, and newer than every stamp already in the set.
-template <typename Line, typename Field>
-std::uint64_t nextStamp(const Line* set, std::uint32_t ways, std::uint64_t now, Field field) {
-  std::uint64_t newest = 0;
-  bool any = false;
-  for (std::uint32_t w = 0; w < ways; ++w)
-    if (set[w].valid) {
-      newest = any ? std::max(newest, set[w].*field) : set[w].*field;
-      any = true;
-    }
-  return any ? std::max(now, newest + 1) : now;
-}
-}  // namespace
-
 SectorCache::Result SectorCache::access(std::uint64_t addr, std::uint32_t sector_mask, bool write, std::uint64_t now) {
   Result r;
-  Line* l = find(addr);
-  if (l) {
+  if (const std::int64_t way = findWay(addr); way >= 0) {
+    Line& l = lines_[std::size_t(way)];
     r.line_present = true;
-    r.hit_mask = sector_mask & l->valid_mask;
-    const Line* set = &lines_[std::size_t(setIndex(lineAddr(addr))) * ways_];
-    l->last_use = nextStamp(set, ways_, now, &Line::last_use);
-    if (write && write_back_) l->dirty_mask |= r.hit_mask;
+    r.hit_mask = sector_mask & l.valid_mask;
+    l.last_use = nextStamp(newest_use_, setIndex(lineAddr(addr)), now);
+    if (write && write_back_) l.dirty_mask |= r.hit_mask;
   }
   r.miss_mask = sector_mask & ~r.hit_mask;
   return r;
@@ -138,46 +121,47 @@ SectorCache::Result SectorCache::access(std::uint64_t addr, std::uint32_t sector
 SectorCache::Victim SectorCache::fill(std::uint64_t addr, std::uint32_t sector_mask, bool dirty, std::uint64_t now) {
   Victim v;
   const std::uint64_t line = lineAddr(addr);
-  Line* set = &lines_[std::size_t(setIndex(line)) * ways_];
-  Line* l = find(addr);
-  if (!l) {
+  const std::uint32_t set = setIndex(line);
+  const std::size_t base = std::size_t(set) * ways_;
+  std::int64_t way = findWay(addr);
+  if (way < 0) {
     // Choose a way: the first invalid one, else by policy (oldest stamp; ties to the lowest way).
     std::uint32_t pick = ways_;
     for (std::uint32_t w = 0; w < ways_ && pick == ways_; ++w)
-      if (!set[w].valid) pick = w;
+      if (tags_[base + w] == kInvalidTag) pick = w;
     if (pick == ways_) {
       pick = 0;
       for (std::uint32_t w = 1; w < ways_; ++w) {
-        const std::uint64_t a = lru_ ? set[w].last_use : set[w].inserted;
-        const std::uint64_t b = lru_ ? set[pick].last_use : set[pick].inserted;
-        if (a < b) pick = w;
+        const Line& a = lines_[base + w];
+        const Line& b = lines_[base + pick];
+        if ((lru_ ? a.last_use : a.inserted) < (lru_ ? b.last_use : b.inserted)) pick = w;
       }
       v.valid = true;
-      v.line_addr = set[pick].tag * line_bytes_;
-      v.dirty_mask = set[pick].dirty_mask;
+      v.line_addr = tags_[base + pick] * line_bytes_;
+      v.dirty_mask = lines_[base + pick].dirty_mask;
     }
-    const std::uint64_t inserted = nextStamp(set, ways_, now, &Line::inserted);
-    const std::uint64_t used = nextStamp(set, ways_, now, &Line::last_use);
-    l = &set[pick];
-    *l = Line{};
-    l->tag = line >> line_shift_;
-    l->valid = true;
-    l->inserted = inserted;
-    l->last_use = used;
+    way = std::int64_t(base + pick);
+    Line& l = lines_[std::size_t(way)];
+    l = Line{};
+    tags_[std::size_t(way)] = line >> line_shift_;
+    l.inserted = nextStamp(newest_insert_, set, now);
+    l.last_use = nextStamp(newest_use_, set, now);
   } else {
-    l->last_use = nextStamp(set, ways_, now, &Line::last_use);
+    lines_[std::size_t(way)].last_use = nextStamp(newest_use_, set, now);
   }
-  l->valid_mask |= sector_mask;
-  if (dirty && write_back_) l->dirty_mask |= sector_mask;
+  Line& l = lines_[std::size_t(way)];
+  l.valid_mask |= sector_mask;
+  if (dirty && write_back_) l.dirty_mask |= sector_mask;
   return v;
 }
 
 void SectorCache::invalidate(std::uint64_t addr, std::uint32_t sector_mask) {
-  Line* l = find(addr);
-  if (!l) return;
-  l->valid_mask &= ~sector_mask;
-  l->dirty_mask &= ~sector_mask;
-  if (l->valid_mask == 0) *l = Line{};
+  const std::int64_t way = findWay(addr);
+  if (way < 0) return;
+  Line& l = lines_[std::size_t(way)];
+  l.valid_mask &= ~sector_mask;
+  l.dirty_mask &= ~sector_mask;
+  if (l.valid_mask == 0) dropWay(std::size_t(way));
 }
 
 // ---- MshrTable ----

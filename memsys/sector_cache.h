@@ -4,6 +4,7 @@
 // the L2 slices; MSHRs are separate (memsys/mshr.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -37,7 +38,12 @@ class SectorCache {
   // Drops a line (e.g. a write-through, no-allocate store that hit: the L1 invalidates).
   void invalidate(std::uint64_t addr, std::uint32_t sector_mask);
   // Every line invalid (dirty sectors dropped, not reported): a flush whose write-backs are not timed.
-  void invalidateAll() { lines_.assign(lines_.size(), Line{}); }
+  void invalidateAll() {
+    tags_.assign(tags_.size(), kInvalidTag);
+    lines_.assign(lines_.size(), Line{});
+    newest_use_.assign(newest_use_.size(), 0);
+    newest_insert_.assign(newest_insert_.size(), 0);
+  }
 
   std::uint64_t lineAddr(std::uint64_t addr) const { return addr & ~std::uint64_t(line_bytes_ - 1); }
   // Sectors of [addr, addr+bytes) within its line.
@@ -47,21 +53,38 @@ class SectorCache {
   std::uint32_t sets() const { return sets_; }
 
  private:
+  // A way's state apart from its tag. The tags live in an array of their own (tags_) so that a
+  // lookup scans one contiguous run of 8-byte tags: the lookup is the hottest loop of the
+  // memory-bound simulations, and the 20-way sets of a 40-byte line struct spanned 13 host cache
+  // lines.
   struct Line {
-    std::uint64_t tag = 0;
-    bool valid = false;
     std::uint32_t valid_mask = 0, dirty_mask = 0;
     std::uint64_t last_use = 0, inserted = 0;
   };
-  Line* find(std::uint64_t addr);
-  const Line* find(std::uint64_t addr) const;
+  static constexpr std::uint64_t kInvalidTag = ~std::uint64_t{0};  // no line number reaches it
+  // The way of `addr`'s line in the cache, or -1.
+  std::int64_t findWay(std::uint64_t addr) const;
   std::uint32_t setIndex(std::uint64_t line_addr) const;
+  // The next recency (or insertion) stamp of a set: at least `now` and above every stamp the set
+  // has given, so the valid lines of a set are ordered by when they were last stamped.
+  std::uint64_t nextStamp(std::vector<std::uint64_t>& newest, std::uint32_t set, std::uint64_t now) {
+    const std::uint64_t s = std::max(now, newest[set] + 1);
+    newest[set] = s;
+    return s;
+  }
+  void dropWay(std::size_t way) {
+    tags_[way] = kInvalidTag;
+    lines_[way] = Line{};
+  }
 
   CacheParams params_;
   std::uint32_t line_bytes_, sector_bytes_, sets_, ways_;
   std::uint32_t line_shift_ = 0;  // log2(line_bytes_)
   bool write_back_, lru_;
-  std::vector<Line> lines_;  // sets_ x ways_
+  std::vector<std::uint64_t> tags_;  // sets_ x ways_: the line number, or kInvalidTag
+  std::vector<Line> lines_;          // sets_ x ways_
+  // Per set, the newest recency and insertion stamps given (nextStamp).
+  std::vector<std::uint64_t> newest_use_, newest_insert_;
 };
 
 // Miss status holding registers: one entry per outstanding line, merging later requests to the

@@ -20,20 +20,24 @@ ClockDomain::ClockDomain(sc_core::sc_module_name name, double clock_mhz)
   dont_initialize();
 }
 
-void ClockDomain::add(Component c) {
+std::size_t ClockDomain::add(Component c) {
   components_.push_back(std::move(c));
   active_.push_back(0);
   group_at_.push_back(-1);
+  quiet_until_.push_back(0);
+  return components_.size() - 1;
 }
 
-void ClockDomain::addParallel(std::vector<Component> members, Commit commit) {
+std::size_t ClockDomain::addParallel(std::vector<Component> members, Commit commit) {
   Group g;
   g.first = components_.size();
   g.count = members.size();
   g.commit = std::move(commit);
   for (auto& m : members) add(std::move(m));
   if (g.count) group_at_[g.first] = int(groups_.size());
+  const std::size_t first = g.first;
   groups_.push_back(std::move(g));
+  return first;
 }
 
 ClockDomain::Threads::Threads(unsigned n, bool always_parallel)
@@ -72,7 +76,7 @@ void ClockDomain::setThreads(std::shared_ptr<Threads> threads, bool leader) {
 void ClockDomain::tickGroup(Group& g) {
   ready_.clear();
   for (std::size_t i = g.first; i < g.first + g.count; ++i) {
-    active_[i] = !components_[i].idle();
+    active_[i] = cycle_ >= quiet_until_[i] && !components_[i].idle();
     if (active_[i]) ready_.push_back(i - g.first);
   }
   Component* members = &components_[g.first];
@@ -116,7 +120,7 @@ void ClockDomain::evaluate() {
       i += g.count;
       continue;
     }
-    active_[i] = !components_[i].idle();
+    active_[i] = cycle_ >= quiet_until_[i] && !components_[i].idle();
     if (active_[i]) components_[i].tick(cycle_);
     ++i;
   }
@@ -125,23 +129,27 @@ void ClockDomain::evaluate() {
 }
 
 void ClockDomain::transfer() {
-  for (auto& c : components_)
-    if (c.transfer) c.transfer(cycle_);
+  const std::size_t n = components_.size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (components_[i].transfer && cycle_ >= quiet_until_[i]) components_[i].transfer(cycle_);
   // Only after every transfer: a later component's transfer may hand work to an earlier one.
+  for (std::size_t i = 0; i < n; ++i)
+    if (components_[i].quiet && cycle_ >= quiet_until_[i]) quiet_until_[i] = components_[i].quiet();
   bool busy = false;
-  for (auto& c : components_)
-    if (c.keeps_awake && !c.idle()) {
-      busy = true;
-      break;
-    }
+  for (std::size_t i = 0; i < n && !busy; ++i)
+    busy = components_[i].keeps_awake && quiet_until_[i] <= cycle_ && !components_[i].idle();
   if (busy) {
     edge_ev_.notify(period_);
     return;
   }
   sleeping_ = true;
   std::uint64_t next = kNever;
-  for (auto& c : components_)
-    if (c.due) next = std::min(next, c.due());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (quiet_until_[i] > cycle_)
+      next = std::min(next, quiet_until_[i]);  // quiet: its due() is that cycle (or kNever)
+    else if (components_[i].due)
+      next = std::min(next, components_[i].due());
+  }
   if (next == kNever) return;  // until wake()
   // An edge at `next`; wake() brings an earlier one (an earlier notification replaces a later).
   next = std::max(next, cycle_ + 1);

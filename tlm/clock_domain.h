@@ -29,12 +29,13 @@ class ClockDomain : public sc_core::sc_module {
   struct Component {
     Component(std::function<void(std::uint64_t)> tick_fn, std::function<bool()> idle_fn,
               std::function<void(std::uint64_t)> transfer_fn = {}, std::function<std::uint64_t()> due_fn = {},
-              bool keeps_awake_domain = true)
+              bool keeps_awake_domain = true, std::function<std::uint64_t()> quiet_fn = {})
         : tick(std::move(tick_fn)),
           idle(std::move(idle_fn)),
           transfer(std::move(transfer_fn)),
           due(std::move(due_fn)),
-          keeps_awake(keeps_awake_domain) {}
+          keeps_awake(keeps_awake_domain),
+          quiet(std::move(quiet_fn)) {}
     std::function<void(std::uint64_t cycle)> tick;
     std::function<bool()> idle;
     std::function<void(std::uint64_t cycle)> transfer;  // may be empty
@@ -47,16 +48,24 @@ class ClockDomain : public sc_core::sc_module {
     // the domain evaluating every edge; only its due() brings an edge (the chip's monitor, whose
     // checks need only the edges at which something happens, and its own deadlines).
     bool keeps_awake = true;
+    // For a component of which there are many (SMs): asked after its transfer step, the first
+    // cycle before which it is certain to be idle, with nothing to transfer, unless something
+    // arrives for it (wakeComponent); 0 when it must be looked at every edge. Until that cycle the
+    // domain neither asks it idle() nor transfers or ticks it: with 132 SMs, asking each sleeping
+    // SM at every edge touched state that is not in the host's caches and cost more than the
+    // SMs that worked. May be empty (looked at every edge).
+    std::function<std::uint64_t()> quiet;
   };
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
-  // Components tick in the order they were added.
-  void add(Component c);
+  // Components tick in the order they were added. Returns the component's index (wakeComponent).
+  std::size_t add(Component c);
   // Members that share no state in tick (SMs, whose global-memory effects wait for commit): they
   // may tick on several host threads, in any order, and then `commit` runs on this thread, after
   // all of them, with the indices (in `members`, ascending) of those that ticked. Together they
   // take the place of one component in the tick order.
   using Commit = std::function<void(std::uint64_t cycle, const std::vector<std::size_t>& ticked)>;
-  void addParallel(std::vector<Component> members, Commit commit);
+  // Returns the index of the first member (the others follow it).
+  std::size_t addParallel(std::vector<Component> members, Commit commit);
   // Host threads for the parallel members of a chip's domains, and when to use them. Handing a
   // cycle's ticks to the threads costs microseconds, and whether that pays depends on the
   // members' work, which changes as a kernel runs. So the leading domain (the core clock) times,
@@ -91,6 +100,15 @@ class ClockDomain : public sc_core::sc_module {
 
   // Work arrived for a component of this domain: resume ticking at the next edge.
   void wake();
+  // Something outside the components' ticks changed them (statistics settled between kernels):
+  // every component is looked at again from the next edge.
+  void unquietAll() { quiet_until_.assign(quiet_until_.size(), 0); }
+  // Work arrived for component `index` (add()'s index): it is looked at again from the next edge,
+  // whatever its quiet() said.
+  void wakeComponent(std::size_t index) {
+    if (index < quiet_until_.size()) quiet_until_[index] = 0;
+    wake();
+  }
   // The cycle in progress at the current simulated time (the last edge at or before now), also
   // while the domain sleeps: what arrives now is stamped with it and handled at the next edge.
   std::uint64_t cycle() const { return sc_core::sc_time_stamp().value() / period_.value(); }
@@ -120,6 +138,9 @@ class ClockDomain : public sc_core::sc_module {
   bool leader_ = false;
   std::vector<std::function<void(std::uint64_t)>> observers_;
   std::vector<char> active_;
+  // Per component: it is idle with nothing to transfer before this cycle (Component::quiet) unless
+  // woken; kept apart from the components so the look at a quiet one touches only this array.
+  std::vector<std::uint64_t> quiet_until_;
   sc_core::sc_event edge_ev_, transfer_ev_;
   std::uint64_t cycle_ = 0, ticks_ = 0;
   bool sleeping_ = true;

@@ -65,10 +65,23 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
   }
   // The SMs tick side by side (on several host threads with simulation.host_threads > 1); what
   // they did to global memory and to shared translation state is applied after, SM by SM.
-  core_clk_.addParallel(std::move(sm_components), [this](std::uint64_t, const std::vector<std::size_t>& ticked) {
-    for (std::size_t i : ticked)
-      if (sms_[i]->core.needsCommit()) sms_[i]->core.commitCycle();
-  });
+  // The monitor's progress count is kept here, from the SMs that ticked: no other SM can have
+  // issued, and asking all 132 at every edge cost cache misses on each.
+  issued_seen_.assign(nsm, 0);
+  const std::size_t first_sm = core_clk_.addParallel(
+      std::move(sm_components), [this](std::uint64_t, const std::vector<std::size_t>& ticked) {
+        for (std::size_t i : ticked) {
+          sm::SmCore& c = sms_[i]->core;
+          if (c.needsCommit()) c.commitCycle();
+          const std::uint64_t n = c.instructionsIssued();
+          issued_sum_ += n - issued_seen_[i];
+          issued_seen_[i] = n;
+        }
+      });
+  for (std::uint32_t i = 0; i < nsm; ++i) {
+    sms_[i]->setComponentIndex(first_sm + i);
+    sms_[i]->core.setFaultFlag(&sm_faulted_);
+  }
   // The monitor looks at every edge the core domain evaluates. Where cycles may be skipped it
   // does not keep the domain awake itself: nothing it checks changes in a cycle in which no SM
   // ticked, except at its own deadlines (monitorDue).
@@ -94,6 +107,7 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
   icnt_clk_.addParallel(std::move(slice_components), nullptr);  // slices share nothing in their ticks
   // DRAM domain: one port per slice that feeds the channel.
   const std::uint32_t ports = nslice >= nch ? nslice / nch : 1;
+  for (std::uint32_t j = 0; j < nslice; ++j) l2_cosim_ |= params.l2.implOf(j) == "cosim";
   dram_cosim_ = params.dram.impl == "cosim";
   for (const auto& [channel, impl] : params.dram.impl_of) dram_cosim_ |= impl == "cosim";
   std::vector<ClockDomain::Component> channel_components;
@@ -185,15 +199,16 @@ void GpuTop::coreTick(std::uint64_t cycle) {
     r.message = message;
     fault_ = r;
   };
-  for (const auto& s : sms_) {
-    if (s->core.fault()) {
-      fault_ = s->core.fault();
-      break;
+  if (sm_faulted_.load(std::memory_order_relaxed))  // some SM raised a fault: the first, in SM order
+    for (const auto& s : sms_) {
+      if (s->core.fault()) {
+        fault_ = s->core.fault();
+        break;
+      }
     }
-  }
   if (!fault_)
     if (const std::string* d = xbar_->xbar.divergence()) divergence(*d);  // a co-simulated switch allocator differed
-  for (std::size_t j = 0; !fault_ && j < l2_.size(); ++j)
+  for (std::size_t j = 0; !fault_ && l2_cosim_ && j < l2_.size(); ++j)
     if (const std::string* d = l2_[j]->slice.divergence()) divergence(*d);  // a co-simulated L2 tag/MSHR stage differed
   if (!fault_ && dram_cosim_)  // only then can a channel's scheduler differ: model mode pays nothing
     for (const auto& d : dram_)
@@ -201,8 +216,7 @@ void GpuTop::coreTick(std::uint64_t cycle) {
         divergence(*m);
         break;
       }
-  std::uint64_t issued = 0;
-  for (const auto& s : sms_) issued += s->core.instructionsIssued();
+  const std::uint64_t issued = issued_sum_;
   if (issued != last_issued_) {
     last_issued_ = issued;
     last_progress_cycle_ = cycle;
@@ -279,6 +293,7 @@ void GpuTop::coreTick(std::uint64_t cycle) {
   if (stop) {
     // Sleeping SMs account the cycles they slept: statistics are read between kernels.
     for (auto& s : sms_) s->core.settle(cycle);
+    core_clk_.unquietAll();  // settled SMs are awake: the domain must look at them again
     if (progress_shown_) std::fputs("\r\033[K", stderr);
     progress_shown_ = false;
     sc_core::sc_pause();
@@ -489,6 +504,7 @@ void GpuTop::takeSample(std::uint64_t cycle) {
   // Sleeping SMs count their skipped cycles when they wake: settle them so that this interval
   // holds its own stall reasons and active cycles (the statistics stay those of ticking).
   for (const auto& s : sms_) s->core.settle(cycle);
+  core_clk_.unquietAll();  // settled SMs are awake: the domain must look at them again
   StatsRegistry& st = stats_;
   std::map<std::string, double> now;
   now["cycle"] = double(cycle);

@@ -10,6 +10,7 @@
 // cycle count does not depend on how long the device sat idle before it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -113,6 +114,13 @@ class GpuTop : public sc_core::sc_module {
   std::vector<std::unique_ptr<L2Block>> l2_;
   std::vector<std::unique_ptr<DramBlock>> dram_;
   bool dram_cosim_ = false;  // dram.impl = cosim: the channels' schedulers are compared
+  bool l2_cosim_ = false;    // some slice's tag/MSHR stage is co-simulated (and may differ)
+  // Set by an SM that raised a fault (SmCore::setFaultFlag); never cleared, as SM faults stick.
+  std::atomic<bool> sm_faulted_{false};
+  // Warp instructions issued on the chip, summed from the SMs that ticked (issued_seen_: each
+  // SM's count when it was last added in).
+  std::uint64_t issued_sum_ = 0;
+  std::vector<std::uint64_t> issued_seen_;
   std::unique_ptr<ChipProbes> probes_;
   std::unique_ptr<memsys::Tlb> l2_tlb_;  // the TLB the SMs share (mmu.enabled)
 

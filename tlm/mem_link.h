@@ -117,7 +117,8 @@ template <typename Msg>
 class LinkIn : public tlm::tlm_fw_transport_if<> {
  public:
   // `accept` offers a message to the receiving component: true if it took it. `wake` is called
-  // when one was taken (to wake the receiver's clock domain).
+  // when one arrived, taken or held (to wake the receiver's clock domain, or the receiver in it:
+  // a held message needs the receiver's transfer step to retry it).
   LinkIn(const char* name, std::function<bool(const Msg&)> accept, std::function<void()> wake)
       : socket(name), accept_(std::move(accept)), wake_(std::move(wake)) {
     socket.bind(*this);
@@ -146,6 +147,7 @@ class LinkIn : public tlm::tlm_fw_transport_if<> {
       return tlm::TLM_UPDATED;
     }
     held_ = &p;
+    wake_();
     return tlm::TLM_ACCEPTED;
   }
   // Only the non-blocking, back-pressured protocol is modelled on these links.

@@ -48,16 +48,46 @@ std::size_t copyGroupsKept(const ptx::DecodedInst& wait) {
   return waitsForAllCopies(wait) ? 0 : std::size_t(wait.imm);
 }
 
+// The fields that tick(), evaluate() and fetch() read for every warp they look at come first,
+// in the struct's first 64 bytes: an SM's warps are looked at in every cycle it ticks, and with
+// 132 SMs their state is not in the host's caches, so each cache line the look touches costs a
+// miss (measured: the first reads of a warp's fields were the hottest lines of the SM's tick).
 struct WarpSlot {
+  // ---- hot: what evaluate() and fetch() read ----
   bool used = false, exited = false;
+  // w->state == AtBarrier, kept here because evaluate looks at it for every warp every cycle and
+  // the Warp lives elsewhere in memory. Only a barrier instruction or a warp's exit (both issued by
+  // a warp of the same block) change it; issue() refreshes the block's warps then.
+  bool at_barrier = false;
+  // The head's operands were all available once: they stay so until the warp issues (only its
+  // own instructions make its registers busy, and results only ever become available), so the
+  // scoreboard need not be looked at again for this head. Cleared when a new head is decoded.
+  bool head_operands_ready = false;
+  bool head_merged = false;       // the head is a shared load a merged load serves (merged_pcs)
+  // The head is an instruction ptxas folds away (sm.fuse_like_ptxas): no issue slot or pipe; when
+  // fused with the instruction before it, its result is ready with that one's (head_fused_src).
+  bool head_alu_free = false;
+  Pipe head_pipe = Pipe::Int;
+  Reason dep_reason = Reason::Wait;
+  ptx::Op head_op = ptx::Op::Count;
+  // Instruction buffer: ib_count instructions from ib_pc on, each available from its ready cycle
+  // (ib_ready, a ring from ib_head; head_ready is ib_ready[ib_head] while ib_count > 0).
+  std::uint32_t ib_pc = 0, ib_count = 0, ib_head = 0;
+  std::uint32_t code_size = 0;    // the program's instructions: fetching stops there
+  std::uint32_t head_pc = kNoPc;  // see head_regs below
+  std::uint32_t extra = 0;        // the head's operand-collection cycles beyond the first
+  std::uint64_t head_ready = 0;
+  std::uint64_t fetch_at = 0;
+  std::uint64_t next_issue = 0;   // branch resolution
+  // A scoreboard stall known to last until dep_wake (the earliest pending operand's ready cycle;
+  // kNever while only LSU results are pending). Reset when the warp issues or an LSU result
+  // arrives for it.
+  std::uint64_t dep_wake = 0;
+  // ---- the rest ----
   Warp* w = nullptr;
   std::uint32_t block = 0, sub = 0;
   std::uint64_t age = 0;          // launch order
-  // Instruction buffer: ib_count instructions from ib_pc on, each available from its ready cycle.
-  std::uint64_t fetch_at = 0;
-  std::uint32_t ib_pc = 0, ib_count = 0, ib_head = 0;
   std::vector<std::uint64_t> ib_ready;
-  std::uint64_t next_issue = 0;   // branch resolution
   // Scoreboard over absolute register and predicate slots: available from this cycle (kNever:
   // waits for the LSU), and what it waits for.
   std::vector<std::uint64_t> reg_ready, pred_ready;
@@ -75,7 +105,6 @@ struct WarpSlot {
   // The head instruction (at ib_pc) decoded for the scoreboard: absolute register slots (sources
   // first), absolute predicate slots, its pipe and operand-collection cycles. Valid while
   // head_pc == ib_pc; the frame cannot change before the warp issues.
-  std::uint32_t head_pc = kNoPc;
   std::uint32_t head_regs[kMaxRegSrc + kMaxRegDst], head_preds[8];
   std::uint8_t head_n_regs = 0, head_n_preds = 0, head_n_src = 0;
   // Source registers of the warp's last issued instruction (sm.operand_reuse).
@@ -84,27 +113,7 @@ struct WarpSlot {
   // Shared loads whose data a merged load of their group is already bringing (InstInfo::merge_n):
   // they issue without going to the LSU, their register waits for the group's load.
   std::uint32_t merged_pcs[3] = {kNoPc, kNoPc, kNoPc};
-  bool head_merged = false;       // the head is one of them
-  // The head is an instruction ptxas folds away (sm.fuse_like_ptxas): no issue slot or pipe; when
-  // fused with the instruction before it, its result is ready with that one's (head_fused_src).
-  bool head_alu_free = false;
   std::uint32_t head_fused_src = kNoPc;
-  Pipe head_pipe = Pipe::Int;
-  ptx::Op head_op = ptx::Op::Count;
-  std::uint32_t extra = 0;
-  // A scoreboard stall known to last until dep_wake (the earliest pending operand's ready cycle;
-  // kNever while only LSU results are pending). Reset when the warp issues or an LSU result
-  // arrives for it.
-  std::uint64_t dep_wake = 0;
-  Reason dep_reason = Reason::Wait;
-  // The head's operands were all available once: they stay so until the warp issues (only its
-  // own instructions make its registers busy, and results only ever become available), so the
-  // scoreboard need not be looked at again for this head. Cleared when a new head is decoded.
-  bool head_operands_ready = false;
-  // w->state == AtBarrier, kept here because evaluate looks at it for every warp every cycle and
-  // the Warp lives elsewhere in memory. Only a barrier instruction or a warp's exit (both issued by
-  // a warp of the same block) change it; issue() refreshes the block's warps then.
-  bool at_barrier = false;
 };
 
 // What the SM issued for one launch since the last commitCycle (folded into the LaunchState then:
@@ -164,10 +173,15 @@ struct SmCore::Impl {
   void fetch(SubCore& sc, int issued_slot, std::uint64_t now);
   // The warp's instruction buffer has room and there is code left to fetch into it.
   bool fetchRoom(const WarpSlot& ws) const {
-    return !ws.exited && ws.ib_count < ib_capacity && ws.ib_pc + ws.ib_count < blocks[ws.block].prog->program->code.size();
+    return !ws.exited && ws.ib_count < ib_capacity && ws.ib_pc + ws.ib_count < ws.code_size;
   }
   void fetchFor(WarpSlot& ws, std::uint64_t now);
   void applyLsuDone();
+  // A fault was just raised: tell the chip (setFaultFlag).
+  void noteFault() {
+    if (fault_flag) fault_flag->store(true, std::memory_order_relaxed);
+  }
+  std::atomic<bool>* fault_flag = nullptr;
   // The warp's stall reason may have changed: evaluate it at the next tick.
   void lookAgain(std::uint32_t slot) {
     status_until[slot] = 0;
@@ -457,8 +471,8 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     *until = kNever;  // until a fetch fills the buffer (fetchFor())
     return Reason::NoInstruction;
   }
-  if (ws.ib_ready[ws.ib_head] > t) {
-    *until = ws.ib_ready[ws.ib_head];
+  if (ws.head_ready > t) {
+    *until = ws.head_ready;
     return Reason::NoInstruction;
   }
   if (ws.next_issue > t) {
@@ -581,6 +595,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   ws.ib_head = (ws.ib_head + 1) % ib_capacity;
   ws.ib_count--;
   ws.ib_pc++;
+  if (ws.ib_count) ws.head_ready = ws.ib_ready[ws.ib_head];
 
   ExecContext c;
   c.warp = &w;
@@ -597,6 +612,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     FunctionalEngine::step(c, w);
   } catch (const FaultSignal& s) {
     fault = makeFaultReport(s, *b.launch, b.state, w, pc);
+    noteFault();
     return;
   }
   if (in.op == ptx::Op::Bar || w.state == WarpState::Exited)  // may have stopped or released warps
@@ -663,6 +679,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
       kind = lsu.enqueue(mtrace, req);
     } catch (const FaultSignal& s) {  // a co-simulated block (the coalescer) diverged from its model
       fault = makeFaultReport(s, *b.launch, b.state, w, pc);
+      noteFault();
       return;
     }
     for (std::uint32_t i = 0; i < n_reg; ++i) setReg(reg_dst[i], kNever, kind);
@@ -734,6 +751,7 @@ void SmCore::Impl::checkDeadlock(BlockSlot& b) {
   FaultSignal s{"barrier deadlock", "every live warp waits at a barrier that can never complete:" + detail,
                 std::uint32_t(__builtin_ctz(first->stack.empty() ? 1u : (first->stack.back().mask | 0x80000000u)))};
   fault = makeFaultReport(s, *b.launch, b.state, *first, first->barrier_pc);
+  noteFault();
 }
 
 // ---- fetch ----
@@ -785,6 +803,7 @@ void SmCore::Impl::fetchFor(WarpSlot& ws, std::uint64_t t) {
       icache_fills.emplace_back(next, t + p.icache_miss_latency_cycles);
     }
   }
+  if (ws.ib_count == 0) ws.head_ready = ready;
   for (std::uint32_t i = 0; i < n; ++i) {
     ws.ib_ready[(ws.ib_head + ws.ib_count) % ib_capacity] = ready;
     ws.ib_count++;
@@ -800,6 +819,7 @@ void SmCore::Impl::cosimFault(const std::string& message, SubCore& sc, std::uint
   const BlockSlot& b = blocks[ws.block];
   FaultSignal sig{"cosim divergence", fmt::format("at cycle {}: {}", now, message), 0};
   fault = makeFaultReport(sig, *b.launch, b.state, *ws.w, ws.head_pc == kNoPc ? ws.ib_pc : ws.head_pc);
+  noteFault();
   fault->cycle = now;
 }
 
@@ -1009,6 +1029,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
       Warp dummy;
       const Warp& w = b.state.warps.empty() ? dummy : b.state.warps.front();
       m.fault = makeFaultReport(s, *l->launch, b.state, w, l->launch->program->functions[0].entry_pc);
+      m.noteFault();
     }
     return;
   }
@@ -1045,6 +1066,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     ws.fetch_at = cycle + m.p.block_launch_latency_cycles;
     ws.ib_pc = w.stack.back().pc;
     ws.ib_count = ws.ib_head = 0;
+    ws.code_size = std::uint32_t(b.launch->program->code.size());
     ws.next_issue = 0;
     ws.reg_ready.assign(w.regs.size() / kWarpSize, 0);
     ws.reg_kind.assign(ws.reg_ready.size(), DepKind::None);
@@ -1227,6 +1249,7 @@ void SmCore::settle(std::uint64_t cycle) {
   if (impl_->sleep_until) impl_->accountSleep(cycle);
 }
 
+void SmCore::setFaultFlag(std::atomic<bool>* flag) { impl_->fault_flag = flag; }
 void SmCore::setSleepAllowed(bool allowed) { impl_->sleep_allowed = allowed && impl_->sleep_allowed; }
 void SmCore::setEvaluateEveryCycle(bool every) { impl_->evaluate_every_cycle = every; }
 void SmCore::invalidateCaches() {
@@ -1259,6 +1282,7 @@ bool SmCore::checkHungBlocks(std::uint64_t cycle, std::uint64_t limit) {
                               cycle - b.launched_at, limit, describeLiveWarps(b.state, *b.launch->program)),
                   std::uint32_t(__builtin_ctz(mask | 0x80000000u))};
     m.fault = makeFaultReport(s, *b.launch, b.state, *first, first->stack.empty() ? 0 : first->stack.back().pc);
+    m.noteFault();
     m.fault->cycle = cycle;
     return true;
   }

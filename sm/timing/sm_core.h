@@ -5,6 +5,7 @@
 // instruction issues); this model decides when things happen. See sm/timing/README.md.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -84,6 +85,9 @@ class SmCore {
   void settle(std::uint64_t cycle);
   // Off when something observes the SM every cycle (waveforms, the timeline).
   void setSleepAllowed(bool allowed);
+  // Set (to true, never back) whenever the SM raises a fault, from whichever host thread ticks it:
+  // the chip looks at its SMs' faults only then.
+  void setFaultFlag(std::atomic<bool>* flag);
   // Evaluate every warp at every tick instead of trusting how long its stall reason is known to
   // hold (status_until): slow, the reference for tests that the cached reasons are exact.
   void setEvaluateEveryCycle(bool every);

@@ -20,9 +20,7 @@ GigaThreadBlock::GigaThreadBlock(sc_core::sc_module_name name, const GigaThreadP
   }
   core.add({[this](std::uint64_t c) { tick(c); },
             [this] {
-              for (const auto& q : pending_)
-                if (!q.empty()) return false;
-              return engine.idle();
+              return pending_count_ == 0 && engine.idle();
             },
             [this](std::uint64_t) { transfer(); }});
 }
@@ -32,15 +30,17 @@ void GigaThreadBlock::tick(std::uint64_t cycle) {
   std::uint32_t kernel, sm;
   while (engine.nextDispatch(cycle, &kernel, &block, &sm)) {
     pending_[sm].push_back({kernel, std::uint32_t(block)});
+    ++pending_count_;
     if (on_dispatch) on_dispatch(kernel, block, sm);
   }
 }
 
 void GigaThreadBlock::transfer() {
-  for (std::size_t i = 0; i < pending_.size(); ++i)
+  for (std::size_t i = 0; i < pending_.size() && pending_count_; ++i)
     while (!pending_[i].empty() && dispatch_out[i]->ready()) {
       dispatch_out[i]->send(pending_[i].front());
       pending_[i].pop_front();
+      --pending_count_;
     }
 }
 

@@ -29,6 +29,7 @@ class GigaThreadBlock : public sc_core::sc_module {
   void tick(std::uint64_t cycle);
   void transfer();
   std::vector<std::deque<BlockDispatch>> pending_;  // decided dispatches waiting for their link
+  std::size_t pending_count_ = 0;  // their number: most cycles none wait, and 132 queues are not looked at
   ClockDomain& domain_;
 };
 

@@ -13,7 +13,7 @@ SmBlock::SmBlock(sc_core::sc_module_name name, const SmParams& p, std::uint32_t 
             core.acceptMemResponse(r, domain_.cycle());
             return true;  // the SM reserved room for every response when it sent the request
           },
-          [&core_domain] { core_domain.wake(); }),
+          [this] { domain_.wakeComponent(component_index_); }),
       dispatch_in(
           "dispatch_in",
           [this](const BlockDispatch& d) {
@@ -21,7 +21,7 @@ SmBlock::SmBlock(sc_core::sc_module_name name, const SmParams& p, std::uint32_t 
             core.launchBlock(d.kernel, d.block, domain_.cycle());
             return true;
           },
-          [&core_domain] { core_domain.wake(); }),
+          [this] { domain_.wakeComponent(component_index_); }),
       retired_out("retired_out"),
       domain_(core_domain),
       index_(index) {}
@@ -41,6 +41,14 @@ ClockDomain::Component SmBlock::component() {
             if (core.hasMemRequest() || core.hasFinishedBlock()) return domain_.cycle() + 1;
             const std::uint64_t wake = core.idle() ? 0 : core.wakeCycle();
             return wake ? wake : ClockDomain::kNever;
+          },
+          true,
+          [this]() -> std::uint64_t {
+            // Quiet while asleep (or without work) with nothing to hand on: only a response or a
+            // block (both wake it: wakeComponent) can change that before it wakes.
+            if (from_xbar.holding() || dispatch_in.holding() || core.hasMemRequest() || core.hasFinishedBlock())
+              return 0;
+            return core.idle() ? ClockDomain::kNever : core.wakeCycle();
           }};
 }
 

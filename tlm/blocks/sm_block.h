@@ -19,6 +19,8 @@ class SmBlock : public sc_core::sc_module {
   // What the core clock domain ticks (GpuTop adds the SMs together, as members that may tick on
   // several host threads: ClockDomain::addParallel); SmCore::commitCycle follows.
   ClockDomain::Component component();
+  // Its index in the core domain (ClockDomain::addParallel): arrivals wake it there.
+  void setComponentIndex(std::size_t index) { component_index_ = index; }
   sm::SmCore core;
   MemOut to_xbar;    // L1 misses, write-through stores, atomics
   MemIn from_xbar;   // fills and atomic results
@@ -29,6 +31,7 @@ class SmBlock : public sc_core::sc_module {
   void transfer();
   ClockDomain& domain_;
   std::uint32_t index_;
+  std::size_t component_index_ = ~std::size_t{0};  // until GpuTop sets it: wakes the whole domain
 };
 
 }  // namespace scgpu
