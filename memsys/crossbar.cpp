@@ -56,6 +56,7 @@ void Crossbar::Network::pop(std::uint32_t output) {
   o.flits -= o.ready.front().flits;
   o.ready.pop_front();
   --packets;
+  --ready_packets;
 }
 
 std::uint32_t Crossbar::Network::arbitrate(std::uint32_t output, std::uint64_t cycle) {
@@ -116,6 +117,7 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
       }
       while (!o.traversing.empty() && o.traversing.front().arrive <= cycle) {
         o.ready.push_back(std::move(o.traversing.front()));
+        ++ready_packets;
         o.traversing.pop_front();
       }
       if (o.granted == kNone && o.traversing.empty() && !anyBit(o.reqs)) clearBit(active, oi);

@@ -58,6 +58,7 @@ class Crossbar {
   bool canAcceptRequest(std::uint32_t sm, const MemRequest& req) const;
   void acceptRequest(std::uint32_t sm, const MemRequest& req, std::uint64_t cycle);
   bool hasRequest(std::uint32_t l2) const { return !req_.out[l2].ready.empty(); }
+  bool anyRequest() const { return req_.ready_packets != 0; }  // hasRequest of some slice
   const MemRequest& peekRequest(std::uint32_t l2) const { return req_.out[l2].ready.front().req; }
   void popRequest(std::uint32_t l2) { req_.pop(l2); }
 
@@ -66,6 +67,7 @@ class Crossbar {
   bool canAcceptResponse(std::uint32_t l2, const MemRequest& resp) const;
   void acceptResponse(std::uint32_t l2, const MemRequest& resp, std::uint64_t cycle);
   bool hasResponse(std::uint32_t sm) const { return !rsp_.out[sm].ready.empty(); }
+  bool anyResponse() const { return rsp_.ready_packets != 0; }  // hasResponse of some SM
   const MemRequest& peekResponse(std::uint32_t sm) const { return rsp_.out[sm].ready.front().req; }
   void popResponse(std::uint32_t sm) { rsp_.pop(sm); }
 
@@ -117,6 +119,7 @@ class Crossbar {
     std::vector<Output> out;
     std::vector<std::uint64_t> active;  // bitset of outputs with work (requests, grant, traversal)
     std::uint64_t packets = 0;          // packets anywhere in this network
+    std::uint64_t ready_packets = 0;    // of them, arrived and waiting to be popped
     std::uint32_t in_cap = 0, out_cap = 0, latency = 0;
     std::unique_ptr<CrossbarArbiter> arbiter;  // the switch allocator: model, RTL or both
     std::vector<std::uint64_t> eligible;       // scratch: this cycle's requests of one output

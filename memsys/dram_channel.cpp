@@ -260,6 +260,13 @@ void DramChannel::tick(std::uint64_t cycle) {
 
 bool DramChannel::idle() const { return queued_[0] == 0 && queued_[1] == 0 && responses_.empty(); }
 
+std::uint64_t DramChannel::nextEvent() const {
+  std::uint64_t next = ~std::uint64_t{0};
+  if (queued_[0] || queued_[1]) next = sched_->wake();
+  if (!responses_.empty()) next = std::min(next, responses_.top().ready);
+  return std::max(next, next_cycle_);
+}
+
 DramChannel::Command DramChannel::lastCommand() const {
   if (next_cycle_ > 0 && last_cmd_cycle_ == next_cycle_ - 1) return last_cmd_;
   return Command{};

@@ -57,6 +57,15 @@ class DramChannel {
   // Nothing queued, in flight or due. The wrapper may then skip ticks; refresh still happens in the
   // skipped cycles (computed on the next tick or accept).
   bool idle() const;
+  // The first cycle at which ticking can change anything visible: a command may issue (the
+  // scheduler's wake(), a lower bound) or a response becomes due. A wrapper may skip the ticks
+  // before it (the next tick processes the skipped cycles, as advance() always does) as long as it
+  // catches up (catchUp) before it offers a request, as ticking every cycle would have.
+  std::uint64_t nextEvent() const;
+  // Processes the cycles up to and including `cycle` not yet ticked (none if it was).
+  void catchUp(std::uint64_t cycle) {
+    if (cycle >= next_cycle_) advance(cycle);
+  }
 
   struct Command {
     enum Kind { None, Act, Pre, Rd, Wr, Ref } kind = None;

@@ -104,7 +104,8 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
                                             map_, stats, icnt_clk_));
     slice_components.push_back(l2_.back()->component());
   }
-  icnt_clk_.addParallel(std::move(slice_components), nullptr);  // slices share nothing in their ticks
+  const std::size_t first_slice = icnt_clk_.addParallel(std::move(slice_components), nullptr);  // slices share nothing in their ticks
+  for (std::uint32_t j = 0; j < nslice; ++j) l2_[j]->setComponentIndex(first_slice + j);
   // DRAM domain: one port per slice that feeds the channel.
   const std::uint32_t ports = nslice >= nch ? nslice / nch : 1;
   for (std::uint32_t j = 0; j < nslice; ++j) l2_cosim_ |= params.l2.implOf(j) == "cosim";
@@ -116,7 +117,9 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
                                                 stats, dram_clk_));
     channel_components.push_back(dram_.back()->component());
   }
-  dram_clk_.addParallel(std::move(channel_components), nullptr);  // channels share nothing in their ticks
+  const std::size_t first_channel =
+      dram_clk_.addParallel(std::move(channel_components), nullptr);  // channels share nothing in their ticks
+  for (std::uint32_t c = 0; c < nch; ++c) dram_[c]->setComponentIndex(first_channel + c);
 
   // Bind the boundaries.
   for (std::uint32_t i = 0; i < nsm; ++i) {
@@ -141,6 +144,7 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
     for (auto& s : sms_) s->core.setSleepAllowed(false);
   if (!params.simulation.skip_stalled_cycles)
     for (auto& s : sms_) s->core.setEvaluateEveryCycle(true);
+  for (auto& d : dram_) d->setSkipQuietCycles(skipping);
   for (std::uint32_t j = 0; j < nslice; ++j) {
     l2_[j]->setSkipWaitingCycles(skipping && params.l2.implOf(j) == "model");
     if (params.gigathread.flush_caches_before_launch && params.l2.implOf(j) != "model")
@@ -294,6 +298,9 @@ void GpuTop::coreTick(std::uint64_t cycle) {
     // Sleeping SMs account the cycles they slept: statistics are read between kernels.
     for (auto& s : sms_) s->core.settle(cycle);
     core_clk_.unquietAll();  // settled SMs are awake: the domain must look at them again
+    // Busy channels sleeping through quiet cycles catch up, as ticking every cycle would leave them.
+    for (auto& d : dram_)
+      if (!d->channel.idle()) d->channel.catchUp(dram_clk_.cycle());
     if (progress_shown_) std::fputs("\r\033[K", stderr);
     progress_shown_ = false;
     sc_core::sc_pause();
@@ -505,6 +512,8 @@ void GpuTop::takeSample(std::uint64_t cycle) {
   // holds its own stall reasons and active cycles (the statistics stay those of ticking).
   for (const auto& s : sms_) s->core.settle(cycle);
   core_clk_.unquietAll();  // settled SMs are awake: the domain must look at them again
+  for (auto& d : dram_)
+    if (!d->channel.idle()) d->channel.catchUp(dram_clk_.cycle());
   StatsRegistry& st = stats_;
   std::map<std::string, double> now;
   now["cycle"] = double(cycle);

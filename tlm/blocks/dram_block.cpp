@@ -16,26 +16,42 @@ DramBlock::DramBlock(sc_core::sc_module_name name, const DramParams& p, std::uin
           memsys::MemRequest local = r;
           local.addr = map_.channelLocal(r.addr);
           local.id = next_id_;
+          // A busy channel that slept through its quiet cycles is where ticking every cycle would
+          // have left it (an idle one is not ticked either way: accept() runs its skipped cycles).
+          if (skip_quiet_ && !channel.idle()) channel.catchUp(domain_.cycle());
           if (!channel.canAccept(local)) return false;
           channel.accept(local, domain_.cycle());
           if (r.needs_response) origins_[next_id_] = {i, r.id, r.addr};
           ++next_id_;
           return true;
         },
-        [&dram] { dram.wake(); }));
+        [this] { domain_.wakeComponent(component_index_); }));
     resp_out.push_back(std::make_unique<MemOut>(fmt::format("resp_out_{}", i).c_str()));
   }
 }
 
 ClockDomain::Component DramBlock::component() {
-  return {[this](std::uint64_t c) { channel.tick(c); },
+  // catchUp, not tick: the chip may have caught the channel up to this edge already (a kernel
+  // ended or a sample was taken at this time, before the domain evaluated it).
+  return {[this](std::uint64_t c) { channel.catchUp(c); },
           [this] {
             if (!channel.idle()) return false;
             for (auto& in : req_in)
               if (in->holding()) return false;
             return true;
           },
-          [this](std::uint64_t) { transfer(); }};
+          [this](std::uint64_t) { transfer(); },
+          {},
+          true,
+          [this]() -> std::uint64_t {
+            // Quiet until a command may issue or a response is due, with nothing to hand on: a
+            // request (it wakes the channel: wakeComponent) can change that.
+            if (channel.hasResponse()) return 0;
+            for (auto& in : req_in)
+              if (in->holding()) return 0;
+            if (channel.idle()) return ClockDomain::kNever;
+            return skip_quiet_ ? channel.nextEvent() : 0;
+          }};
 }
 
 void DramBlock::transfer() {

@@ -19,6 +19,12 @@ class DramBlock : public sc_core::sc_module {
  public:
   // What the clock domain ticks (GpuTop adds the blocks of a kind together: ClockDomain::addParallel).
   ClockDomain::Component component();
+  // Its index in the DRAM domain (ClockDomain::addParallel): arrivals wake it there.
+  void setComponentIndex(std::size_t index) { component_index_ = index; }
+  // Whether the channel may sleep until its next event (DramChannel::nextEvent) while busy (on by
+  // default; off for waveforms, which show each cycle's command, and
+  // simulation.skip_stalled_cycles=false).
+  void setSkipQuietCycles(bool skip) { skip_quiet_ = skip; }
   DramBlock(sc_core::sc_module_name name, const DramParams& p, std::uint32_t index, std::uint32_t ports,
             const memsys::AddressMap& map, StatsRegistry& stats, ClockDomain& dram);
   memsys::DramChannel channel;
@@ -37,6 +43,8 @@ class DramBlock : public sc_core::sc_module {
   std::uint64_t next_id_ = 1;
   const memsys::AddressMap& map_;
   ClockDomain& domain_;
+  bool skip_quiet_ = true;
+  std::size_t component_index_ = ~std::size_t{0};  // until GpuTop sets it: wakes the whole domain
 };
 
 }  // namespace scgpu

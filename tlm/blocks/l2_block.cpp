@@ -19,7 +19,7 @@ L2Block::L2Block(sc_core::sc_module_name name, const L2Params& p, std::uint32_t 
             slice.accept(r, domain_.cycle());
             return true;
           },
-          [&icnt] { icnt.wake(); }),
+          [this] { domain_.wakeComponent(component_index_); }),
       resp_out("resp_out"),
       channels_(std::move(channels)),
       map_(map),
@@ -32,7 +32,7 @@ L2Block::L2Block(sc_core::sc_module_name name, const L2Params& p, std::uint32_t 
           slice.acceptDramResponse(r, domain_.cycle());
           return true;  // MSHRs reserved room for every fill
         },
-        [&icnt] { icnt.wake(); }));
+        [this] { domain_.wakeComponent(component_index_); }));
   }
 }
 
@@ -43,7 +43,15 @@ ClockDomain::Component L2Block::component() {
   return {[this](std::uint64_t c) { slice.tick(c); },
           [this, waiting] { return (slice.idle() && !req_in.holding()) || waiting(); },
           [this](std::uint64_t) { transfer(); },
-          [this, waiting] { return waiting() ? slice.nextResult() : ClockDomain::kNever; }};
+          [this, waiting] { return waiting() ? slice.nextResult() : ClockDomain::kNever; },
+          true,
+          [this]() -> std::uint64_t {
+            // Quiet while it has nothing to hand on and no work, or only results waiting out
+            // their latency: a request or a fill (both wake it: wakeComponent) can change that.
+            if (req_in.holding() || slice.hasResponse() || slice.hasDramRequest()) return 0;
+            if (slice.idle()) return ClockDomain::kNever;
+            return skip_waiting_ && slice.onlyWaiting() ? slice.nextResult() : 0;
+          }};
 }
 
 void L2Block::transfer() {

@@ -30,6 +30,8 @@ class L2Block : public sc_core::sc_module {
   // Whether the slice may sleep through the cycles in which only results wait for their latency
   // (on by default; off for an RTL tag stage, waveforms and simulation.skip_stalled_cycles=false).
   void setSkipWaitingCycles(bool skip) { skip_waiting_ = skip; }
+  // Its index in the interconnect domain (ClockDomain::addParallel): arrivals wake it there.
+  void setComponentIndex(std::size_t index) { component_index_ = index; }
 
  private:
   void transfer();
@@ -37,6 +39,7 @@ class L2Block : public sc_core::sc_module {
   const memsys::AddressMap& map_;
   ClockDomain& domain_;
   bool skip_waiting_ = true;
+  std::size_t component_index_ = ~std::size_t{0};  // until GpuTop sets it: wakes the whole domain
 };
 
 }  // namespace scgpu

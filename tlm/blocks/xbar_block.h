@@ -26,6 +26,10 @@ class XbarBlock : public sc_core::sc_module {
  private:
   void transfer();
   ClockDomain& domain_;
+  // The inputs whose link holds a message the crossbar refused (flag per input, and their
+  // number): only they need a retry, and most cycles there are none among the 212 links.
+  std::vector<char> req_holding_, resp_holding_;
+  std::uint32_t req_held_ = 0, resp_held_ = 0;
 };
 
 }  // namespace scgpu
