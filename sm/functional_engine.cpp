@@ -72,6 +72,7 @@ void initBlock(BlockState& b, const LaunchState& launch, std::uint64_t linear, s
   b.shared.assign(launch.dynamic_shared_bytes ? static_end + launch.dynamic_shared_bytes : prog.static_shared_bytes, 0);
   const std::uint64_t nthreads = std::uint64_t(launch.block[0]) * launch.block[1] * launch.block[2];
   const auto nwarps = std::uint32_t((nthreads + kWarpSize - 1) / kWarpSize);
+  for (BarrierState& bs : b.barriers) bs = BarrierState{};  // (the state may be a reused block's)
   b.warps.resize(nwarps);
   for (std::uint32_t i = 0; i < nwarps; ++i) initWarp(b.warps[i], i, b, launch);
 }
@@ -261,9 +262,15 @@ LaunchResult FunctionalEngine::run(LaunchState& launch) {
   const std::uint64_t blocks = std::uint64_t(launch.grid[0]) * launch.grid[1] * launch.grid[2];
   std::uint64_t launch_total = 0;
   if (!launch.cooperative) {
-    // One block after another, each to its end.
+    // One block after another, each to its end, in one BlockRun: its warps keep their registers'
+    // storage from block to block (allocating and freeing it per block cost short kernels a
+    // third of their time).
+    BlockRun r;
     for (std::uint64_t i = 0; i < blocks && !result.fault; ++i) {
-      BlockRun r;
+      r.c = ExecContext{};
+      r.current = nullptr;
+      r.executed = 0;
+      r.done = false;
       startBlock(launch, i, r, result);
       if (!r.done)
         while (turn(launch, r, launch_total, result)) {

@@ -19,11 +19,90 @@ inline std::uint64_t signExtend(std::uint64_t v, std::uint32_t bytes) {
   return std::uint64_t(std::int64_t(v << shift) >> shift);
 }
 
+// The functional core's per-warp path for a global (or generic-to-global) access of `bytes` per
+// lane: when the warp's accesses are aligned and fall in one span of at most 4 KiB whose
+// translation is contiguous and lies in one live allocation and one backing-store page, the span
+// is translated and checked once instead of once per lane (a coalesced warp's 32 lanes share one
+// line). Returns the host bytes of address `lo` (and lo, and each active lane's address in addr)
+// or null: then the per-lane path runs, and names the lane that faults.
+template <Space S>
+std::uint8_t* warpGlobalSpan(ExecContext& c, const DecodedInst& in, std::uint32_t bytes, bool write,
+                             std::uint64_t addr[kWarpSize], std::uint64_t* lo_out) {
+  if constexpr (S != Space::Global && S != Space::Generic) {
+    return nullptr;
+  } else {
+    if (c.trace || c.effects || c.mask == 0) return nullptr;  // the timing model traces each lane
+    std::uint64_t lo = ~std::uint64_t{0}, hi = 0, any_bits = 0;
+    bool windowed = false;
+    const std::uint64_t* base = in.aux == ptx::kNoSlot ? nullptr : c.R + std::size_t(in.aux) * kWarpSize;
+    const std::uint64_t imm = std::uint64_t(in.imm);
+    forLanes(c.mask, [&](int lane) {
+      const std::uint64_t a = (base ? base[lane] : 0) + imm;
+      addr[lane] = a;
+      lo = std::min(lo, a);
+      hi = std::max(hi, a);
+      any_bits |= a;
+      if constexpr (S == Space::Generic) windowed |= inSharedWindow(a) || inLocalWindow(a);
+    });
+    const std::uint64_t end = hi + bytes;
+    if (windowed || (any_bits & (bytes - 1)) || end < hi || end - lo > 4096) return nullptr;
+    std::uint64_t pa = lo;
+    if (c.launch->page_table_root) {
+      memsys::LastPage& last = c.launch->page;
+      const std::uint64_t root = c.launch->page_table_root;
+      std::uint64_t pa_end;
+      if (!last.hit(root, lo, write, &pa)) return nullptr;
+      if (!last.hit(root, end - 1, write, &pa_end) || pa_end - pa != end - 1 - lo) return nullptr;
+    }
+    memsys::BackingStore& m = *c.launch->memory;
+    const std::uint64_t page = memsys::BackingStore::kPageBytes;
+    if (pa / page != (pa + (end - lo) - 1) / page || !m.valid(pa, end - lo)) return nullptr;
+    *lo_out = lo;
+    return m.hostPtr(pa);
+  }
+}
+
 // Loads of `Bytes`-sized elements; `in.vec` elements per lane, one vector access per lane.
 template <Space S, std::uint32_t Bytes>
 void load(ExecContext& c, const DecodedInst& in) {
   const std::uint32_t vec = in.vec;
   const bool sign = ptx::isSigned(in.type);
+  if constexpr (S == Space::KernelParam || S == Space::Const || S == Space::Global || S == Space::Shared) {
+    // One address for every lane (a kernel parameter, mostly, whose address the decoder holds in
+    // a constant slot): resolved once, for the first lane (the one the per-lane path would name
+    // in a fault), and broadcast.
+    bool uniform = !c.trace && c.mask;
+    const int first = c.mask ? __builtin_ctz(c.mask) : 0;
+    const std::uint64_t addr = uniform ? effectiveAddress(c, in, first) : 0;
+    if (uniform && in.aux != ptx::kNoSlot) {
+      const std::uint64_t* base = c.R + std::size_t(in.aux) * kWarpSize;
+      forLanes(c.mask, [&](int lane) { uniform &= base[lane] == base[first]; });
+    }
+    if (uniform) {
+      const std::uint8_t* p = resolve<S>(c, first, addr, Bytes * vec, false);
+      for (std::uint32_t e = 0; e < vec; ++e) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, p + e * Bytes, Bytes);
+        if (sign) v = signExtend(v, Bytes);
+        std::uint64_t* d = c.R + std::size_t(in.dst[e]) * kWarpSize;
+        forLanes(c.mask, [&](int lane) { d[lane] = v; });
+      }
+      return;
+    }
+  }
+  std::uint64_t lo, addr[kWarpSize];
+  if (std::uint8_t* span = warpGlobalSpan<S>(c, in, Bytes * vec, false, addr, &lo)) {
+    forLanes(c.mask, [&](int lane) {
+      const std::uint8_t* p = span + (addr[lane] - lo);
+      for (std::uint32_t e = 0; e < vec; ++e) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, p + e * Bytes, Bytes);
+        if (sign) v = signExtend(v, Bytes);
+        c.R[std::size_t(in.dst[e]) * kWarpSize + lane] = v;
+      }
+    });
+    return;
+  }
   forLanes(c.mask, [&](int lane) {
     const std::uint64_t addr = effectiveAddress(c, in, lane);
     const std::uint8_t* p = resolve<S>(c, lane, addr, Bytes * vec, false);
@@ -78,6 +157,17 @@ void loadSharedScalar(ExecContext& c, const DecodedInst& in) {
 template <Space S, std::uint32_t Bytes>
 void store(ExecContext& c, const DecodedInst& in) {
   const std::uint32_t vec = in.vec;
+  std::uint64_t lo, addr[kWarpSize];
+  if (std::uint8_t* span = warpGlobalSpan<S>(c, in, Bytes * vec, true, addr, &lo)) {
+    forLanes(c.mask, [&](int lane) {
+      std::uint8_t* p = span + (addr[lane] - lo);
+      for (std::uint32_t e = 0; e < vec; ++e) {
+        std::uint64_t v = c.R[std::size_t(in.src[e]) * kWarpSize + lane];
+        std::memcpy(p + e * Bytes, &v, Bytes);
+      }
+    });
+    return;
+  }
   forLanes(c.mask, [&](int lane) {
     const std::uint64_t addr = effectiveAddress(c, in, lane);
     std::uint64_t pa;
