@@ -126,6 +126,20 @@ void loadSharedScalar(ExecContext& c, const DecodedInst& in) {
   const std::uint64_t* base = in.aux == ptx::kNoSlot ? nullptr : lanes(c, in.aux);
   std::uint64_t* d = lanes(c, in.dst[0]);
   const std::uint64_t imm = std::uint64_t(in.imm);
+  if (c.mask == kFullMask && !c.trace && base && d != base) {
+    // One pass, each lane checked as it is read. A lane out of bounds or misaligned leaves the
+    // warp to the paths below, which fault there; the lanes written before it are rewritten with
+    // the same values (d and base are different registers, so their addresses are unchanged).
+    int lane = 0;
+    for (; lane < kWarpSize; ++lane) {
+      const std::uint64_t a = base[lane] + imm;
+      if ((a & (Bytes - 1)) || a + Bytes > size || a + Bytes < a) break;
+      std::uint64_t v = 0;
+      std::memcpy(&v, shared + a, Bytes);
+      d[lane] = Signed ? signExtend(v, Bytes) : v;
+    }
+    if (lane == kWarpSize) return;
+  }
   if (c.mask == kFullMask && !c.trace && base) {
     // Every lane: addresses first (checked together), then the copies.
     std::uint64_t addr[kWarpSize], any_bits = 0, highest = 0;
