@@ -105,10 +105,12 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
     slice_components.push_back(l2_.back()->component());
   }
   const std::size_t first_slice = icnt_clk_.addParallel(std::move(slice_components), nullptr);  // slices share nothing in their ticks
-  for (std::uint32_t j = 0; j < nslice; ++j) l2_[j]->setComponentIndex(first_slice + j);
+  for (std::uint32_t j = 0; j < nslice; ++j) {
+    l2_[j]->setComponentIndex(first_slice + j);
+    l2_cosim_ |= params.l2.implOf(j) == "cosim";
+  }
   // DRAM domain: one port per slice that feeds the channel.
   const std::uint32_t ports = nslice >= nch ? nslice / nch : 1;
-  for (std::uint32_t j = 0; j < nslice; ++j) l2_cosim_ |= params.l2.implOf(j) == "cosim";
   dram_cosim_ = params.dram.impl == "cosim";
   for (const auto& [channel, impl] : params.dram.impl_of) dram_cosim_ |= impl == "cosim";
   std::vector<ClockDomain::Component> channel_components;
@@ -295,12 +297,7 @@ void GpuTop::coreTick(std::uint64_t cycle) {
     }
   }
   if (stop) {
-    // Sleeping SMs account the cycles they slept: statistics are read between kernels.
-    for (auto& s : sms_) s->core.settle(cycle);
-    core_clk_.unquietAll();  // settled SMs are awake: the domain must look at them again
-    // Busy channels sleeping through quiet cycles catch up, as ticking every cycle would leave them.
-    for (auto& d : dram_)
-      if (!d->channel.idle()) d->channel.catchUp(dram_clk_.cycle());
+    settleSleepers(cycle);  // statistics are read between kernels
     if (progress_shown_) std::fputs("\r\033[K", stderr);
     progress_shown_ = false;
     sc_core::sc_pause();
@@ -504,16 +501,23 @@ std::string GpuTop::dumpState() const {
   return s;
 }
 
+void GpuTop::settleSleepers(std::uint64_t cycle) {
+  // Sleeping SMs count their skipped cycles when they wake: settle them now. Settled, they are
+  // awake, so the domain must look at them again.
+  for (auto& s : sms_) s->core.settle(cycle);
+  core_clk_.unquietAll();
+  // Busy channels sleeping through quiet cycles catch up, as ticking every cycle would leave them.
+  for (auto& d : dram_)
+    if (!d->channel.idle()) d->channel.catchUp(dram_clk_.cycle());
+}
+
 void GpuTop::takeSample(std::uint64_t cycle) {
   const std::uint64_t every = params_.simulation.stats_interval_cycles;
   const bool first = next_sample_ == 0;
   next_sample_ = (cycle / every + 1) * every;
-  // Sleeping SMs count their skipped cycles when they wake: settle them so that this interval
-  // holds its own stall reasons and active cycles (the statistics stay those of ticking).
-  for (const auto& s : sms_) s->core.settle(cycle);
-  core_clk_.unquietAll();  // settled SMs are awake: the domain must look at them again
-  for (auto& d : dram_)
-    if (!d->channel.idle()) d->channel.catchUp(dram_clk_.cycle());
+  // This interval holds its own stall reasons and active cycles (the statistics stay those of
+  // ticking).
+  settleSleepers(cycle);
   StatsRegistry& st = stats_;
   std::map<std::string, double> now;
   now["cycle"] = double(cycle);

@@ -152,6 +152,8 @@ class GpuTop : public sc_core::sc_module {
   // --stats-interval: the samples, the next cycle to sample at, and the cumulative counters of the
   // previous sample (the intervals are differences).
   void takeSample(std::uint64_t cycle);
+  // Brings the sleeping SMs and DRAM channels to `cycle` (the core's) before statistics are read.
+  void settleSleepers(std::uint64_t cycle);
   std::vector<nlohmann::json> samples_;
   std::uint64_t next_sample_ = 0;
   std::map<std::string, double> sample_base_;

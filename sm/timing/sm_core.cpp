@@ -49,9 +49,10 @@ std::size_t copyGroupsKept(const ptx::DecodedInst& wait) {
 }
 
 // The fields that tick(), evaluate() and fetch() read for every warp they look at come first,
-// in the struct's first 64 bytes: an SM's warps are looked at in every cycle it ticks, and with
-// 132 SMs their state is not in the host's caches, so each cache line the look touches costs a
-// miss (measured: the first reads of a warp's fields were the hottest lines of the SM's tick).
+// packed in the struct's first 72 bytes (two host cache lines at most, of its ~700): an SM's warps
+// are looked at in every cycle it ticks, and with 132 SMs their state is not in the host's caches,
+// so each cache line the look touches costs a miss (measured: the first reads of a warp's fields
+// were the hottest lines of the SM's tick).
 struct WarpSlot {
   // ---- hot: what evaluate() and fetch() read ----
   bool used = false, exited = false;
@@ -177,8 +178,9 @@ struct SmCore::Impl {
   }
   void fetchFor(WarpSlot& ws, std::uint64_t now);
   void applyLsuDone();
-  // A fault was just raised: tell the chip (setFaultFlag).
-  void noteFault() {
+  // The SM stops with this fault, and the chip learns it (setFaultFlag).
+  void raiseFault(FaultReport r) {
+    fault = std::move(r);
     if (fault_flag) fault_flag->store(true, std::memory_order_relaxed);
   }
   std::atomic<bool>* fault_flag = nullptr;
@@ -611,8 +613,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   try {
     FunctionalEngine::step(c, w);
   } catch (const FaultSignal& s) {
-    fault = makeFaultReport(s, *b.launch, b.state, w, pc);
-    noteFault();
+    raiseFault(makeFaultReport(s, *b.launch, b.state, w, pc));
     return;
   }
   if (in.op == ptx::Op::Bar || w.state == WarpState::Exited)  // may have stopped or released warps
@@ -678,8 +679,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     try {
       kind = lsu.enqueue(mtrace, req);
     } catch (const FaultSignal& s) {  // a co-simulated block (the coalescer) diverged from its model
-      fault = makeFaultReport(s, *b.launch, b.state, w, pc);
-      noteFault();
+      raiseFault(makeFaultReport(s, *b.launch, b.state, w, pc));
       return;
     }
     for (std::uint32_t i = 0; i < n_reg; ++i) setReg(reg_dst[i], kNever, kind);
@@ -750,8 +750,7 @@ void SmCore::Impl::checkDeadlock(BlockSlot& b) {
   }
   FaultSignal s{"barrier deadlock", "every live warp waits at a barrier that can never complete:" + detail,
                 std::uint32_t(__builtin_ctz(first->stack.empty() ? 1u : (first->stack.back().mask | 0x80000000u)))};
-  fault = makeFaultReport(s, *b.launch, b.state, *first, first->barrier_pc);
-  noteFault();
+  raiseFault(makeFaultReport(s, *b.launch, b.state, *first, first->barrier_pc));
 }
 
 // ---- fetch ----
@@ -818,8 +817,7 @@ void SmCore::Impl::cosimFault(const std::string& message, SubCore& sc, std::uint
   const WarpSlot& ws = warps[sc.warps.front()];
   const BlockSlot& b = blocks[ws.block];
   FaultSignal sig{"cosim divergence", fmt::format("at cycle {}: {}", now, message), 0};
-  fault = makeFaultReport(sig, *b.launch, b.state, *ws.w, ws.head_pc == kNoPc ? ws.ib_pc : ws.head_pc);
-  noteFault();
+  raiseFault(makeFaultReport(sig, *b.launch, b.state, *ws.w, ws.head_pc == kNoPc ? ws.ib_pc : ws.head_pc));
   fault->cycle = now;
 }
 
@@ -1028,8 +1026,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     if (!m.fault) {
       Warp dummy;
       const Warp& w = b.state.warps.empty() ? dummy : b.state.warps.front();
-      m.fault = makeFaultReport(s, *l->launch, b.state, w, l->launch->program->functions[0].entry_pc);
-      m.noteFault();
+      m.raiseFault(makeFaultReport(s, *l->launch, b.state, w, l->launch->program->functions[0].entry_pc));
     }
     return;
   }
@@ -1281,8 +1278,7 @@ bool SmCore::checkHungBlocks(std::uint64_t cycle, std::uint64_t limit) {
                               "warps:{}",
                               cycle - b.launched_at, limit, describeLiveWarps(b.state, *b.launch->program)),
                   std::uint32_t(__builtin_ctz(mask | 0x80000000u))};
-    m.fault = makeFaultReport(s, *b.launch, b.state, *first, first->stack.empty() ? 0 : first->stack.back().pc);
-    m.noteFault();
+    m.raiseFault(makeFaultReport(s, *b.launch, b.state, *first, first->stack.empty() ? 0 : first->stack.back().pc));
     m.fault->cycle = cycle;
     return true;
   }

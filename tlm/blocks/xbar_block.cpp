@@ -8,15 +8,14 @@ XbarBlock::XbarBlock(sc_core::sc_module_name name, const CrossbarParams& p, std:
                      const memsys::AddressMap& map, StatsRegistry& stats, ClockDomain& icnt)
     : sc_core::sc_module(name), xbar(p, sms, slices, map, stats, "gpu.xbar"), domain_(icnt) {
   auto wake = [&icnt] { icnt.wake(); };
-  req_holding_.assign(sms, 0);
-  resp_holding_.assign(slices, 0);
+  req_held_.holding.assign(sms, 0);
+  resp_held_.holding.assign(slices, 0);
   for (std::uint32_t i = 0; i < sms; ++i) {
     req_in.push_back(std::make_unique<MemIn>(
         ("req_in_" + std::to_string(i)).c_str(),
         [this, i](const memsys::MemRequest& r) {
           if (!xbar.canAcceptRequest(i)) {
-            if (!req_holding_[i]) ++req_held_;
-            req_holding_[i] = 1;
+            req_held_.refused(i);
             return false;
           }
           xbar.acceptRequest(i, r, domain_.cycle());
@@ -31,8 +30,7 @@ XbarBlock::XbarBlock(sc_core::sc_module_name name, const CrossbarParams& p, std:
         ("resp_in_" + std::to_string(j)).c_str(),
         [this, j](const memsys::MemRequest& r) {
           if (!xbar.canAcceptResponse(j)) {
-            if (!resp_holding_[j]) ++resp_held_;
-            resp_holding_[j] = 1;
+            resp_held_.refused(j);
             return false;
           }
           xbar.acceptResponse(j, r, domain_.cycle());
@@ -41,7 +39,7 @@ XbarBlock::XbarBlock(sc_core::sc_module_name name, const CrossbarParams& p, std:
         wake));
   }
   icnt.add({[this](std::uint64_t c) { xbar.tick(c); },
-            [this] { return xbar.idle() && req_held_ == 0 && resp_held_ == 0; },
+            [this] { return xbar.idle() && req_held_.count == 0 && resp_held_.count == 0; },
             [this](std::uint64_t) { transfer(); }});
 }
 
@@ -56,19 +54,19 @@ void XbarBlock::transfer() {
       resp_out[i]->send(xbar.peekResponse(i));
       xbar.popResponse(i);
     }
-  // Retries in input order, as when every link was asked.
-  auto retry = [](auto& inputs, std::vector<char>& holding, std::uint32_t& held) {
-    for (std::size_t i = 0; i < inputs.size() && held; ++i) {
-      if (!holding[i]) continue;
-      inputs[i]->retry();
-      if (!inputs[i]->holding()) {
-        holding[i] = 0;
-        --held;
-      }
+  req_held_.retry(req_in);
+  resp_held_.retry(resp_in);
+}
+
+void XbarBlock::Holders::retry(std::vector<std::unique_ptr<MemIn>>& inputs) {
+  for (std::size_t i = 0; i < inputs.size() && count; ++i) {
+    if (!holding[i]) continue;
+    inputs[i]->retry();
+    if (!inputs[i]->holding()) {
+      holding[i] = 0;
+      --count;
     }
-  };
-  retry(req_in, req_holding_, req_held_);
-  retry(resp_in, resp_holding_, resp_held_);
+  }
 }
 
 }  // namespace scgpu

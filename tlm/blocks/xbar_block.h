@@ -26,10 +26,19 @@ class XbarBlock : public sc_core::sc_module {
  private:
   void transfer();
   ClockDomain& domain_;
-  // The inputs whose link holds a message the crossbar refused (flag per input, and their
+  // The inputs whose link holds a message the crossbar refused (a flag per input, and their
   // number): only they need a retry, and most cycles there are none among the 212 links.
-  std::vector<char> req_holding_, resp_holding_;
-  std::uint32_t req_held_ = 0, resp_held_ = 0;
+  struct Holders {
+    std::vector<char> holding;
+    std::uint32_t count = 0;
+    void refused(std::size_t input) {
+      if (!holding[input]) ++count;
+      holding[input] = 1;
+    }
+    // Retries the holding links in input order, as when every link was asked.
+    void retry(std::vector<std::unique_ptr<MemIn>>& inputs);
+  };
+  Holders req_held_, resp_held_;
 };
 
 }  // namespace scgpu
