@@ -140,7 +140,18 @@ struct DecodedInst {
 
 // Element types of matrix instructions (PTX types plus the sub-byte ones, which have no Type).
 enum class MatElem : std::uint8_t { None, F16, BF16, TF32, F32, F64, E4M3, E5M2, S8, U8, S4, U4, B1, S32 };
-std::uint32_t bitsOf(MatElem e);
+// Bits of one element (inline: matrix instructions ask it per element).
+inline std::uint32_t bitsOf(MatElem e) {
+  switch (e) {
+    case MatElem::F16: case MatElem::BF16: return 16;
+    case MatElem::TF32: case MatElem::F32: case MatElem::S32: return 32;
+    case MatElem::F64: return 64;
+    case MatElem::E4M3: case MatElem::E5M2: case MatElem::S8: case MatElem::U8: return 8;
+    case MatElem::S4: case MatElem::U4: return 4;
+    case MatElem::B1: return 1;
+    default: return 0;
+  }
+}
 // Elements of type e in one register slot: one f64, else 32 bits' worth (2 f16, 4 s8, 32 b1).
 inline std::uint32_t elementsPerSlot(MatElem e) { return e == MatElem::F64 ? 1 : 32 / bitsOf(e); }
 // Register slots of a fragment of `elems` elements of type e per lane.

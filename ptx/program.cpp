@@ -18,18 +18,6 @@ std::string Program::sourceLocation(std::uint32_t pc) const {
   return fmt::format("{}:{}", file, code[pc].debug_line);
 }
 
-std::uint32_t bitsOf(MatElem e) {
-  switch (e) {
-    case MatElem::F16: case MatElem::BF16: return 16;
-    case MatElem::TF32: case MatElem::F32: case MatElem::S32: return 32;
-    case MatElem::F64: return 64;
-    case MatElem::E4M3: case MatElem::E5M2: case MatElem::S8: case MatElem::U8: return 8;
-    case MatElem::S4: case MatElem::U4: return 4;
-    case MatElem::B1: return 1;
-    default: return 0;
-  }
-}
-
 const char* toString(Op op) {
   static const char* names[] = {
       "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max",

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
+#include <cstring>
 
 #include "sm/exec/float_util.h"
 
@@ -100,24 +102,28 @@ std::uint32_t fusedDot(const Element* a, const Element* b, std::size_t b_stride,
   return roundSum(sum, q, f16acc);
 }
 
-bool FiniteElements::assign(const std::uint64_t* bits, std::size_t n, std::size_t stride, std::size_t count,
-                            std::size_t step, MatElem type) {
-  // Element j of run r is bits[r * stride + j * step] (r < count, j < n): rows of A (stride k,
+bool FiniteElements::assign(const std::uint64_t* raw, std::size_t n, std::size_t stride, std::size_t count,
+                            std::size_t step, MatElem t) {
+  // Element j of run r is raw[r * stride + j * step] (r < count, j < n): rows of A (stride k,
   // step 1) or columns of B (stride 1, step n) laid one after another.
   const std::size_t total = n * count;
-  sig.resize(total);
-  lsb.resize(total);
+  type = t;
+  value.resize(total);
   msb.resize(total);
-  neg.resize(total);
+  bits.resize(total);
   std::size_t o = 0;
   for (std::size_t r = 0; r < count; ++r)
     for (std::size_t j = 0; j < n; ++j, ++o) {
-      const Element e = decode(std::uint32_t(bits[r * stride + j * step]), type);
+      bits[o] = std::uint32_t(raw[r * stride + j * step]);
+      const Element e = decode(bits[o], t);
       if (e.nan || e.inf) return false;
-      sig[o] = e.sig;
-      lsb[o] = e.lsb;
+      // sig * 2^lsb, exact (at most 24 bits; 2^lsb is a normal double for every input type).
+      const std::uint64_t pow2_bits = std::uint64_t(1023 + e.lsb) << 52;
+      double pow2;
+      std::memcpy(&pow2, &pow2_bits, sizeof pow2);
+      const double magnitude = double(e.sig) * pow2;
+      value[o] = e.neg ? -magnitude : magnitude;
       msb[o] = e.sig ? e.msb : -(1 << 20);
-      neg[o] = e.neg;
     }
   return true;
 }
@@ -129,31 +135,33 @@ std::uint32_t fusedDotFinite(const FiniteElements& a, std::size_t a0, const Fini
   if (z.nan || z.inf) {  // rare: the general path
     std::vector<Element> x(k), y(k);
     for (int i = 0; i < k; ++i) {
-      x[i] = {a.sig[a0 + i], a.lsb[a0 + i], a.msb[a0 + i], a.neg[a0 + i] != 0, false, false};
-      y[i] = {b.sig[b0 + i], b.lsb[b0 + i], b.msb[b0 + i], b.neg[b0 + i] != 0, false, false};
+      x[i] = decode(a.bits[a0 + i], a.type);
+      y[i] = decode(b.bits[b0 + i], b.type);
     }
     return fusedDot(x.data(), y.data(), 1, k, c, acc);
   }
-  const std::uint64_t* sa = a.sig.data() + a0;
-  const std::uint64_t* sb = b.sig.data() + b0;
-  const std::int32_t* la = a.lsb.data() + a0;
-  const std::int32_t* lb = b.lsb.data() + b0;
+  const double* va = a.value.data() + a0;
+  const double* vb = b.value.data() + b0;
   const std::int32_t* ma = a.msb.data() + a0;
   const std::int32_t* mb = b.msb.data() + b0;
-  const std::uint8_t* na = a.neg.data() + a0;
-  const std::uint8_t* nb = b.neg.data() + b0;
   // A zero factor's msb is so low that its product never sets the top.
   int top = z.sig ? z.msb : -(1 << 22);
   for (int i = 0; i < k; ++i) top = std::max(top, ma[i] + mb[i]);
   if (top < -(1 << 19)) return 0;  // every term is zero
-  // A term sig * 2^lsb truncated below 2^(top - kAlignBits): (sig << kAlignBits) >> (top - lsb),
-  // exact in 64 bits (significands of at most 24 bits, products of at most 22).
-  std::int64_t sum = 0;
-  for (int i = 0; i < k; ++i) {
-    const int shift = top - (la[i] + lb[i]);
-    const std::uint64_t v = shift >= 64 ? 0 : ((sa[i] * sb[i]) << kAlignBits) >> shift;
-    sum += (na[i] != nb[i]) ? -std::int64_t(v) : std::int64_t(v);
-  }
+  // A term truncated toward zero below 2^(top - kAlignBits), in units of that: the product (exact
+  // in a double: significands of at most 11 bits) times 2^(kAlignBits - top) (exact: the result
+  // is at most 2^27 and at least 2^-600, far from a double's limits), converted toward zero.
+  // The terms' sum is exact in 64 bits.
+  std::uint64_t scale_bits = std::uint64_t(1023 + kAlignBits - top) << 52;
+  double scale;
+  std::memcpy(&scale, &scale_bits, sizeof scale);
+  // Four partial sums (k is a multiple of 4 in every shape) for the host's parallel units.
+  std::int64_t part[4] = {0, 0, 0, 0};
+  int i = 0;
+  for (; i + 4 <= k; i += 4)
+    for (int j = 0; j < 4; ++j) part[j] += std::int64_t(va[i + j] * vb[i + j] * scale);
+  for (; i < k; ++i) part[0] += std::int64_t(va[i] * vb[i] * scale);
+  std::int64_t sum = part[0] + part[1] + part[2] + part[3];
   if (z.sig) {
     const int shift = top - z.lsb;
     const std::uint64_t v = shift >= 64 ? 0 : (z.sig << kAlignBits) >> shift;

@@ -39,13 +39,16 @@ Element decode(std::uint32_t bits, ptx::MatElem type);
 std::uint32_t fusedDot(const Element* a, const Element* b, std::size_t b_stride, int k, std::uint32_t c,
                        ptx::MatElem acc);
 // Finite elements side by side, for the common case (no NaN or infinity among an instruction's
-// inputs): sig * 2^lsb, with msb the top bit's exponent (a large negative number for zeros).
+// inputs): each element's exact value as a double (every input type's values are doubles, and so
+// is the product of two of them) and its top bit's exponent msb (a large negative number for
+// zeros); the raw bits serve the rare general path (a NaN or infinite accumulator).
 struct FiniteElements {
-  std::vector<std::uint64_t> sig;
-  std::vector<std::int32_t> lsb, msb;
-  std::vector<std::uint8_t> neg;
+  std::vector<double> value;
+  std::vector<std::int32_t> msb;
+  std::vector<std::uint32_t> bits;
+  ptx::MatElem type = ptx::MatElem::None;
   // Decodes n raw elements; false (and nothing usable) when one is a NaN or an infinity.
-  bool assign(const std::uint64_t* bits, std::size_t n, std::size_t stride, std::size_t count, std::size_t step,
+  bool assign(const std::uint64_t* raw, std::size_t n, std::size_t stride, std::size_t count, std::size_t step,
               ptx::MatElem type);
 };
 // fusedDot on finite elements: a[a0 .. a0+k) and b[b0 .. b0+k) (b stored one column after another).

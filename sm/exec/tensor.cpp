@@ -29,6 +29,21 @@ std::uint64_t fragGet(const ExecContext& c, const std::vector<std::uint32_t>& sl
   const std::uint64_t mask = bits == 32 ? 0xFFFFFFFFull : (1ull << bits) - 1;
   return (word >> ((idx % per) * bits)) & mask;
 }
+// Elements 0 .. n-1 of a lane's fragment, in order: fn(idx, element bits), each register read once.
+template <class Fn>
+void forFragment(const ExecContext& c, const std::vector<std::uint32_t>& slots, MatElem e, int lane, std::uint32_t n,
+                 Fn&& fn) {
+  if (e == MatElem::F64) {
+    for (std::uint32_t idx = 0; idx < n; ++idx) fn(idx, c.R[std::size_t(slots[idx]) * kWarpSize + lane]);
+    return;
+  }
+  const std::uint32_t bits = ptx::bitsOf(e), per = ptx::elementsPerSlot(e);
+  const std::uint64_t mask = bits == 32 ? 0xFFFFFFFFull : (1ull << bits) - 1;
+  for (std::uint32_t idx = 0; idx < n;) {
+    const std::uint64_t word = c.R[std::size_t(slots[idx / per]) * kWarpSize + lane];
+    for (std::uint32_t i = 0; i < per && idx < n; ++i, ++idx) fn(idx, (word >> (i * bits)) & mask);
+  }
+}
 void fragSet(ExecContext& c, const std::vector<std::uint32_t>& slots, MatElem e, int lane, std::uint32_t idx,
              std::uint64_t v) {
   const std::uint32_t per = ptx::elementsPerSlot(e);
@@ -168,14 +183,27 @@ const TensorOp& tensorOp(const ExecContext& c, const DecodedInst& in) { return c
 
 void mmaSync(ExecContext& c, const DecodedInst& in) {
   const TensorOp& t = tensorOp(c, in);
-  std::vector<std::uint64_t> a(std::size_t(t.m) * t.k), b(std::size_t(t.k) * t.n), cm(std::size_t(t.m) * t.n), d;
+  // Scratch kept from instruction to instruction (one per host thread): no allocation per mma.
+  static thread_local std::vector<std::uint64_t> a, b, cm, d;
+  a.resize(std::size_t(t.m) * t.k);
+  b.resize(std::size_t(t.k) * t.n);
+  cm.resize(std::size_t(t.m) * t.n);
   const std::uint32_t pa = ptx::elementsPerSlot(t.a), pb = ptx::elementsPerSlot(t.b);
   const std::uint32_t na = std::uint32_t(t.m) * t.k / 32, nb = std::uint32_t(t.k) * t.n / 32, nc = std::uint32_t(t.m) * t.n / 32;
   for (int lane = 0; lane < kWarpSize; ++lane) {
     int row, col;
-    for (std::uint32_t e = 0; e < na; ++e) { mmaA(t.m, lane, e, pa, row, col); a[std::size_t(row) * t.k + col] = fragGet(c, t.src_a, t.a, lane, e); }
-    for (std::uint32_t e = 0; e < nb; ++e) { mmaB(lane, e, pb, row, col); b[std::size_t(row) * t.n + col] = fragGet(c, t.src_b, t.b, lane, e); }
-    for (std::uint32_t e = 0; e < nc; ++e) { mmaC(t.m, lane, e, row, col); cm[std::size_t(row) * t.n + col] = fragGet(c, t.src_c, t.c, lane, e); }
+    forFragment(c, t.src_a, t.a, lane, na, [&](std::uint32_t e, std::uint64_t v) {
+      mmaA(t.m, lane, e, pa, row, col);
+      a[std::size_t(row) * t.k + col] = v;
+    });
+    forFragment(c, t.src_b, t.b, lane, nb, [&](std::uint32_t e, std::uint64_t v) {
+      mmaB(lane, e, pb, row, col);
+      b[std::size_t(row) * t.n + col] = v;
+    });
+    forFragment(c, t.src_c, t.c, lane, nc, [&](std::uint32_t e, std::uint64_t v) {
+      mmaC(t.m, lane, e, row, col);
+      cm[std::size_t(row) * t.n + col] = v;
+    });
   }
   multiply(t, a, b, cm, d);
   forLanes(c.mask, [&](int lane) {
@@ -190,19 +218,27 @@ void wmmaGather(const ExecContext& c, const std::vector<std::uint32_t>& slots, M
   const std::uint32_t n = std::uint32_t(rows * cols / 32);
   m.assign(std::size_t(rows) * cols, 0);
   for (int lane = 0; lane < kWarpSize; ++lane)
-    for (std::uint32_t i = 0; i < n; ++i) m[std::size_t(lane) * n + i] = fragGet(c, slots, e, lane, i);
+    forFragment(c, slots, e, lane, n, [&](std::uint32_t i, std::uint64_t v) { m[std::size_t(lane) * n + i] = v; });
 }
 void wmmaScatter(ExecContext& c, const std::vector<std::uint32_t>& slots, MatElem e, int rows, int cols,
                  const std::vector<std::uint64_t>& m, std::uint32_t mask) {
-  const std::uint32_t n = std::uint32_t(rows * cols / 32), held = std::uint32_t(slots.size()) * ptx::elementsPerSlot(e);
+  const std::uint32_t n = std::uint32_t(rows * cols / 32), per = ptx::elementsPerSlot(e), bits = ptx::bitsOf(e);
+  const std::uint64_t elem_mask = bits >= 32 ? ~0ull : (1ull << bits) - 1;
   forLanes(mask, [&](int lane) {
-    for (std::uint32_t i = 0; i < held; ++i) fragSet(c, slots, e, lane, i, m[std::size_t(lane) * n + i % n]);
+    // Every element of every slot is written, so each register is assembled whole.
+    const std::uint64_t* mine = &m[std::size_t(lane) * n];
+    for (std::size_t s = 0; s < slots.size(); ++s) {
+      std::uint64_t word = 0;
+      for (std::uint32_t i = 0; i < per; ++i)
+        word |= (mine[(std::uint32_t(s) * per + i) % n] & elem_mask) << (i * bits);
+      c.R[std::size_t(slots[s]) * kWarpSize + lane] = e == MatElem::F64 ? word : word & 0xFFFFFFFFull;
+    }
   });
 }
 
 void wmmaMma(ExecContext& c, const DecodedInst& in) {
   const TensorOp& t = tensorOp(c, in);
-  std::vector<std::uint64_t> a, b, cm, d;
+  static thread_local std::vector<std::uint64_t> a, b, cm, d;  // scratch, as in mmaSync
   wmmaGather(c, t.src_a, t.a, t.m, t.k, a);
   wmmaGather(c, t.src_b, t.b, t.k, t.n, b);
   wmmaGather(c, t.src_c, t.c, t.m, t.n, cm);
@@ -217,7 +253,8 @@ void wmmaLoadStore(ExecContext& c, const DecodedInst& in) {
   const int rows = int(t.rows()), cols = int(t.cols());
   const std::uint32_t bytes = ptx::bitsOf(t.a) / 8, n = std::uint32_t(rows * cols / 32);
   const std::vector<std::uint32_t>& slots = load ? t.dst : t.src_a;
-  std::vector<std::uint64_t> m(std::size_t(rows) * cols);
+  static thread_local std::vector<std::uint64_t> m;  // scratch, as in mmaSync
+  m.resize(std::size_t(rows) * cols);
   if (!load) wmmaGather(c, slots, t.a, rows, cols, m);
   forLanes(c.mask, [&](int lane) {
     const std::uint64_t base = effectiveAddress(c, in, lane);
