@@ -360,7 +360,7 @@ void DramChannel::complete(std::uint32_t slot) {
   } else {
     ++*write_requests_;
   }
-  if (s.read_like || s.req.needs_response) {
+  if (s.req.needs_response) {
     Response r;
     r.ready = due;
     r.seq = req_seq_++;

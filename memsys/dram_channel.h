@@ -8,7 +8,8 @@
 //  - A request is split into bursts of `access_bytes` (one RD/WR column command each): the 32-byte
 //    sectors in `sector_mask` when it is non-zero, else the bytes [addr, addr+bytes). Queue entries
 //    count bursts. A read (Read, Atomic, Fetch) returns one response when its last burst's data is
-//    back; a write returns one only when `needs_response` is set.
+//    back, unless `needs_response` is cleared (an L2's fill of a partly written sector before its
+//    write-back); a write returns one only when `needs_response` is set.
 //  - Banks in bank groups; a read queue and a write queue with write-drain watermarks; FR-FCFS or
 //    FCFS; open or closed page (closed = auto-precharge after every column access); all-bank refresh
 //    every tREFI; one command per cycle; the data bus is occupied burst_length/transfers_per_clock
@@ -46,7 +47,8 @@ class DramChannel {
   void accept(const MemRequest& r, std::uint64_t cycle);
 
   // Completed requests in completion order, visible from the cycle they are due (as of the last
-  // tick): reads (and atomics, fetches) always, writes only with needs_response. response = true.
+  // tick): requests with needs_response (reads from an L2 always, but for the fill of a partly
+  // written sector; writes when asked). response = true.
   bool hasResponse() const;
   const MemRequest& peekResponse() const;
   void popResponse();

@@ -32,6 +32,10 @@ L2Slice::L2Slice(const L2Params& params, std::uint32_t index, StatsRegistry& sta
   need(params.request_queue_entries >= 1, "l2.request_queue_entries must be at least 1");
   need(params.cache.mshr_entries >= 1, "l2.cache.mshr_entries must be at least 1");
   need(params.cache.mshr_max_merge >= 1, "l2.cache.mshr_max_merge must be at least 1");
+  need(params.write_request_cycles >= 1.0, "l2.write_request_cycles must be at least 1");
+  track_words_ = line_bytes_ == 128 && sector_bytes_ == 32;
+  need(!params.partial_sector_fill || track_words_,
+       "l2.partial_sector_fill needs 128-byte lines of 32-byte sectors (l2.cache.line_bytes, sector_bytes)");
   auto c = [&](const char* n, const char* d) { return stats.counter(name + "." + n, d); };
   reads_ = c("reads", "read and instruction-fetch requests looked up");
   writes_ = c("writes", "write requests looked up");
@@ -47,6 +51,8 @@ L2Slice::L2Slice(const L2Params& params, std::uint32_t index, StatsRegistry& sta
   dram_reads_ = c("dram_reads", "DRAM read requests sent");
   dram_writes_ = c("dram_writes", "DRAM write requests sent");
   queue_full_cycles_ = c("queue_full_cycles", "cycles the request queue was full (back-pressure)");
+  partial_fills_ = c("partial_fills", "DRAM reads that complete partly written sectors before their write-back");
+  write_hold_cycles_ = c("write_hold_cycles", "cycles writes held the lookup stage beyond their first");
 }
 
 void L2Slice::accept(const MemRequest& req, std::uint64_t) {
@@ -88,19 +94,64 @@ void L2Slice::tick(std::uint64_t cycle) {
   }
 }
 
+std::uint64_t L2Slice::writeCostFixed(const MemRequest& req, std::uint32_t mask) const {
+  double sectors = 0;
+  for (std::uint32_t m = mask; m; m &= m - 1) {
+    const std::uint32_t s = std::uint32_t(__builtin_ctz(m));
+    const bool whole = !track_words_ || req.word_mask == 0 || (req.word_mask & sectorWords(s)) == sectorWords(s);
+    sectors += whole ? params_.write_cycles_per_sector : params_.write_cycles_per_partial_sector;
+  }
+  return std::uint64_t(std::max(params_.write_request_cycles, sectors) * double(kFixedOne) + 0.5);
+}
+
+void L2Slice::notePartialWrite(std::uint64_t line, std::uint32_t words, std::uint32_t allocated) {
+  std::uint32_t partial = 0;
+  for (std::uint32_t m = allocated; m; m &= m - 1) {
+    const std::uint32_t s = std::uint32_t(__builtin_ctz(m));
+    if ((words & sectorWords(s)) != sectorWords(s)) partial |= 1u << s;
+  }
+  auto it = partial_.find(line);
+  if (it == partial_.end()) {
+    if (!partial) return;
+    it = partial_.emplace(line, Partial{}).first;
+  }
+  Partial& p = it->second;
+  p.words |= words;
+  p.sectors |= partial;
+  for (std::uint32_t m = p.sectors; m; m &= m - 1) {
+    const std::uint32_t s = std::uint32_t(__builtin_ctz(m));
+    if ((p.words & sectorWords(s)) == sectorWords(s)) p.sectors &= ~(1u << s);
+  }
+  if (!p.sectors) partial_.erase(it);
+}
+
 void L2Slice::lookup(std::uint64_t cycle) {
   if (responses_.size() >= params_.request_queue_entries || dram_out_.size() >= params_.request_queue_entries) {
     ++*output_stall_cycles_;
     return;
   }
+  if (cycle * kFixedOne < lookup_free_fixed_) return;  // a write still holds the stage
   const MemRequest& req = queue_.front();
   const std::uint32_t mask = requestMask(line_bytes_, sector_bytes_, req);
   const std::uint32_t hit_lat = params_.cache.hit_latency_cycles;
   const std::uint64_t line = lineAddr(req.addr);
 
   if (req.op == MemOp::Write) {
+    // The stage is free again after the write's hold, counted from when it became free if that was
+    // within the last cycle (the request waited for it: fractions accumulate), else from now.
+    const std::uint64_t cost = writeCostFixed(req, mask);
+    const std::uint64_t now = cycle * kFixedOne;
+    const std::uint64_t start = lookup_free_fixed_ + kFixedOne > now ? lookup_free_fixed_ : now;
+    lookup_free_fixed_ = start + cost;
+    *write_hold_cycles_ += (lookup_free_fixed_ + kFixedOne - 1) / kFixedOne - cycle - 1;
     const L2TagResult r = tags_->operate({L2TagOp::Write, line, mask}, cycle);
     handleVictim(r, cycle);
+    if (params_.partial_sector_fill && write_back_ && allocate_on_write_) {
+      std::uint32_t words = req.word_mask;
+      if (!words)
+        for (std::uint32_t m = mask; m; m &= m - 1) words |= sectorWords(std::uint32_t(__builtin_ctz(m)));
+      notePartialWrite(line, words, r.miss_mask);
+    }
     if (!write_back_)
       sendDram(MemOp::Write, line, mask, cycle);
     else if (r.miss_mask && !allocate_on_write_)
@@ -195,7 +246,7 @@ void L2Slice::respond(const MemRequest& req, std::uint64_t ready) {
   (req.op == MemOp::Atomic ? atomic_pipe_ : hit_pipe_).push_back(t);
 }
 
-void L2Slice::sendDram(MemOp op, std::uint64_t line, std::uint32_t mask, std::uint64_t cycle) {
+void L2Slice::sendDram(MemOp op, std::uint64_t line, std::uint32_t mask, std::uint64_t cycle, bool needs_response) {
   MemRequest d;
   d.id = (std::uint64_t(1) << 63) | (std::uint64_t(index_) << 40) | dram_seq_++;
   d.op = op;
@@ -204,7 +255,7 @@ void L2Slice::sendDram(MemOp op, std::uint64_t line, std::uint32_t mask, std::ui
   d.bytes = sectorCount(mask) * sector_bytes_;
   d.sm = std::uint16_t(index_);
   d.issue_cycle = cycle;
-  d.needs_response = op == MemOp::Read;
+  d.needs_response = op == MemOp::Read && needs_response;
   ++*(op == MemOp::Read ? dram_reads_ : dram_writes_);
   dram_pipe_.push_back(Timed{cycle + params_.cache.hit_latency_cycles, d});
 }
@@ -212,8 +263,20 @@ void L2Slice::sendDram(MemOp op, std::uint64_t line, std::uint32_t mask, std::ui
 void L2Slice::handleVictim(const L2TagResult& r, std::uint64_t cycle) {
   if (!r.victim) return;
   ++*evictions_;
+  std::uint32_t partial = 0;
+  if (!partial_.empty()) {
+    const auto it = partial_.find(r.victim_line);
+    if (it != partial_.end()) {
+      partial = it->second.sectors & r.victim_dirty;
+      partial_.erase(it);
+    }
+  }
   if (r.victim_dirty) {
     ++*dirty_writebacks_;
+    if (partial) {  // the bytes no write covered come from DRAM first
+      ++*partial_fills_;
+      sendDram(MemOp::Read, r.victim_line, partial, cycle, false);
+    }
     sendDram(MemOp::Write, r.victim_line, r.victim_dirty, cycle);
   }
 }

@@ -36,6 +36,16 @@
 //   partial-sector byte masks are not modelled. write_back without allocate_on_write forwards the
 //   missing sectors to DRAM; write_through forwards every write (and atomic result) to DRAM.
 //   A write responds after hit_latency_cycles if needs_response.
+// - A write holds the lookup stage max(write_request_cycles, whole sectors x write_cycles_per_sector
+//   + partly written sectors x write_cycles_per_partial_sector) cycles (fractions accumulate; the
+//   defaults give one cycle, as a read). A sector is written whole when MemRequest::word_mask covers
+//   its 8 words (or word_mask is 0).
+// - partial_sector_fill: a write miss that allocates a sector without covering it leaves it partly
+//   written until later writes complete its words. Evicting a line with such dirty sectors first
+//   reads them from DRAM (needs_response = false: the data only completes the write-back), then
+//   writes them (the H100 reads about one sector from DRAM per partly written sector evicted:
+//   validation/micro scatter_st_*_dram). A read that hits a partly written sector is served as a
+//   hit (not modelled: the fill it would need).
 // - A fill or write-allocate that evicts a line with dirty sectors sends a DRAM write of those
 //   sectors (needs_response = false).
 // - The lookup also waits while the response queue or the DRAM request queue holds
@@ -49,7 +59,8 @@
 // Statistics under `name`: reads (incl. instruction fetches), writes, atomics, hits and misses (in
 // sectors, at lookup), line_hits (lookups whose line tag was present), mshr_merges,
 // mshr_full_stalls, output_stall_cycles, evictions, dirty_writebacks, dram_reads, dram_writes (DRAM
-// requests sent), queue_full_cycles.
+// requests sent), queue_full_cycles, partial_fills (DRAM reads completing partly written sectors),
+// write_hold_cycles (cycles writes held the lookup stage beyond their first).
 #pragma once
 
 #include <algorithm>
@@ -57,6 +68,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "memsys/mem_request.h"
@@ -101,7 +113,10 @@ class L2Slice {
   }
   std::uint32_t queueDepth() const { return std::uint32_t(queue_.size()); }
   // Drops every cached line (gigathread.flush_caches_before_launch); false if the tag stage cannot.
-  bool invalidateAll() { return tags_->invalidateAll(); }
+  bool invalidateAll() {
+    partial_.clear();
+    return tags_->invalidateAll();
+  }
   std::uint32_t mshrUsed() const { return mshr_used_; }
   // Co-simulation: the first operation on which the RTL tag stage differed from the model.
   const std::string* divergence() const { return tags_->divergence(); }
@@ -117,7 +132,13 @@ class L2Slice {
   void respond(const MemRequest& req, std::uint64_t ready);
   // When an atomic whose sectors are ready at `data_ready` completes, after the atomic unit.
   std::uint64_t atomicDone(const MemRequest& req, std::uint64_t data_ready);
-  void sendDram(MemOp op, std::uint64_t line, std::uint32_t mask, std::uint64_t cycle);
+  // needs_response: false for a read whose data only completes a write-back (a partial-sector fill).
+  void sendDram(MemOp op, std::uint64_t line, std::uint32_t mask, std::uint64_t cycle, bool needs_response = true);
+  // The lookup stage's hold for a write: max(write_request_cycles, per whole / partly written sector).
+  std::uint64_t writeCostFixed(const MemRequest& req, std::uint32_t mask) const;
+  // Partly written sectors (l2.partial_sector_fill): a write that allocated sectors it did not cover
+  // whole, and writes after it, add their words; a sector whose words are all written is whole.
+  void notePartialWrite(std::uint64_t line, std::uint32_t words, std::uint32_t allocated);
   void handleVictim(const L2TagResult& r, std::uint64_t cycle);
   std::uint64_t lineAddr(std::uint64_t addr) const { return addr & ~std::uint64_t(line_bytes_ - 1); }
   // The target store: the request in slot `slot` of MSHR entry `entry` (the tag stage hands them out).
@@ -146,9 +167,20 @@ class L2Slice {
   std::deque<MemRequest> responses_;    // ready for the crossbar
   std::deque<MemRequest> dram_out_;     // ready for the DRAM channel
   std::uint64_t dram_seq_ = 0;
+  // The lookup stage is free from this time on, in 1/kFixedOne interconnect cycles (a write holds
+  // it a fractional number of cycles; the fractions accumulate exactly).
+  static constexpr std::uint64_t kFixedOne = 256;
+  std::uint64_t lookup_free_fixed_ = 0;
+  bool track_words_ = false;            // 128-byte lines of 32-byte sectors: MemRequest::word_mask applies
+  struct Partial {
+    std::uint32_t words = 0;            // words written since the line was allocated
+    std::uint32_t sectors = 0;          // sectors allocated by a write that did not cover them, still partial
+  };
+  std::unordered_map<std::uint64_t, Partial> partial_;  // line -> its partly written sectors
 
   Counter *reads_, *writes_, *atomics_, *hits_, *misses_, *line_hits_, *mshr_merges_, *mshr_full_stalls_,
-      *output_stall_cycles_, *evictions_, *dirty_writebacks_, *dram_reads_, *dram_writes_, *queue_full_cycles_;
+      *output_stall_cycles_, *evictions_, *dirty_writebacks_, *dram_reads_, *dram_writes_, *queue_full_cycles_,
+      *partial_fills_, *write_hold_cycles_;
 };
 
 }  // namespace scgpu::memsys

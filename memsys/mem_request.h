@@ -30,7 +30,14 @@ struct MemRequest {
   // serialises updates to one address, so 32 lanes adding to one counter cost 32 updates.
   std::uint16_t atomic_ops = 1;
   bool atomic_integer = false;     // integer add/min/max/and/or/xor/inc/dec (l2.integer_atomic_op_cycles)
+  // Write from an SM: the 4-byte words of the line it writes (bit w: bytes 4w .. 4w+3; a byte or
+  // half-word store marks its whole word). 0: not known, every sector of sector_mask written whole.
+  // The L2 tells whole sectors from partly written ones by it (l2.write_*_cycles, partial fills).
+  std::uint32_t word_mask = 0;
 };
+
+// The words of sector s of a line (8 words of 4 bytes per 32-byte sector).
+inline std::uint32_t sectorWords(std::uint32_t sector) { return 0xFFu << (8 * sector); }
 
 inline std::uint32_t sectorCount(std::uint32_t mask) { return std::uint32_t(__builtin_popcount(mask)); }
 

@@ -46,6 +46,15 @@ struct L2Params {
   std::uint32_t atomic_request_cycles = 1;       // cycles the atomic unit spends per request (at least)
   std::uint32_t atomic_op_cycles = 1;            // cycles the atomic unit spends per update of one address
   std::uint32_t integer_atomic_op_cycles = 1;    // the same for integer reductions (add, min, max, and, ...)
+  // A write holds the slice's lookup stage max(write_request_cycles, its sectors x the cycles of a
+  // whole or a partly written sector) interconnect cycles (fractions accumulate); reads take one.
+  double write_request_cycles = 1.0;
+  double write_cycles_per_sector = 0.0;
+  double write_cycles_per_partial_sector = 0.0;
+  // A sector allocated by a write that did not cover it whole is filled from DRAM before it is
+  // written back (the DRAM's ECC words need every byte): an evicted line's partly written dirty
+  // sectors cost a DRAM read before their write.
+  bool partial_sector_fill = false;
   std::uint32_t request_queue_entries = 32;
   std::string hash = "xor";                      // linear | xor
   std::uint32_t interleave_bytes = 256;          // consecutive bytes mapped to one slice

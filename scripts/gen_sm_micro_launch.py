@@ -25,6 +25,8 @@ def signature(kernel):
     if kernel == "smem_chase": return ["s32", "cycles", "sink"]
     if kernel == "l1_load": return ["u32", "s32", "@buf", "cycles", "sink"]
     if kernel == "st_global": return ["u32", "s32", "@buf", "cycles"]
+    if kernel == "scatter": return ["s32", "u32", "u32", "s32", "@buf", "cycles", "sink"]
+    if kernel == "local_mem": return ["s32", "u32", "cycles", "sink"]
     if kernel == "call_chain": return ["s32", "cycles", "sink"]
     if kernel == "empty_kernel": return []
     raise SystemExit(f"gen_sm_micro_launch: no signature for kernel {kernel}")
@@ -52,7 +54,8 @@ for case in csv.DictReader(open(os.path.join(micro, "sm_micro_cases.csv"))):
             v = values[vi]
             vi += 1
             if v == "@buf":
-                count = grid * block if kernel == "global_atomic" else 16 << 20
+                # global_atomic: a word per thread; scatter: its footprint (mask + 1 words).
+                count = grid * block if kernel == "global_atomic" else int(values[2]) + 1 if kernel == "scatter" else 16 << 20
                 buffers.append(f"  buf: {{type: u32, count: {count}}}")
                 args.append("  - buf")
             else:

@@ -271,6 +271,89 @@ TEST(L2Slice, WriteAllocatesWithoutFetchAndDirtyEvictionWritesBack) {
   EXPECT_EQ(b.stat("writes"), 1u + kWays);
 }
 
+// A write holds the lookup stage max(write_request_cycles, whole sectors x write_cycles_per_sector
+// + partial sectors x write_cycles_per_partial_sector); fractions accumulate over back-to-back writes.
+TEST(L2Slice, WritesHoldTheLookupForTheirCycles) {
+  L2Params p = l2Params();
+  p.request_queue_entries = 16;
+  p.write_request_cycles = 2.5;
+  p.write_cycles_per_sector = 1.25;
+  p.write_cycles_per_partial_sector = 2.0;
+  Bench b(p);
+  // Four one-sector writes, each of one word (partial: 2.0 < 2.5), then a read: the writes take
+  // 2.5 cycles each, so they start at 0, 2.5 (looked up at 3), 5 and 7.5 (at 8); the read at 10.
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    MemRequest w = req(i + 1, MemOp::Write, line(i, 0), 0x1);
+    w.word_mask = 0x1;
+    b.accept(w);
+  }
+  b.accept(req(9, MemOp::Read, line(9, 0), 0x1));
+  b.runTo(40);
+  EXPECT_EQ(b.responseCycle(1), 0u + kHit);
+  EXPECT_EQ(b.responseCycle(2), 3u + kHit);
+  EXPECT_EQ(b.responseCycle(3), 5u + kHit);
+  EXPECT_EQ(b.responseCycle(4), 8u + kHit);
+  ASSERT_EQ(b.dram.size(), 1u);
+  EXPECT_EQ(b.dram[0].first, 10u + kHit);  // the read's miss
+  // Three sectors, two whole and one with a word missing: 1.25 + 1.25 + 2.0 = 4.5 cycles.
+  const std::uint64_t c0 = b.cycle;
+  MemRequest w = req(20, MemOp::Write, line(10, 0), 0x7);
+  w.word_mask = 0xFFFF | 0x7F0000;
+  b.accept(w);
+  b.step();
+  b.accept(req(21, MemOp::Write, line(11, 0), 0x1));  // word_mask 0: whole sectors, max(2.5, 1.25)
+  b.step();
+  b.accept(req(22, MemOp::Write, line(12, 0), 0x1));
+  b.runTo(c0 + 30);
+  EXPECT_EQ(b.responseCycle(20), c0 + kHit);
+  EXPECT_EQ(b.responseCycle(21), c0 + 5 + kHit);  // free at c0 + 4.5
+  EXPECT_EQ(b.responseCycle(22), c0 + 7 + kHit);  // free at c0 + 4.5 + 2.5
+}
+
+// partial_sector_fill: a sector a write allocated without covering it is read from DRAM (without
+// a response: the data only completes the write-back) before the evicted line is written back;
+// sectors written whole, or completed by later writes, are not.
+TEST(L2Slice, PartlyWrittenSectorsAreFilledFromDramBeforeTheirWriteBack) {
+  L2Params p = l2Params();
+  p.partial_sector_fill = true;
+  Bench b(p);
+  const std::uint32_t s = 5;
+  MemRequest a = req(1, MemOp::Write, line(s, 0), 0x7);  // sector 0 whole, 1 one word, 2 half
+  a.word_mask = 0xFF | (1u << 8) | (0x0Fu << 16);
+  b.accept(a);
+  b.step();
+  MemRequest c = req(2, MemOp::Write, line(s, 0), 0x4);  // the other half of sector 2
+  c.word_mask = 0xF0u << 16;
+  b.accept(c);
+  b.step();
+  for (std::uint32_t k = 1; k <= kWays; ++k) {  // evict line(s, 0)
+    b.accept(req(10 + k, MemOp::Write, line(s, k), 0x1));
+    b.step();
+  }
+  b.runTo(b.cycle + 20);
+  ASSERT_EQ(b.dram.size(), 2u);
+  EXPECT_EQ(b.dram[0].second.op, MemOp::Read);
+  EXPECT_EQ(b.dram[0].second.addr, line(s, 0));
+  EXPECT_EQ(b.dram[0].second.sector_mask, 0x2u);  // only sector 1 is still partly written
+  EXPECT_FALSE(b.dram[0].second.needs_response);
+  EXPECT_EQ(b.dram[1].second.op, MemOp::Write);
+  EXPECT_EQ(b.dram[1].second.sector_mask, 0x7u);
+  EXPECT_EQ(b.dram[0].first, b.dram[1].first);
+  EXPECT_EQ(b.stat("partial_fills"), 1u);
+  // Without partial_sector_fill the same writes evict with the write alone.
+  Bench plain;
+  plain.accept(a);
+  plain.step();
+  for (std::uint32_t k = 1; k <= kWays; ++k) {
+    plain.accept(req(10 + k, MemOp::Write, line(s, k), 0x1));
+    plain.step();
+  }
+  plain.runTo(plain.cycle + 20);
+  ASSERT_EQ(plain.dram.size(), 1u);
+  EXPECT_EQ(plain.dram[0].second.op, MemOp::Write);
+  EXPECT_EQ(plain.stat("partial_fills"), 0u);
+}
+
 TEST(L2Slice, CleanEvictionWritesNothing) {
   Bench b;
   const std::uint32_t s = 2;
@@ -361,6 +444,14 @@ TEST(L2Slice, RejectsBadParameters) {
   p = l2Params();
   p.request_queue_entries = 0;
   EXPECT_THROW(L2Slice(p, 0, st, "gpu.l2[1]"), std::invalid_argument);
+  p = l2Params();
+  p.write_request_cycles = 0.5;
+  EXPECT_THROW(L2Slice(p, 0, st, "gpu.l2[2]"), std::invalid_argument);
+  p = l2Params();
+  p.partial_sector_fill = true;
+  p.cache.line_bytes = 64;
+  p.cache.size_bytes = std::uint64_t(kSets) * kWays * 64;
+  EXPECT_THROW(L2Slice(p, 0, st, "gpu.l2[3]"), std::invalid_argument);
 }
 
 // ---- Address map ----

@@ -53,7 +53,8 @@ struct KeySpec {
   Type type = Type::Int;
   Access field;
   std::int64_t imin = 0, imax = kNoMax;  // Int: imin <= v <= imax
-  double dmax = 0;                       // Number: 0 < v <= dmax
+  double dmax = 0;                       // Number: 0 < v <= dmax (0 <= v with zero_ok)
+  bool zero_ok = false;                  // Number: 0 is allowed
   bool pow2 = false;                     // Int: a power of two
   std::vector<std::string> choices;      // String: one of these (empty: any non-empty string)
   std::string description;
@@ -62,6 +63,7 @@ struct KeySpec {
   std::string default_from;              // left out: the value of this key (an earlier one)
 
   KeySpec& powerOfTwo() { pow2 = true; return *this; }
+  KeySpec& orZero() { zero_ok = true; return *this; }
   KeySpec& need() { required = true; return *this; }
   KeySpec& defaultFrom(const std::string& path) { default_from = path; return *this; }
 };
@@ -363,6 +365,17 @@ Schema buildSchema() {
             "words of the line it updates");
   b.integer("l2.integer_atomic_op_cycles", FIELD(l2.integer_atomic_op_cycles), 1, 100000,
             "the same for integer reductions (add, min, max, and, or, xor, inc, dec)");
+  b.number("l2.write_request_cycles", FIELD(l2.write_request_cycles), 1000,
+           "interconnect cycles a write holds the slice's lookup stage at least (reads take one); at least one");
+  b.number("l2.write_cycles_per_sector", FIELD(l2.write_cycles_per_sector), 1000,
+           "interconnect cycles a write holds the lookup stage per 32-byte sector it writes whole (if more than "
+           "write_request_cycles)")
+      .orZero();
+  b.number("l2.write_cycles_per_partial_sector", FIELD(l2.write_cycles_per_partial_sector), 1000,
+           "the same per sector it writes in part (fewer than its 32 bytes)")
+      .orZero();
+  b.boolean("l2.partial_sector_fill", FIELD(l2.partial_sector_fill),
+            "a sector a write allocated in part is read from DRAM before it is written back (ECC words)");
   b.integer("l2.request_queue_entries", FIELD(l2.request_queue_entries), 1, 1 << 20, "requests queued per slice");
   b.choice("l2.hash", FIELD(l2.hash), {"linear", "xor"},
            "address-to-slice mapping: chunk mod slices, or an XOR fold of the higher address bits");
@@ -897,8 +910,8 @@ class Checker {
           valueError(k, fmt::format("expected a number, got {}", describe(k.path)));
           return false;
         }
-        if (!(*v > 0) || *v > k.dmax) {
-          valueError(k, fmt::format("expected a number > 0 and <= {}, got {}", k.dmax, text));
+        if (!(k.zero_ok ? *v >= 0 : *v > 0) || *v > k.dmax) {
+          valueError(k, fmt::format("expected a number {} 0 and <= {}, got {}", k.zero_ok ? ">=" : ">", k.dmax, text));
           return false;
         }
         *static_cast<double*>(f.ptr) = *v;
@@ -949,7 +962,8 @@ class Checker {
       }
       case Type::Number: {
         const double v = *static_cast<double*>(f.ptr);
-        if (!(v > 0) || v > k.dmax) problem = fmt::format("expected a number > 0 and <= {}, got {}", k.dmax, v);
+        if (!(k.zero_ok ? v >= 0 : v > 0) || v > k.dmax)
+          problem = fmt::format("expected a number {} 0 and <= {}, got {}", k.zero_ok ? ">=" : ">", k.dmax, v);
         break;
       }
       case Type::String: {
@@ -1344,7 +1358,7 @@ std::string GpuConfig::schemaMarkdown() {
         break;
       case Type::Number:
         type = "number";
-        allowed = fmt::format("> 0, <= {}", k.dmax);
+        allowed = fmt::format("{} 0, <= {}", k.zero_ok ? ">=" : ">", k.dmax);
         break;
       case Type::String:
         type = "string";

@@ -25,7 +25,7 @@
 
 constexpr int kRuns = 5;
 constexpr int kLaunches = 1000;
-constexpr size_t kBufBytes = 64ull << 20;
+constexpr size_t kBufBytes = 256ull << 20;  // the scatter cases' largest footprint
 
 struct Case {
   std::string name, kernel, metric;
@@ -105,6 +105,8 @@ int main(int argc, char** argv) {
       else if (n == "smem_chase") smem_chase<<<g, b>>>(I(0), cycles, reinterpret_cast<unsigned*>(sink));
       else if (n == "l1_load") l1_load<<<g, b>>>(U(0), I(1), reinterpret_cast<const int*>(buf), cycles, sink);
       else if (n == "st_global") st_global<<<g, b>>>(U(0), I(1), reinterpret_cast<int*>(buf), cycles);
+      else if (n == "scatter") scatter<<<g, b>>>(I(0), U(1), U(2), I(3), reinterpret_cast<int*>(buf), cycles, sink);
+      else if (n == "local_mem") local_mem<<<g, b>>>(I(0), U(1), cycles, sink);
       else if (n == "call_chain") call_chain<<<g, b>>>(I(0), cycles, reinterpret_cast<unsigned*>(sink));
       else if (n == "empty_kernel") empty_kernel<<<g, b>>>();
       else {

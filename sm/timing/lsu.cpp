@@ -21,6 +21,7 @@ struct Lsu::Step {
   std::uint16_t hold = 0;        // Line: cycles the step keeps the pipeline after its access (stores)
   bool accessed = false;         // Line: the access was made; the step holds the pipeline
   bool atomic_integer = false;   // Line, Atomic: an integer reduction (see MemRequest)
+  std::uint32_t words = 0;       // Line, Write: the 4-byte words of the line written (MemRequest::word_mask)
 };
 
 struct Lsu::Op {
@@ -273,6 +274,37 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
     }
     op.steps.push_back(s);
   }
+  if (kind == MemOp::Write && line_bytes_ == 128) {
+    // The words each line's store writes, so that the L2 can tell whole sectors from partial ones.
+    std::size_t at = first_line;
+    auto mark = [&](std::uint64_t addr, std::uint32_t bytes) {
+      const std::uint64_t line = addr & ~std::uint64_t(127);
+      if (op.steps[at].addr != line)
+        for (at = first_line; at < op.steps.size() && op.steps[at].addr != line; ++at) {
+        }
+      if (at == op.steps.size()) {  // not a line of this instruction (cannot happen); stay safe
+        at = first_line;
+        return;
+      }
+      const std::uint32_t first = std::uint32_t(addr - line) / 4, last = std::uint32_t(addr - line + bytes - 1) / 4;
+      op.steps[at].words |= (last >= 31 ? ~0u : (2u << last) - 1) & ~((1u << first) - 1);
+    };
+    if (first_line < op.steps.size()) {
+      for (std::uint32_t m = global; m; m &= m - 1) {
+        const int lane = __builtin_ctz(m);
+        const std::uint64_t off = t.addr[lane] % 128;
+        mark(t.addr[lane], std::uint32_t(std::min<std::uint64_t>(t.bytes, 128 - off)));
+      }
+      for (std::uint32_t m = local; m; m &= m - 1) {
+        const int lane = __builtin_ctz(m);
+        for (std::uint64_t off = t.addr[lane], end = off + t.bytes; off < end;) {
+          const std::uint32_t n = std::uint32_t(std::min<std::uint64_t>(4 - off % 4, end - off));
+          mark(localAddress(req.warp_slot, req.local_stride, lane, off), n);
+          off += n;
+        }
+      }
+    }
+  }
   if (global && t.atomic) {
     // Same-address updates serialise at the L2 atomic unit: tell it how many, and their kind.
     for (std::size_t i = first_line; i < op.steps.size(); ++i) {
@@ -384,6 +416,7 @@ bool Lsu::stepLine(Op& op, Step& s, std::uint64_t now) {
     r.issue_cycle = now;
     r.atomic_ops = s.atomic_ops;
     r.atomic_integer = s.atomic_integer;
+    if (kind == MemOp::Write) r.word_mask = s.words;
     dispatch(r, now);
   };
   if (s.mem == MemOp::Read) {

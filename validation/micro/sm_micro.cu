@@ -122,13 +122,16 @@ extern "C" __global__ void smem_atomic(int mode, int iters, long long* cycles, i
 
 // Global atomicAdd (result unused, a RED). mode 0: every thread of the grid its own word; 1: every
 // thread the same word; 2: float adds to one word; 3: float adds, every thread its own word;
-// 4: integer adds of a per-thread value to one word; 5: float adds of a per-thread value to one word.
+// 4: integer adds of a per-thread value to one word; 5: float adds of a per-thread value to one word;
+// 6: integer adds of 1 to 256 bins (1 KiB) chosen by a hash of thread and iteration (a byte
+// histogram in global memory); 7: the same over 4096 bins (16 KiB).
 extern "C" __global__ void global_atomic(int mode, int iters, int* buf, long long* cycles) {
   const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned idx = (mode == 0 || mode == 3) ? tid : 0;
   long long t0 = syncedClock();
   for (int i = 0; i < iters; ++i) {
-    if (mode == 5) atomicAdd(reinterpret_cast<float*>(buf), float(threadIdx.x));
+    if (mode >= 6) atomicAdd(buf + (((tid * 2654435761u) ^ (i * 40503u)) >> (mode == 6 ? 24 : 20)), 1);
+    else if (mode == 5) atomicAdd(reinterpret_cast<float*>(buf), float(threadIdx.x));
     else if (mode == 4) atomicAdd(buf, int(threadIdx.x));
     else if (mode >= 2) atomicAdd(reinterpret_cast<float*>(buf) + idx, 1.0f);
     else atomicAdd(buf + idx, 1);
@@ -256,6 +259,62 @@ extern "C" __global__ void st_global(unsigned lines, int iters, int* buf, long l
   }
   long long t1 = syncedClock();
   report(t0, t1, cycles);
+}
+
+// Scattered 4-byte accesses from the whole chip: lane L of a warp accesses word L * stride of the
+// warp's span (stride 1: one 128-byte line per warp instruction; 8: a sector per lane, 8 lines;
+// 32: a line per lane), warps take consecutive spans and the grid sweeps a footprint of mask + 1
+// words (a power of two: 8 MiB stays in the L2, 256 MiB does not). mode 0: stores (a 4-byte write
+// to a sector the L2 otherwise does not hold); 1: loads that bypass the L1 (ld.global.cg), four
+// in flight per warp. Every lane's word is the first of its sector, so with stride 8 or 32 no
+// sector is ever written whole.
+__device__ __forceinline__ int ldCg(const int* p) {
+  int v;
+  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
+extern "C" __global__ void scatter(int mode, unsigned stride, unsigned mask, int iters, int* buf, long long* cycles,
+                                   int* sink) {
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, warps = (gridDim.x * blockDim.x) >> 5;
+  const unsigned step = warps * 32u * stride;
+  unsigned idx = warp * 32u * stride + lane * stride;
+  int acc = 0;
+  long long t0 = syncedClock();
+  for (int i = 0; i < iters; ++i, idx += 4 * step) {
+    if (mode == 0) {
+      stWb(buf + (idx & mask), i);
+      stWb(buf + ((idx + step) & mask), i);
+      stWb(buf + ((idx + 2 * step) & mask), i);
+      stWb(buf + ((idx + 3 * step) & mask), i);
+    } else {
+      acc += ldCg(buf + (idx & mask)) + ldCg(buf + ((idx + step) & mask)) + ldCg(buf + ((idx + 2 * step) & mask)) +
+             ldCg(buf + ((idx + 3 * step) & mask));
+    }
+  }
+  long long t1 = syncedClock();
+  report(t0, t1, cycles);
+  if (acc == 0x7fffffff) sink[0] = acc;
+}
+
+// Local memory (a per-thread array indexed at run time, which ptxas cannot keep in registers):
+// each iteration one load and one store of the thread's own array, dependent through the sum.
+extern "C" __global__ void local_mem(int iters, unsigned seed, long long* cycles, int* sink) {
+  int a[64];
+  for (int k = 0; k < 64; ++k) a[k] = k ^ int(seed);
+  unsigned j = threadIdx.x * seed;
+  int acc = 0;
+  long long t0 = syncedClock();
+  for (int i = 0; i < iters; ++i) {
+    j = j * 1664525u + 1013904223u;
+    const unsigned k = j >> 26;
+    acc += a[k];
+    a[(k + 7) & 63] = acc;
+  }
+  long long t1 = syncedClock();
+  report(t0, t1, cycles);
+  if (acc == 0x7fffffff) sink[0] = acc + a[seed & 63];
 }
 
 // Calls of a function that is not inlined (the ABI's call, return, and argument registers), one
