@@ -37,10 +37,26 @@ void Crossbar::Network::init(std::uint32_t inputs, std::uint32_t outputs) {
 }
 
 void Crossbar::Network::headChanged(std::uint32_t input) {
-  if (in[input].queue.empty()) return;
-  const std::uint32_t dst = in[input].queue.front().dst;
-  setBit(out[dst].reqs, input);
-  setBit(active, dst);
+  Input& i = in[input];
+  for (std::uint32_t o : i.registered) clearBit(out[o].reqs, input);
+  i.registered.clear();
+  const std::size_t n = std::min<std::size_t>(window, i.queue.size());
+  for (std::size_t k = 0; k < n; ++k) {
+    const Packet& p = i.queue[k];
+    if (k == i.taking) continue;  // being switched: its output holds the input already
+    if (std::find(i.registered.begin(), i.registered.end(), p.dst) != i.registered.end()) continue;
+    i.registered.push_back(p.dst);
+    setBit(out[p.dst].reqs, input);
+    setBit(active, p.dst);
+  }
+}
+
+std::uint32_t Crossbar::Network::windowPacket(std::uint32_t input, std::uint32_t output) const {
+  const Input& i = in[input];
+  const std::size_t n = std::min<std::size_t>(window, i.queue.size());
+  for (std::size_t k = 0; k < n; ++k)
+    if (i.queue[k].dst == output && k != i.taking) return std::uint32_t(k);
+  return kNone;
 }
 
 void Crossbar::Network::push(std::uint32_t input, Packet p) {
@@ -48,7 +64,7 @@ void Crossbar::Network::push(std::uint32_t input, Packet p) {
   i.flits += p.flits;
   i.queue.push_back(std::move(p));
   ++packets;
-  if (i.queue.size() == 1) headChanged(input);
+  if (i.queue.size() <= window) headChanged(input);
 }
 
 void Crossbar::Network::pop(std::uint32_t output) {
@@ -66,7 +82,9 @@ std::uint32_t Crossbar::Network::arbitrate(std::uint32_t output, std::uint64_t c
     std::uint64_t word = o.reqs[w], keep = 0;
     for (std::uint64_t rest = word; rest; rest &= rest - 1) {
       const std::uint32_t i = std::uint32_t(w * 64) + std::uint32_t(__builtin_ctzll(rest));
-      if (in[i].queue.front().eligible <= cycle) keep |= rest & (~rest + 1);
+      if (in[i].taking != kNone || in[i].next_cycle > cycle) continue;  // taken by another output, or reading
+      const std::uint32_t k = window == 1 ? 0 : windowPacket(i, output);
+      if (k != kNone && in[i].queue[k].eligible <= cycle) keep |= rest & (~rest + 1);
     }
     eligible[w] = keep;
   }
@@ -85,13 +103,17 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
       Output& o = out[oi];
       if (o.granted == kNone) {
         o.granted = arbitrate(oi, cycle);
-        if (o.granted != kNone) clearBit(o.reqs, o.granted);
+        if (o.granted != kNone) {
+          clearBit(o.reqs, o.granted);
+          o.index = window == 1 ? 0 : windowPacket(o.granted, oi);
+          in[o.granted].taking = o.index;
+        }
       }
       if (o.granted != kNone) {
         *conflicts += countBits(o.reqs);
         if (o.flits < out_cap) {
           Input& src = in[o.granted];
-          Packet& p = src.queue.front();
+          Packet& p = src.queue[o.index];
           ++p.sent;
           --src.flits;
           ++o.flits;
@@ -99,17 +121,15 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
           ++*flits_switched;
           if (p.sent == p.flits) {
             o.traversing.push_back(Timed{cycle + latency, p.flits, p.req});
-            src.queue.pop_front();
+            src.queue.erase(src.queue.begin() + o.index);
             ++*packets_switched;
             const std::uint32_t g = o.granted;
             o.granted = kNone;
             arbiter->done(oi, g);
-            if (!src.queue.empty()) {
-              // An input reads one flit per cycle: its next packet starts next cycle at the earliest.
-              Packet& next = src.queue.front();
-              next.eligible = std::max(next.eligible, cycle + 1);
-              headChanged(g);
-            }
+            // An input reads one flit per cycle: its next packet starts next cycle at the earliest.
+            src.taking = kNone;
+            src.next_cycle = cycle + 1;
+            headChanged(g);
           }
         } else {
           ++*stalls;
@@ -137,6 +157,7 @@ Crossbar::Crossbar(const CrossbarParams& params, std::uint32_t sm_ports, std::ui
   need(map.slices() == l2_ports, "L2 ports (" + std::to_string(l2_ports) + ") must equal l2.slices (" +
                                      std::to_string(map.slices()) + ")");
   need(params.flit_bytes >= 1, "crossbar.flit_bytes must be at least 1");
+  need(params.input_window_packets >= 1, "crossbar.input_window_packets must be at least 1");
   need(params.arbitration == "round_robin" || params.arbitration == "fixed_priority",
        "crossbar.arbitration must be round_robin or fixed_priority, got '" + params.arbitration + "'");
   // The larger of the two networks' largest packets (a line with its header).
@@ -155,6 +176,7 @@ Crossbar::Crossbar(const CrossbarParams& params, std::uint32_t sm_ports, std::ui
     n->in_cap = params.input_buffer_flits;
     n->out_cap = params.output_buffer_flits;
     n->latency = params.latency_cycles;
+    n->window = params.input_window_packets;
   }
   const bool rr = params.arbitration == "round_robin";
   req_.arbiter = makeCrossbarArbiter(params.requestImpl(), ArbiterParams{sm_ports, l2_ports, rr}, name + ".request_arbiter");

@@ -15,8 +15,10 @@
 //   one flit of the granted packet per cycle while its output buffer has room, and after the last
 //   flit re-arbitrates. A packet reaches the output latency_cycles after its last flit is switched.
 //   Unloaded: accepted at c, visible (has*) after the tick of cycle c + flits + latency_cycles.
-// - Inputs are FIFOs: packets of one input leave in order (head-of-line blocking included), so
-//   packets of one (input, output) pair arrive in order.
+// - Inputs are FIFOs with a window (input_window_packets, default 1): an output may take any of the
+//   first `window` packets of an input's queue that is the first there for it, one packet per input
+//   at a time. Packets of one (input, output) pair leave and arrive in order. With a window of 1 an
+//   input leaves strictly in order (head-of-line blocking included).
 // - Input buffers hold input_buffer_flits flits per port; canAccept*(port) is true when the buffer
 //   has room for the largest packet (header + one 128-byte line) — the overloads taking the request
 //   check that packet's own size. Output buffers hold output_buffer_flits per port, counting flits
@@ -103,11 +105,15 @@ class Crossbar {
   struct Input {
     std::deque<Packet> queue;
     std::uint32_t flits = 0;
+    std::vector<std::uint32_t> registered;  // outputs whose reqs hold this input (its window's packets)
+    std::uint64_t next_cycle = 0;           // first cycle it may start another packet
+    std::uint32_t taking = ~0u;             // the packet an output is taking (its queue index), or none
   };
   struct Output {
     std::uint32_t granted = kNone;
+    std::uint32_t index = 0;            // the granted packet's place in its input's queue
     std::uint32_t flits = 0;            // output buffer occupancy
-    std::vector<std::uint64_t> reqs;    // bitset of inputs whose head packet targets this output
+    std::vector<std::uint64_t> reqs;    // bitset of inputs with a packet for this output in their window
     std::deque<Timed> traversing;       // switched, arriving at `arrive`
     std::deque<Timed> ready;            // arrived, waiting to be popped
     Counter* busy = nullptr;
@@ -120,7 +126,7 @@ class Crossbar {
     std::vector<std::uint64_t> active;  // bitset of outputs with work (requests, grant, traversal)
     std::uint64_t packets = 0;          // packets anywhere in this network
     std::uint64_t ready_packets = 0;    // of them, arrived and waiting to be popped
-    std::uint32_t in_cap = 0, out_cap = 0, latency = 0;
+    std::uint32_t in_cap = 0, out_cap = 0, latency = 0, window = 1;
     std::unique_ptr<CrossbarArbiter> arbiter;  // the switch allocator: model, RTL or both
     std::vector<std::uint64_t> eligible;       // scratch: this cycle's requests of one output
     Counter *flits_switched = nullptr, *packets_switched = nullptr, *stalls = nullptr, *conflicts = nullptr;
@@ -129,7 +135,10 @@ class Crossbar {
     void push(std::uint32_t input, Packet p);
     void pop(std::uint32_t output);
     void tick(std::uint64_t cycle);
-    void headChanged(std::uint32_t input);  // registers the input's new head packet with its output
+    // Registers the packets of the input's window (not the one being switched) with their outputs.
+    void headChanged(std::uint32_t input);
+    // The first packet of the input's window for `output` (the one it would switch), or kNone.
+    std::uint32_t windowPacket(std::uint32_t input, std::uint32_t output) const;
     std::uint32_t arbitrate(std::uint32_t output, std::uint64_t cycle);
   };
 

@@ -30,6 +30,9 @@ struct CrossbarParams {
   std::uint32_t input_buffer_flits = 64;         // per input port
   std::uint32_t output_buffer_flits = 64;        // per output port
   std::string arbitration = "round_robin";       // round_robin | fixed_priority
+  // Packets at the front of an input's queue that outputs may take, one packet per input at a time
+  // and in order per output; 1: a FIFO (head-of-line blocking).
+  std::uint32_t input_window_packets = 1;
   std::uint32_t request_header_bytes = 8;        // a read request's size on the wire
   std::string impl = "model";                    // switch allocators: model | rtl | cosim (docs/rtl-cosim.md)
   // Each network's allocator alone (`crossbar.request.impl`, `crossbar.response.impl`); empty: as

@@ -245,6 +245,43 @@ TEST(Crossbar, InOrderPerInputOutputPair) {
   EXPECT_EQ(got, sent);
 }
 
+// input_window_packets: an output may take a packet behind its input's blocked head (one packet
+// per input at a time), so a head waiting for a busy output no longer holds back a packet for an
+// idle one; packets of one (input, output) pair still leave in order. Fixed priority: output 0
+// serves input 0 first. One-flit reads, switchable from cycle 1, visible flits + latency later.
+TEST(Crossbar, InputWindowLetsAPacketPassAHeadWaitingForABusyOutput) {
+  auto run = [](std::uint32_t window) {
+    CrossbarParams p = xbarParams("fixed_priority");
+    p.input_window_packets = window;
+    StatsRegistry stats;
+    Crossbar x(p, kSms, kSlices, linearMap(), stats, "gpu.xbar");
+    x.acceptRequest(0, read(1, 0, addrOfSlice(0)), 0);     // input 0 -> output 0
+    x.acceptRequest(1, read(2, 1, addrOfSlice(0)), 0);     // input 1 -> output 0, behind input 0
+    x.acceptRequest(1, read(3, 1, addrOfSlice(1)), 0);     // input 1 -> output 1
+    x.acceptRequest(1, read(4, 1, addrOfSlice(1, 1)), 0);  // input 1 -> output 1 again
+    std::map<std::uint64_t, std::uint64_t> seen;           // id -> cycle visible
+    for (std::uint64_t c = 0; c < 40; ++c) {
+      x.tick(c);
+      for (std::uint32_t l = 0; l < kSlices; ++l)
+        for (; x.hasRequest(l); x.popRequest(l)) seen[x.peekRequest(l).id] = c;
+    }
+    return seen;
+  };
+  const std::uint64_t t = flitsOf(0) + kLatency;  // switched at cycle k: visible at k - 1 + t
+  const auto fifo = run(1);
+  EXPECT_EQ(fifo.at(1), 1 - 1 + t);  // cycle 1: output 0 takes input 0
+  EXPECT_EQ(fifo.at(2), 2 - 1 + t);  // cycle 2: output 0 takes input 1's head
+  EXPECT_EQ(fifo.at(3), 3 - 1 + t);  // only then input 1's next packet, to output 1
+  EXPECT_EQ(fifo.at(4), 4 - 1 + t);
+  const auto window = run(2);
+  EXPECT_EQ(window.at(1), 1 - 1 + t);
+  EXPECT_EQ(window.at(3), 1 - 1 + t);  // output 1 takes it from behind the waiting head at cycle 1
+  EXPECT_EQ(window.at(2), 2 - 1 + t);  // the head, once output 0 is free
+  EXPECT_EQ(window.at(4), 3 - 1 + t);  // in order behind packet 3, one packet per input per cycle
+  const auto wide = run(4);
+  EXPECT_LT(wide.at(3), wide.at(4));   // per (input, output) order holds however wide the window
+}
+
 TEST(Crossbar, ResponsesRouteToTheirSmInOrder) {
   Bench b;
   std::uint32_t seq[kSms] = {};

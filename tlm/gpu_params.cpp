@@ -335,6 +335,9 @@ Schema buildSchema() {
             "buffer per input port; holds at least one whole packet (header + a line)");
   b.integer("crossbar.output_buffer_flits", FIELD(crossbar.output_buffer_flits), 1, 1 << 20,
             "buffer per output port; holds at least one whole packet");
+  b.integer("crossbar.input_window_packets", FIELD(crossbar.input_window_packets), 1, 64,
+            "packets at the front of an input's queue an output may take (one per input at a time, in order per "
+            "output); 1: a FIFO with head-of-line blocking");
   b.choice("crossbar.arbitration", FIELD(crossbar.arbitration), {"round_robin", "fixed_priority"},
            "output-port arbitration");
   b.choice("crossbar.impl", FIELD(crossbar.impl), {"model", "rtl", "cosim"},
