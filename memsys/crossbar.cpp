@@ -83,7 +83,7 @@ std::uint32_t Crossbar::Network::arbitrate(std::uint32_t output, std::uint64_t c
     for (std::uint64_t rest = word; rest; rest &= rest - 1) {
       const std::uint32_t i = std::uint32_t(w * 64) + std::uint32_t(__builtin_ctzll(rest));
       if (in[i].taking != kNone || in[i].next_cycle > cycle) continue;  // taken by another output, or reading
-      const std::uint32_t k = window == 1 ? 0 : windowPacket(i, output);
+      const std::uint32_t k = windowPacket(i, output);
       if (k != kNone && in[i].queue[k].eligible <= cycle) keep |= rest & (~rest + 1);
     }
     eligible[w] = keep;
@@ -105,15 +105,14 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
         o.granted = arbitrate(oi, cycle);
         if (o.granted != kNone) {
           clearBit(o.reqs, o.granted);
-          o.index = window == 1 ? 0 : windowPacket(o.granted, oi);
-          in[o.granted].taking = o.index;
+          in[o.granted].taking = windowPacket(o.granted, oi);
         }
       }
       if (o.granted != kNone) {
         *conflicts += countBits(o.reqs);
         if (o.flits < out_cap) {
           Input& src = in[o.granted];
-          Packet& p = src.queue[o.index];
+          Packet& p = src.queue[src.taking];
           ++p.sent;
           --src.flits;
           ++o.flits;
@@ -121,7 +120,7 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
           ++*flits_switched;
           if (p.sent == p.flits) {
             o.traversing.push_back(Timed{cycle + latency, p.flits, p.req});
-            src.queue.erase(src.queue.begin() + o.index);
+            src.queue.erase(src.queue.begin() + src.taking);
             ++*packets_switched;
             const std::uint32_t g = o.granted;
             o.granted = kNone;

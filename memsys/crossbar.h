@@ -111,7 +111,6 @@ class Crossbar {
   };
   struct Output {
     std::uint32_t granted = kNone;
-    std::uint32_t index = 0;            // the granted packet's place in its input's queue
     std::uint32_t flits = 0;            // output buffer occupancy
     std::vector<std::uint64_t> reqs;    // bitset of inputs with a packet for this output in their window
     std::deque<Timed> traversing;       // switched, arriving at `arrive`

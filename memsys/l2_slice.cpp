@@ -94,11 +94,20 @@ void L2Slice::tick(std::uint64_t cycle) {
   }
 }
 
+// The words a write covers: its word_mask, or every word of its sectors when it has none.
+static std::uint32_t writtenWords(const MemRequest& req, std::uint32_t mask) {
+  if (req.word_mask) return req.word_mask;
+  std::uint32_t words = 0;
+  for (std::uint32_t m = mask; m; m &= m - 1) words |= sectorWords(std::uint32_t(__builtin_ctz(m)));
+  return words;
+}
+
 std::uint64_t L2Slice::writeCostFixed(const MemRequest& req, std::uint32_t mask) const {
+  const std::uint32_t words = writtenWords(req, mask);
   double sectors = 0;
   for (std::uint32_t m = mask; m; m &= m - 1) {
     const std::uint32_t s = std::uint32_t(__builtin_ctz(m));
-    const bool whole = !track_words_ || req.word_mask == 0 || (req.word_mask & sectorWords(s)) == sectorWords(s);
+    const bool whole = !track_words_ || (words & sectorWords(s)) == sectorWords(s);
     sectors += whole ? params_.write_cycles_per_sector : params_.write_cycles_per_partial_sector;
   }
   return std::uint64_t(std::max(params_.write_request_cycles, sectors) * double(kFixedOne) + 0.5);
@@ -146,12 +155,8 @@ void L2Slice::lookup(std::uint64_t cycle) {
     *write_hold_cycles_ += (lookup_free_fixed_ + kFixedOne - 1) / kFixedOne - cycle - 1;
     const L2TagResult r = tags_->operate({L2TagOp::Write, line, mask}, cycle);
     handleVictim(r, cycle);
-    if (params_.partial_sector_fill && write_back_ && allocate_on_write_) {
-      std::uint32_t words = req.word_mask;
-      if (!words)
-        for (std::uint32_t m = mask; m; m &= m - 1) words |= sectorWords(std::uint32_t(__builtin_ctz(m)));
-      notePartialWrite(line, words, r.miss_mask);
-    }
+    if (params_.partial_sector_fill && write_back_ && allocate_on_write_)
+      notePartialWrite(line, writtenWords(req, mask), r.miss_mask);
     if (!write_back_)
       sendDram(MemOp::Write, line, mask, cycle);
     else if (r.miss_mask && !allocate_on_write_)

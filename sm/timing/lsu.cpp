@@ -239,6 +239,17 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
   // coalescer block; local ones are split into 4-byte words per lane (the interleaved layout).
   const std::size_t first_line = op.steps.size();
   const CoalescerParams cp{line_bytes_, sector_bytes_};
+  // Local accesses in the interleaved layout: each lane's bytes as 4-byte-word pieces, fn(address, bytes).
+  auto forLocalPieces = [&](auto&& fn) {
+    for (std::uint32_t m = local; m; m &= m - 1) {
+      const int lane = __builtin_ctz(m);
+      for (std::uint64_t off = t.addr[lane], end = off + t.bytes; off < end;) {
+        const std::uint32_t n = std::uint32_t(std::min<std::uint64_t>(4 - off % 4, end - off));
+        fn(localAddress(req.warp_slot, req.local_stride, lane, off), n);
+        off += n;
+      }
+    }
+  };
   lines_.clear();
   if (global) {
     if (t.atomic) ++*atomics_;
@@ -249,14 +260,7 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
   if (local) {
     if (t.write) ++*local_stores_;
     else ++*local_loads_;
-    for (std::uint32_t m = local; m; m &= m - 1) {
-      const int lane = __builtin_ctz(m);
-      for (std::uint64_t off = t.addr[lane], end = off + t.bytes; off < end;) {
-        const std::uint32_t n = std::uint32_t(std::min<std::uint64_t>(4 - off % 4, end - off));
-        ModelCoalescer::touch(cp, localAddress(req.warp_slot, req.local_stride, lane, off), n, lines_, 0);
-        off += n;
-      }
-    }
+    forLocalPieces([&](std::uint64_t addr, std::uint32_t n) { ModelCoalescer::touch(cp, addr, n, lines_, 0); });
   }
   for (const LineAccess& l : lines_) {
     Step s;
@@ -276,33 +280,25 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
   }
   if (kind == MemOp::Write && line_bytes_ == 128) {
     // The words each line's store writes, so that the L2 can tell whole sectors from partial ones.
-    std::size_t at = first_line;
+    // Lanes mostly touch lines in the order the steps were made, so the search starts at the step
+    // the previous piece found and wraps around.
+    const std::size_t lines = op.steps.size() - first_line;
+    std::size_t at = 0;
     auto mark = [&](std::uint64_t addr, std::uint32_t bytes) {
       const std::uint64_t line = addr & ~std::uint64_t(127);
-      if (op.steps[at].addr != line)
-        for (at = first_line; at < op.steps.size() && op.steps[at].addr != line; ++at) {
-        }
-      if (at == op.steps.size()) {  // not a line of this instruction (cannot happen); stay safe
-        at = first_line;
-        return;
-      }
+      for (std::size_t tried = 0; tried < lines && op.steps[first_line + at].addr != line; ++tried)
+        at = at + 1 == lines ? 0 : at + 1;
+      if (op.steps[first_line + at].addr != line) return;  // not a line of this instruction (cannot happen)
       const std::uint32_t first = std::uint32_t(addr - line) / 4, last = std::uint32_t(addr - line + bytes - 1) / 4;
-      op.steps[at].words |= (last >= 31 ? ~0u : (2u << last) - 1) & ~((1u << first) - 1);
+      op.steps[first_line + at].words |= (last >= 31 ? ~0u : (2u << last) - 1) & ~((1u << first) - 1);
     };
-    if (first_line < op.steps.size()) {
+    if (lines) {
       for (std::uint32_t m = global; m; m &= m - 1) {
         const int lane = __builtin_ctz(m);
         const std::uint64_t off = t.addr[lane] % 128;
         mark(t.addr[lane], std::uint32_t(std::min<std::uint64_t>(t.bytes, 128 - off)));
       }
-      for (std::uint32_t m = local; m; m &= m - 1) {
-        const int lane = __builtin_ctz(m);
-        for (std::uint64_t off = t.addr[lane], end = off + t.bytes; off < end;) {
-          const std::uint32_t n = std::uint32_t(std::min<std::uint64_t>(4 - off % 4, end - off));
-          mark(localAddress(req.warp_slot, req.local_stride, lane, off), n);
-          off += n;
-        }
-      }
+      forLocalPieces(mark);
     }
   }
   if (global && t.atomic) {
