@@ -27,9 +27,9 @@ AddressMap::AddressMap(const L2Params& l2, const DramParams& dram) : slices_(l2.
         "channels");
   if (!isPow2(l2.interleave_bytes))
     bad("l2.interleave_bytes must be a power of two, got " + std::to_string(l2.interleave_bytes));
-  if (dram.channel_interleave_bytes != l2.interleave_bytes)
+  if (!isPow2(dram.channel_interleave_bytes) || dram.channel_interleave_bytes > l2.interleave_bytes)
     bad("dram.channel_interleave_bytes (" + std::to_string(dram.channel_interleave_bytes) +
-        ") must equal l2.interleave_bytes (" + std::to_string(l2.interleave_bytes) +
+        ") must be a power of two no larger than l2.interleave_bytes (" + std::to_string(l2.interleave_bytes) +
         "): channels are interleaved through the slices that own them");
   if (l2.hash == "linear")
     xor_ = false;
@@ -38,6 +38,7 @@ AddressMap::AddressMap(const L2Params& l2, const DramParams& dram) : slices_(l2.
   else
     bad("l2.hash must be linear or xor, got '" + l2.hash + "'");
   shift_ = ceilLog2(l2.interleave_bytes);
+  channel_shift_ = ceilLog2(dram.channel_interleave_bytes);
   slice_bits_ = ceilLog2(slices_);
   pow2_slices_ = isPow2(slices_);
 }
@@ -61,27 +62,37 @@ std::uint32_t AddressMap::channelOfSlice(std::uint32_t slice) const {
   return slices_ >= channels_ ? slice / (slices_ / channels_) : slice * (channels_ / slices_);
 }
 
+std::uint64_t AddressMap::sliceUnit(std::uint64_t addr) const {
+  // Each aligned group of `slices` chunks gives each slice one chunk; its channel-sized pieces are
+  // the slice's units, numbered densely.
+  const std::uint64_t chunk = addr >> shift_;
+  const std::uint32_t per_chunk_bits = shift_ - channel_shift_;
+  const std::uint64_t piece = (addr >> channel_shift_) & ((std::uint64_t(1) << per_chunk_bits) - 1);
+  return ((chunk / slices_) << per_chunk_bits) | piece;
+}
+
 std::uint32_t AddressMap::channelOf(std::uint64_t addr) const {
   const std::uint32_t slice = sliceOf(addr);
   if (slices_ >= channels_) return slice / (slices_ / channels_);
   const std::uint32_t cps = channels_ / slices_;
-  const std::uint64_t chunk = addr >> shift_;
-  return slice * cps + std::uint32_t((chunk / slices_) % cps);
+  return slice * cps + std::uint32_t(sliceUnit(addr) % cps);
 }
 
 std::uint64_t AddressMap::channelLocal(std::uint64_t addr) const {
-  const std::uint64_t chunk = addr >> shift_;
-  const std::uint64_t offset = addr & ((std::uint64_t(1) << shift_) - 1);
-  std::uint64_t local_chunk;
+  const std::uint64_t offset = addr & ((std::uint64_t(1) << channel_shift_) - 1);
+  const std::uint64_t unit = sliceUnit(addr);
+  std::uint64_t local;
   if (slices_ >= channels_) {
-    // Each group of `slices` chunks gives each channel one chunk per slice it owns.
+    // A channel's slices take turns, a chunk (its units) each.
     const std::uint32_t spc = slices_ / channels_;
-    local_chunk = (chunk / slices_) * spc + sliceOf(addr) % spc;
+    const std::uint32_t per_chunk_bits = shift_ - channel_shift_;
+    const std::uint64_t group = unit >> per_chunk_bits, piece = unit & ((std::uint64_t(1) << per_chunk_bits) - 1);
+    local = (((group * spc + sliceOf(addr) % spc)) << per_chunk_bits) | piece;
   } else {
-    // Each group of `channels` chunks gives each channel exactly one chunk.
-    local_chunk = chunk / channels_;
+    // A slice deals its units over its channels in turn.
+    local = unit / (channels_ / slices_);
   }
-  return (local_chunk << shift_) | offset;
+  return (local << channel_shift_) | offset;
 }
 
 }  // namespace scgpu::memsys

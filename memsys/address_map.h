@@ -21,12 +21,13 @@
 // Slices and channels: slices % channels == 0 or channels % slices == 0 (checked).
 // - slices >= channels: a channel (memory partition) owns slices/channels consecutive slices:
 //   channel = slice / (slices/channels).
-// - channels > slices: a slice owns channels/slices consecutive channels and spreads its chunks over
-//   them with the chunk bits just above the slice bits: channel = slice * cps + (chunk / slices) % cps.
-// channelLocal() removes the interleave bits: the chunks one channel receives are numbered densely,
-// so channel c sees addresses [0, total/channels) with no holes. Channel interleaving is therefore at
-// the L2 interleave granularity; DramParams::channel_interleave_bytes must equal
-// L2Params::interleave_bytes (checked).
+// - channels > slices: a slice owns channels/slices consecutive channels and deals its pieces of
+//   dram.channel_interleave_bytes over them in turn (the chunk bits just above the slice bits, and
+//   the piece bits inside a chunk when a chunk holds several pieces).
+// channelLocal() removes the interleave bits: the pieces one channel receives are numbered densely,
+// so channel c sees addresses [0, total/channels) with no holes. DramParams::channel_interleave_bytes
+// is a power of two no larger than L2Params::interleave_bytes (checked): equal, a slice's chunk stays
+// on one channel; smaller, it is spread over its channels (the H100 keeps 512 bytes on a slice).
 #pragma once
 
 #include <cstdint>
@@ -51,9 +52,12 @@ class AddressMap {
 
  private:
   std::uint64_t fold(std::uint64_t high) const;
+  // The slice's dense number of the dram.channel_interleave_bytes piece holding addr.
+  std::uint64_t sliceUnit(std::uint64_t addr) const;
 
   std::uint32_t slices_, channels_;
-  std::uint32_t shift_;       // log2(interleave_bytes)
+  std::uint32_t shift_;       // log2(l2.interleave_bytes)
+  std::uint32_t channel_shift_;  // log2(dram.channel_interleave_bytes)
   std::uint32_t slice_bits_;  // ceil(log2(slices))
   bool xor_, pow2_slices_;
 };

@@ -230,17 +230,36 @@ void L2Slice::processFill(const MemRequest& fill, std::uint64_t cycle) {
 
 std::uint64_t L2Slice::atomicDone(const MemRequest& req, std::uint64_t data_ready) {
   // One atomic unit per slice, in order: a request starts when its data is there and the unit is
-  // free. It holds the unit atomic_request_cycles, however many distinct words of the line it
-  // updates, or longer when one address is updated n times: n x atomic_op_cycles (floating point,
-  // exch, cas) or n x integer_atomic_op_cycles. (H100, validation/micro: 32 distinct words per
-  // request about 4 cycles, float adds to one word 3.4 cycles per update, integer adds 1.4.)
-  const std::uint64_t start = std::max(data_ready, atomic_unit_free_);
-  const std::uint64_t n = std::max<std::uint16_t>(req.atomic_ops, 1);
-  const std::uint64_t busy =
-      std::max<std::uint64_t>(params_.atomic_request_cycles,
-                              n * (req.atomic_integer ? params_.integer_atomic_op_cycles : params_.atomic_op_cycles));
-  atomic_unit_free_ = start + busy;
-  return start + busy - 1 + params_.atomic_latency_cycles;
+  // free. It holds the unit max(atomic_request_cycles, sectors x atomic_cycles_per_sector, n x op
+  // cycles), n the updates of its most-updated address: atomic_op_cycles (floating point, exch,
+  // cas) or integer_atomic_op_cycles. Fractions accumulate, as a write's cost does. (H100,
+  // validation/micro and atomic_probe: about 1.46 SM cycles per sector a request updates, however
+  // many of its words; float adds to one word 3.4 cycles per update.)
+  // A request on a line the unit does not hold (its last atomic_unit_lines lines) costs more per
+  // sector (H100, atomic_hot_*: 1.47 cycles a sector on up to 4 hot lines a slice, about 2.3 over
+  // 4096 lines).
+  const double n = std::max<std::uint16_t>(req.atomic_ops, 1);
+  const std::uint64_t line = lineAddr(req.addr);
+  auto held = std::find(atomic_unit_lines_.begin(), atomic_unit_lines_.end(), line);
+  const bool change = held == atomic_unit_lines_.end();
+  if (change) {
+    if (atomic_unit_lines_.size() < std::max<std::uint32_t>(params_.atomic_unit_lines, 1))
+      atomic_unit_lines_.push_back(line);
+    else
+      atomic_unit_lines_.back() = line;
+    held = atomic_unit_lines_.end() - 1;
+  }
+  std::rotate(atomic_unit_lines_.begin(), held, held + 1);  // most recent first
+  const double per_sector =
+      params_.atomic_cycles_per_sector + (change ? params_.atomic_line_change_cycles_per_sector : 0.0);
+  const double busy = std::max({double(params_.atomic_request_cycles), sectorCount(req.sector_mask) * per_sector,
+                                n * (req.atomic_integer ? params_.integer_atomic_op_cycles : params_.atomic_op_cycles)});
+  const std::uint64_t ready = data_ready * kFixedOne;
+  const std::uint64_t start = std::max(ready, atomic_unit_free_fixed_);
+  atomic_unit_free_fixed_ = start + std::uint64_t(busy * double(kFixedOne) + 0.5);
+  // The result leaves in the cycle the unit's work on it ends (the cycle holding its last fraction).
+  const std::uint64_t last = (atomic_unit_free_fixed_ + kFixedOne - 1) / kFixedOne - 1;
+  return last + params_.atomic_latency_cycles;
 }
 
 void L2Slice::respond(const MemRequest& req, std::uint64_t ready) {

@@ -18,8 +18,11 @@
 //   hit_latency_cycles later. Cache and MSHR state change at lookup.
 // - Read / fetch hit: response after hit_latency_cycles. Atomic hit: after hit_latency_cycles +
 //   atomic_latency_cycles. One atomic unit per slice, in order: a request holds it
-//   max(atomic_request_cycles, n x atomic_op_cycles) cycles, n = updates of its most-updated
-//   address (atomic_ops; integer reductions: integer_atomic_op_cycles).
+//   max(atomic_request_cycles, sectors x (atomic_cycles_per_sector, plus
+//   atomic_line_change_cycles_per_sector when its line is not among the unit's last atomic_unit_lines
+//   lines), n x atomic_op_cycles) cycles,
+//   n = updates of its most-updated address (atomic_ops; integer reductions:
+//   integer_atomic_op_cycles); fractions accumulate.
 // - Read / fetch / atomic miss: the missing sectors go to an MshrTable entry for the line. A new
 //   entry sends ONE DRAM read for the line carrying the missing sectors (sector_mask, bytes =
 //   sectors x sector_bytes; the DRAM wrapper splits it into access_bytes transactions). The answer
@@ -159,7 +162,8 @@ class L2Slice {
   std::uint32_t mshr_used_ = 0;
 
   std::deque<MemRequest> queue_;        // request queue (lookup order)
-  std::uint64_t atomic_unit_free_ = 0;  // first cycle the atomic unit can start another request
+  std::uint64_t atomic_unit_free_fixed_ = 0;  // the atomic unit is free from then on, in 1/kFixedOne cycles
+  std::vector<std::uint64_t> atomic_unit_lines_;  // the lines it holds, most recently updated first
   std::deque<MemRequest> fills_;        // DRAM responses not yet processed
   std::deque<Timed> hit_pipe_;          // responses ready at lookup/fill + hit latency
   std::deque<Timed> atomic_pipe_;       // responses ready at + atomic latency

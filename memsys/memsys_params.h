@@ -49,6 +49,11 @@ struct L2Params {
   std::uint32_t atomic_request_cycles = 1;       // cycles the atomic unit spends per request (at least)
   std::uint32_t atomic_op_cycles = 1;            // cycles the atomic unit spends per update of one address
   std::uint32_t integer_atomic_op_cycles = 1;    // the same for integer reductions (add, min, max, and, ...)
+  double atomic_cycles_per_sector = 0.0;         // ... and per 32-byte sector a request updates (fractions accumulate)
+  // ... more per sector when the request's line is not among the last atomic_unit_lines lines the
+  // unit worked on (most recent first)
+  double atomic_line_change_cycles_per_sector = 0.0;
+  std::uint32_t atomic_unit_lines = 1;
   // A write holds the slice's lookup stage max(write_request_cycles, its sectors x the cycles of a
   // whole or a partly written sector) interconnect cycles (fractions accumulate); reads take one.
   double write_request_cycles = 1.0;

@@ -26,6 +26,7 @@ def signature(kernel):
     if kernel == "l1_load": return ["u32", "s32", "@buf", "cycles", "sink"]
     if kernel == "st_global": return ["u32", "s32", "@buf", "cycles"]
     if kernel == "scatter": return ["s32", "u32", "u32", "s32", "@buf", "cycles", "sink"]
+    if kernel == "hot_lines": return ["@buf", "u32", "u32", "u32", "s32"]
     if kernel == "local_mem": return ["s32", "u32", "cycles", "sink"]
     if kernel == "call_chain": return ["s32", "cycles", "sink"]
     if kernel == "empty_kernel": return []
@@ -54,8 +55,12 @@ for case in csv.DictReader(open(os.path.join(micro, "sm_micro_cases.csv"))):
             v = values[vi]
             vi += 1
             if v == "@buf":
-                # global_atomic: a word per thread; scatter: its footprint (mask + 1 words).
-                count = grid * block if kernel == "global_atomic" else int(values[2]) + 1 if kernel == "scatter" else 16 << 20
+                # global_atomic: a word per thread; scatter: its footprint (mask + 1 words); hot_lines:
+                # lines x stride words.
+                if kernel == "global_atomic": count = grid * block
+                elif kernel == "scatter": count = int(values[2]) + 1
+                elif kernel == "hot_lines": count = int(values[1]) * int(values[3])
+                else: count = 16 << 20
                 buffers.append(f"  buf: {{type: u32, count: {count}}}")
                 args.append("  - buf")
             else:

@@ -100,6 +100,10 @@ struct SmParams {
   // store_cycles_per_sector) cycles per line it writes (at least one).
   std::uint32_t store_min_cycles_per_line = 1;
   std::uint32_t store_cycles_per_sector = 0;
+  // A global atomic whose lanes update one address several times leaves the L1 as passes: pass k
+  // carries the k-th lane of every address of the line (H100: one L2 request per lane on a shared
+  // address). Off: one request per line, which tells the L2 how often its most-updated address is hit.
+  bool atomic_same_address_passes = false;
   std::uint32_t shared_memory_latency_cycles = 23;
   CacheParams l1;                                // data cache part of L1/shared
   CacheParams constant_cache;

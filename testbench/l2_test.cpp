@@ -2,6 +2,7 @@
 // the address map. Every expected number is derived from the parameters below, as a formula.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -436,6 +437,43 @@ TEST(L2Slice, SameAddressAtomicUpdatesSerialiseAtTheirKindsRate) {
   }
 }
 
+TEST(L2Slice, AtomicUnitChargesPerSectorAndMoreForALineItDoesNotHold) {
+  // A request holds the unit max(atomic_request_cycles, sectors x (atomic_cycles_per_sector + the
+  // line-change cost when its line is not among the unit's last atomic_unit_lines lines), n x op)
+  // cycles; fractions accumulate (1/256 cycle). Back-to-back requests on resident lines, each
+  // starting when the unit is free: request k's result leaves kAtomic after the cycle holding its
+  // last fraction.
+  L2Params p = l2Params();
+  p.atomic_request_cycles = 1;
+  p.integer_atomic_op_cycles = 1;
+  p.atomic_cycles_per_sector = 1.5;
+  p.atomic_line_change_cycles_per_sector = 0.75;
+  p.atomic_unit_lines = 2;
+  p.request_queue_entries = 16;  // all six requests queue at once
+  Bench b(p);
+  const std::uint32_t s = 3;
+  for (std::uint32_t k = 0; k < 3; ++k) b.accept(req(1 + k, MemOp::Write, line(s, k), 0xF));  // resident
+  b.runTo(20);
+  const std::uint64_t t = b.cycle;
+  // Lines 0, 0, 1, 0, 2, 1: new, held, new, held (2 held: 0 and 1), new (evicts 1), new again.
+  const std::uint32_t lines[] = {0, 0, 1, 0, 2, 1};
+  const std::uint32_t masks[] = {0x1, 0xF, 0x3, 0x1, 0x1, 0x1};
+  const double costs[] = {2.25, 6.0, 4.5, 1.5, 2.25, 2.25};
+  for (std::uint32_t k = 0; k < 6; ++k) {
+    MemRequest a = req(10 + k, MemOp::Atomic, line(s, lines[k]), masks[k]);
+    a.atomic_integer = true;
+    b.accept(a);
+  }
+  b.runTo(t + 400);
+  // Request 10 is looked up at t and starts at t + kHit; the others queue behind it in the unit.
+  double end = double(t + kHit);
+  for (std::uint32_t k = 0; k < 6; ++k) {
+    end += costs[k];
+    const auto last = std::uint64_t(std::ceil(end)) - 1;
+    EXPECT_EQ(b.responseCycle(10 + k), last + kAtomic) << "request " << k;
+  }
+}
+
 TEST(L2Slice, RejectsBadParameters) {
   StatsRegistry st;
   L2Params p = l2Params();
@@ -529,7 +567,7 @@ TEST(AddressMap, SlicesAndChannelsMustDivide) {
   p.interleave_bytes = 384;
   EXPECT_THROW(AddressMap(p, dram(1)), std::invalid_argument);
   DramParams d = dram(2);
-  d.channel_interleave_bytes = 512;
+  d.channel_interleave_bytes = 512;  // larger than the slice chunk (256)
   EXPECT_THROW(AddressMap(mapParams(4, "xor"), d), std::invalid_argument);
   try {
     AddressMap(mapParams(6, "xor"), dram(4));
@@ -538,11 +576,32 @@ TEST(AddressMap, SlicesAndChannelsMustDivide) {
   }
 }
 
+// A 512-byte slice chunk over two channels of 256-byte pieces: the chunk's lines stay on one slice,
+// its two halves go to the slice's two channels.
+TEST(AddressMap, ASliceChunkLargerThanAChannelPieceIsDealtOverTheSlicesChannels) {
+  L2Params l2 = mapParams(80, "xor");
+  l2.interleave_bytes = 512;
+  AddressMap m(l2, dram(160));
+  for (std::uint64_t chunk = 0; chunk < 4096; ++chunk) {
+    const std::uint64_t a = chunk * 512;
+    for (std::uint64_t line = 1; line < 4; ++line) EXPECT_EQ(m.sliceOf(a + line * 128), m.sliceOf(a));
+    EXPECT_EQ(m.channelOf(a), 2 * m.sliceOf(a));
+    EXPECT_EQ(m.channelOf(a + 256), 2 * m.sliceOf(a) + 1);
+    EXPECT_EQ(m.channelLocal(a), m.channelLocal(a + 256));
+    EXPECT_EQ(m.channelLocal(a + 300), m.channelLocal(a) + 44);
+  }
+}
+
 // Over a range of R bytes, channel c receives R / channels bytes and sees them densely as
 // [0, R / channels); a slice's addresses all go to the channel(s) it owns.
-void expectDenseChannels(std::uint32_t slices, std::uint32_t channels, const char* hash) {
-  AddressMap m(mapParams(slices, hash), dram(channels));
-  const std::uint64_t range = 256ull * slices * channels * 64;
+// With a slice chunk of several channel pieces (l2_interleave 512 over 256-byte pieces), a chunk's
+// pieces are dealt over its slice's channels, or stay together on the one channel of its slice.
+void expectDenseChannels(std::uint32_t slices, std::uint32_t channels, const char* hash,
+                         std::uint32_t l2_interleave = 256) {
+  L2Params l2 = mapParams(slices, hash);
+  l2.interleave_bytes = l2_interleave;
+  AddressMap m(l2, dram(channels));
+  const std::uint64_t range = std::uint64_t(l2_interleave) * slices * channels * 64;
   const std::uint64_t per_channel = range / channels;
   std::vector<std::vector<bool>> seen(channels, std::vector<bool>(per_channel / 64, false));
   for (std::uint64_t a = 0; a < range; a += 64) {
@@ -571,6 +630,9 @@ TEST(AddressMap, ChannelsSeeDenseAddressSpaces) {
     expectDenseChannels(6, 3, h);
     expectDenseChannels(2, 8, h);
     expectDenseChannels(3, 6, h);
+    expectDenseChannels(8, 16, h, 512);
+    expectDenseChannels(80, 160, h, 512);
+    expectDenseChannels(8, 2, h, 1024);
   }
 }
 

@@ -311,6 +311,9 @@ Schema buildSchema() {
   b.integer("sm.store_cycles_per_sector", FIELD(sm.store_cycles_per_sector), 0, 64,
             "L1 pipeline cycles a global or local store takes per 32-byte sector it writes (if more than "
             "store_min_cycles_per_line)");
+  b.boolean("sm.atomic_same_address_passes", FIELD(sm.atomic_same_address_passes),
+            "a global atomic's lanes on one address leave the L1 as separate requests (passes), one per lane "
+            "on that address; otherwise one request per line, carrying its most-updated address's count");
   b.number("sm.shared_atomic_cycles_per_lane", FIELD(sm.shared_atomic_cycles_per_lane), 64,
            "cycles a shared-memory atomic spends per lane of its most-loaded bank (same-word lanes serialise "
            "too); at least one cycle");
@@ -368,6 +371,17 @@ Schema buildSchema() {
             "words of the line it updates");
   b.integer("l2.integer_atomic_op_cycles", FIELD(l2.integer_atomic_op_cycles), 1, 100000,
             "the same for integer reductions (add, min, max, and, or, xor, inc, dec)");
+  b.number("l2.atomic_cycles_per_sector", FIELD(l2.atomic_cycles_per_sector), 1000,
+           "interconnect cycles the atomic unit spends per 32-byte sector a request updates (if more than "
+           "atomic_request_cycles and its same-address updates)")
+      .orZero();
+  b.number("l2.atomic_line_change_cycles_per_sector", FIELD(l2.atomic_line_change_cycles_per_sector), 1000,
+           "interconnect cycles more per sector when a request's line is not among the atomic unit's last "
+           "atomic_unit_lines lines")
+      .orZero();
+  b.integer("l2.atomic_unit_lines", FIELD(l2.atomic_unit_lines), 1, 64,
+            "lines the slice's atomic unit holds (the most recently updated): a request on one of them does not pay "
+            "atomic_line_change_cycles_per_sector");
   b.number("l2.write_request_cycles", FIELD(l2.write_request_cycles), 1000,
            "interconnect cycles a write holds the slice's lookup stage at least (reads take one); at least one");
   b.number("l2.write_cycles_per_sector", FIELD(l2.write_cycles_per_sector), 1000,
@@ -427,7 +441,7 @@ Schema buildSchema() {
   b.boolean("dram.bank_xor_row", FIELD(dram.bank_xor_row),
             "permutation interleaving: XOR the bank and bank group with the row's low bits");
   b.integer("dram.channel_interleave_bytes", FIELD(dram.channel_interleave_bytes), 32, 1ll << 30,
-            "consecutive bytes on one channel; equals l2.interleave_bytes")
+            "consecutive bytes on one channel; at most l2.interleave_bytes (a slice's chunk is dealt over its channels)")
       .powerOfTwo();
   b.integer("dram.controller_latency_cycles", FIELD(dram.controller_latency_cycles), 0, 100000,
             "controller pipeline, in DRAM cycles, each way");
@@ -1260,9 +1274,9 @@ class Checker {
            fmt::format("l2.slices ({}) and dram.channels ({}) must divide one another: each channel serves a whole "
                        "number of slices, or each slice a whole number of channels",
                        l2.slices, d.channels));
-    if (d.channel_interleave_bytes != l2.interleave_bytes)
+    if (d.channel_interleave_bytes > l2.interleave_bytes)
       fail({"dram.channel_interleave_bytes", "l2.interleave_bytes"},
-           fmt::format("dram.channel_interleave_bytes ({}) must equal l2.interleave_bytes ({}): channels are "
+           fmt::format("dram.channel_interleave_bytes ({}) must not exceed l2.interleave_bytes ({}): channels are "
                        "interleaved through the slices that own them",
                        d.channel_interleave_bytes, l2.interleave_bytes));
 

@@ -262,20 +262,20 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
     else ++*local_loads_;
     forLocalPieces([&](std::uint64_t addr, std::uint32_t n) { ModelCoalescer::touch(cp, addr, n, lines_, 0); });
   }
+  // A store carries its data to the L2 and an atomic its operands: both hold the L1 pipe per
+  // line (or atomic pass) as a store does (validation/micro: st_global_1line 4.0 cycles a warp, and
+  // a reduction of 32 distinct words, global_atomic_distinct, 4.8).
+  auto storeHold = [&](std::uint32_t sectors) {
+    return std::uint16_t(std::max({1u, p_.store_min_cycles_per_line,
+                                   memsys::sectorCount(sectors) * p_.store_cycles_per_sector}) - 1);
+  };
   for (const LineAccess& l : lines_) {
     Step s;
     s.kind = Step::Kind::Line;
     s.mem = kind;
     s.addr = l.line;
     s.mask = l.sectors;
-    // A store carries its data to the L2 and an atomic its operands: both hold the L1 pipe per
-    // line as a store does (validation/micro: st_global_1line 4.0 cycles a warp, and a reduction
-    // of 32 distinct words, global_atomic_distinct, 4.8).
-    if (kind == MemOp::Write || kind == MemOp::Atomic) {
-      const std::uint32_t cycles = std::max({1u, p_.store_min_cycles_per_line,
-                                             memsys::sectorCount(l.sectors) * p_.store_cycles_per_sector});
-      s.hold = std::uint16_t(cycles - 1);
-    }
+    if (kind == MemOp::Write || kind == MemOp::Atomic) s.hold = storeHold(l.sectors);
     op.steps.push_back(s);
   }
   if (kind == MemOp::Write && line_bytes_ == 128) {
@@ -302,18 +302,39 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
     }
   }
   if (global && t.atomic) {
-    // Same-address updates serialise at the L2 atomic unit: tell it how many, and their kind.
-    for (std::size_t i = first_line; i < op.steps.size(); ++i) {
+    // Same-address updates serialise at the L2 atomic unit. Either each line's request tells it how
+    // many updates its most-updated address takes, or (atomic_same_address_passes) the line leaves as
+    // passes: pass k carries the k-th lane of each of the line's addresses, one update each.
+    const std::size_t end = op.steps.size();
+    for (std::size_t i = first_line; i < end; ++i) {
       std::uint16_t most = 1;
+      std::uint32_t pass_sectors[32] = {};  // [k]: sectors of the addresses with more than k lanes
       for (std::uint32_t m = global; m; m &= m - 1) {
         const int lane = __builtin_ctz(m);
         if ((t.addr[lane] & ~std::uint64_t(line_bytes_ - 1)) != op.steps[i].addr) continue;
-        std::uint16_t same = 0;
-        for (std::uint32_t o = global; o; o &= o - 1) same += t.addr[__builtin_ctz(o)] == t.addr[lane];
+        std::uint16_t same = 0, before = 0;  // lanes on this address, and those of them below `lane`
+        for (std::uint32_t o = global; o; o &= o - 1) {
+          const int other = __builtin_ctz(o);
+          if (t.addr[other] != t.addr[lane]) continue;
+          ++same;
+          before += other < lane;
+        }
         most = std::max(most, same);
+        pass_sectors[before] |= 1u << ((t.addr[lane] % line_bytes_) / sector_bytes_);
       }
-      op.steps[i].atomic_ops = most;
       op.steps[i].atomic_integer = !req.serial_atomic;
+      if (!p_.atomic_same_address_passes || most == 1) {
+        op.steps[i].atomic_ops = most;
+        continue;
+      }
+      op.steps[i].mask = pass_sectors[0];
+      op.steps[i].hold = storeHold(pass_sectors[0]);
+      for (std::uint16_t k = 1; k < most; ++k) {
+        Step pass = op.steps[i];
+        pass.mask = pass_sectors[k];
+        pass.hold = storeHold(pass.mask);
+        op.steps.push_back(pass);
+      }
     }
   }
   for (std::size_t i = first_line; i < op.steps.size(); ++i) {

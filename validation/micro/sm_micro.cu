@@ -140,6 +140,20 @@ extern "C" __global__ void global_atomic(int mode, int iters, int* buf, long lon
   report(t0, t1, cycles);
 }
 
+// Global integer reductions under controlled contention (the same kernel as
+// scripts/h100/atomic_probe.cu): every warp instruction updates `words` distinct words (lanes share
+// them evenly; 1: all 32 lanes on one word) of one of `lines` lines, `stride_words` words apart; a
+// warp walks the lines with a stride of its own, so consecutive requests to a slice come from many
+// warps. Timed by the host (kernel_ns): the result is not used, so these are REDs.
+extern "C" __global__ void hot_lines(unsigned* buf, unsigned lines, unsigned words, unsigned stride_words, int iters) {
+  const unsigned lane = threadIdx.x & 31, warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const unsigned word = (lane % words) * (32 / words);
+  for (int i = 0; i < iters; ++i) {
+    const unsigned line = (warp * 7u + unsigned(i) * 13u) % lines;
+    atomicAdd(buf + line * stride_words + word, 1u);
+  }
+}
+
 // Arithmetic: CHAINS independent dependency chains per thread, UNROLL steps each per iteration.
 // Launched with many warps they measure throughput; with one warp and chains = 1, the latency
 // of a dependent instruction. Inputs come from parameters so nothing folds.
