@@ -209,8 +209,8 @@ class Parser {
     if (!root.IsMap())
       fail(root, "a launch file is a mapping with keys ptx, kernel, grid, block, buffers, args");
     Fields top = fields(root, "the launch file",
-                        {"ptx", "kernel", "grid", "block", "dynamic_shared_bytes", "warmup", "repeat", "buffers",
-                         "args"});
+                        {"ptx", "kernel", "grid", "block", "cluster", "dynamic_shared_bytes", "warmup", "repeat",
+                         "buffers", "args"});
 
     const YAML::Node& ptx = required(top, "ptx", "the launch file");
     spec.ptx = existingFile(ptx, "ptx", "PTX file");
@@ -227,6 +227,7 @@ class Parser {
     const YAML::Node& block = required(top, "block", "the launch file");
     spec.block = dim3(block, "block");
     spec.block_loc = loc(block);
+    if (const YAML::Node* cluster = top.find("cluster")) spec.cluster = dim3(*cluster, "cluster");
 
     if (const YAML::Node* shared = top.find("dynamic_shared_bytes"))
       spec.dynamic_shared_bytes = integer(*shared, ElemType::U32, "dynamic_shared_bytes");
@@ -853,7 +854,7 @@ LaunchOutcome runLaunch(const LaunchSpec& spec, driver::Runtime& rt) {
   driver::Error err = driver::Error::Success;
   for (std::uint32_t i = 0; i < spec.warmup + spec.repeat && err == driver::Error::Success; ++i) {
     try {
-      err = rt.launch(*fn, spec.grid, spec.block, std::size_t(spec.dynamic_shared_bytes), args);
+      err = rt.launch(*fn, spec.grid, spec.block, std::size_t(spec.dynamic_shared_bytes), args, spec.cluster);
     } catch (const driver::RuntimeError& e) {
       throw ConfigError(fmt::format("{}: error: launch of '{}': {}", spec.args_loc.str(), spec.kernel, e.what()));
     }

@@ -88,6 +88,9 @@ struct LaunchSpec {
   std::string ptx;          // resolved path of the PTX module
   std::string kernel;
   driver::Dim3 grid, block;
+  // Thread-block cluster dimensions (`cluster:`; 0x0x0 when absent: the kernel's .reqnctapercluster
+  // or clusters of one block).
+  driver::Dim3 cluster{0, 0, 0};
   std::uint64_t dynamic_shared_bytes = 0;
   // Launches: `warmup` then `repeat`, back to back on the same buffers (caches, TLBs and DRAM rows
   // stay as the last launch left them); checks and outputs look at the buffers after the last.

@@ -111,7 +111,7 @@ SCGPU_CUDART_API Error cudaGetDeviceProperties(abi::DeviceProp* prop, int device
     prop->maxBlocksPerMultiProcessor = p.max_blocks_per_multiprocessor;
     prop->reservedSharedMemPerBlock = p.major >= 8 ? kReservedSharedBytes : 0;
     prop->hostRegisterSupported = 1;
-    prop->clusterLaunch = 0;  // clusters of one block only
+    prop->clusterLaunch = 1;
     prop->deviceNumaId = -1;
     prop->hostNumaId = -1;
     return abi::kSuccess;
@@ -176,7 +176,7 @@ SCGPU_CUDART_API Error cudaDeviceGetAttribute(int* value, int attr, int device) 
       case abi::kAttrMaxAccessPolicyWindowSize: *value = 0; break;
       case abi::kAttrReservedSharedMemoryPerBlock: *value = p.major >= 8 ? int(kReservedSharedBytes) : 0; break;
       case abi::kAttrMemoryPoolsSupported: *value = 0; break;
-      case abi::kAttrClusterLaunch: *value = 0; break;
+      case abi::kAttrClusterLaunch: *value = 1; break;
       default:
         return s.fail(abi::kNotSupported,
                       fmt::format("cudaDeviceGetAttribute: attribute {} is not supported by scgpu's CUDA runtime", attr));

@@ -119,6 +119,7 @@ SCGPU_CUDART_API Error cudaLaunchKernelExC(const abi::LaunchConfig* config, cons
   return onDevice("cudaLaunchKernelEx", [&](State& s) {
     if (!config) return s.fail(abi::kInvalidValue);
     bool cooperative = false;
+    abi::Dim3 cluster{0, 0, 0};
     for (unsigned i = 0; i < config->numAttrs; ++i) {
       const abi::LaunchAttribute& a = config->attrs[i];
       switch (a.id) {
@@ -127,11 +128,7 @@ SCGPU_CUDART_API Error cudaLaunchKernelExC(const abi::LaunchConfig* config, cons
         case abi::kLaunchAttrPriority: break;  // a scheduling hint between streams
         case abi::kLaunchAttrClusterDimension: {
           const auto& c = a.val.cluster_dim;
-          if (std::uint64_t(c.x) * c.y * c.z > 1)
-            return s.fail(abi::kNotSupported,
-                          fmt::format("cudaLaunchKernelEx: clusters of {}x{}x{} blocks are not supported by scgpu "
-                                      "(clusters of one block are)",
-                                      c.x, c.y, c.z));
+          cluster = abi::Dim3{c.x, c.y, c.z};
           break;
         }
         default:
@@ -140,7 +137,7 @@ SCGPU_CUDART_API Error cudaLaunchKernelExC(const abi::LaunchConfig* config, cons
       }
     }
     return s.launch(function, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream,
-                    cooperative);
+                    cooperative, cluster);
   });
 }
 SCGPU_CUDART_PTSZ(cudaLaunchKernelExC)

@@ -42,6 +42,7 @@ enum Error : int {
   kLaunchFailure = 719,
   kCooperativeLaunchTooLarge = 720,
   kNotSupported = 801,
+  kInvalidClusterSize = 912,
   kUnknown = 999,
 };
 

@@ -857,7 +857,7 @@ abi::Error State::symbol(const void* host_var, scgpu_devptr* addr, std::size_t* 
 // Kernels
 
 abi::Error State::launch(const void* host_function, abi::Dim3 grid, abi::Dim3 block, void** args, std::size_t shared,
-                         void* stream_handle, bool cooperative) {
+                         void* stream_handle, bool cooperative, abi::Dim3 cluster) {
   if (const abi::Error e = ensureDevice()) return e;
   if (sticky_) return sticky_;
   abi::Error e = abi::kSuccess;
@@ -906,6 +906,19 @@ abi::Error State::launch(const void* host_function, abi::Dim3 grid, abi::Dim3 bl
                             name, threads, shared));
   if (cooperative && std::uint64_t(grid.x) * grid.y * grid.z > std::uint64_t(per_sm) * props_.multiprocessor_count)
     return fail(abi::kCooperativeLaunchTooLarge);
+  // Thread-block clusters (cudaLaunchAttributeClusterDimension; else the kernel's __cluster_dims__,
+  // .reqnctapercluster, which the device applies): each dimension divides the grid's, at most 8
+  // blocks, or 16 with cudaFuncAttributeNonPortableClusterSizeAllowed.
+  if (cluster.x || cluster.y || cluster.z) {
+    const std::uint64_t n = std::uint64_t(cluster.x) * cluster.y * cluster.z;
+    if (!cluster.x || !cluster.y || !cluster.z || grid.x % cluster.x || grid.y % cluster.y || grid.z % cluster.z ||
+        n > (k.non_portable_cluster ? 16u : 8u))
+      return fail(abi::kInvalidClusterSize,
+                  fmt::format("cannot launch kernel '{}' with a grid of {}x{}x{} in clusters of {}x{}x{}: each "
+                              "cluster dimension must divide the grid's, and a cluster hold at most {} blocks",
+                              name, grid.x, grid.y, grid.z, cluster.x, cluster.y, cluster.z,
+                              k.non_portable_cluster ? 16 : 8));
+  }
 
   // The parameter buffer, laid out as the PTX parameter list says.
   std::vector<std::uint8_t> params(prog->param_buffer_bytes, 0);
@@ -918,11 +931,15 @@ abi::Error State::launch(const void* host_function, abi::Dim3 grid, abi::Dim3 bl
   if (const abi::Error oe = orderBefore(*s)) return oe;
   if (const abi::Error me = migrateToDevice(*s)) return me;
   const std::uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  const std::uint32_t c[3] = {cluster.x, cluster.y, cluster.z};
   const scgpu_status st =
       cooperative ? scgpu_launch_cooperative(s->s, k.fatbin->slot, name.c_str(), g, b, std::uint32_t(shared),
                                              params.data(), params.size())
-                  : scgpu_launch(s->s, k.fatbin->slot, name.c_str(), g, b, std::uint32_t(shared), params.data(),
-                                 params.size());
+      : c[0] || c[1] || c[2]
+          ? scgpu_launch_cluster(s->s, k.fatbin->slot, name.c_str(), g, b, c, std::uint32_t(shared), params.data(),
+                                 params.size())
+          : scgpu_launch(s->s, k.fatbin->slot, name.c_str(), g, b, std::uint32_t(shared), params.data(),
+                         params.size());
   s->submitted++;
   return check(st, "cudaLaunchKernel");
 }
@@ -980,6 +997,10 @@ abi::Error State::funcSetAttribute(const void* host_function, int attr, int valu
     return abi::kSuccess;
   }
   if (attr == abi::kFuncAttrPreferredSharedMemoryCarveout) return abi::kSuccess;  // a hint; the model's carveout is its config's
+  if (attr == abi::kFuncAttrNonPortableClusterSizeAllowed) {
+    k.non_portable_cluster = value != 0;
+    return abi::kSuccess;
+  }
   return notSupported(fmt::format("cudaFuncSetAttribute with attribute {}", attr).c_str());
 }
 

@@ -103,7 +103,7 @@ class State {
 
   // Kernels.
   abi::Error launch(const void* host_function, abi::Dim3 grid, abi::Dim3 block, void** args, std::size_t shared,
-                    void* stream, bool cooperative = false);
+                    void* stream, bool cooperative = false, abi::Dim3 cluster = {0, 0, 0});
   abi::Error funcAttributes(abi::FuncAttributes* attr, const void* host_function);
   abi::Error funcSetAttribute(const void* host_function, int attr, int value);
   abi::Error occupancy(int* blocks, const void* host_function, int block_size, std::size_t dynamic_shared);
@@ -154,6 +154,7 @@ class State {
     Fatbin* fatbin;
     std::string name;
     int max_dynamic_shared = -1;  // cudaFuncAttributeMaxDynamicSharedMemorySize, -1: not set
+    bool non_portable_cluster = false;  // cudaFuncAttributeNonPortableClusterSizeAllowed
   };
   struct Var {
     Fatbin* fatbin;

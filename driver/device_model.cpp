@@ -201,6 +201,27 @@ std::uint32_t DeviceModel::startLaunch(const host::LaunchRequest& r, std::uint32
   launch->params = r.params;
   launch->mmu = &mmu_;
   launch->page_table_root = r.page_table_root;
+  // Thread-block clusters: the descriptor's, else the kernel's .reqnctapercluster, else 1x1x1.
+  std::uint32_t cluster[3] = {r.cluster[0], r.cluster[1], r.cluster[2]};
+  if (!cluster[0] && !cluster[1] && !cluster[2])
+    for (int i = 0; i < 3; ++i) cluster[i] = prog.reqnctapercluster[i];
+  if (!cluster[0] && !cluster[1] && !cluster[2]) cluster[0] = cluster[1] = cluster[2] = 1;
+  const std::uint64_t cluster_blocks = std::uint64_t(cluster[0]) * cluster[1] * cluster[2];
+  // At most 16 blocks (the H100's non-portable maximum; CUDA's portable size is 8), or the kernel's
+  // .maxclusterrank.
+  const std::uint32_t max_cluster = prog.maxclusterrank ? std::min<std::uint32_t>(prog.maxclusterrank, 16) : 16;
+  for (int i = 0; i < 3; ++i)
+    if (cluster[i] == 0 || r.grid[i] % cluster[i] != 0)
+      return refuse(fmt::format("cannot launch kernel '{}' with grid {}x{}x{} in clusters of {}x{}x{}: every "
+                                "cluster dimension must be at least 1 and divide the grid's",
+                                prog.kernel_name, r.grid[0], r.grid[1], r.grid[2], cluster[0], cluster[1], cluster[2]),
+                    Error::InvalidConfiguration);
+  if (cluster_blocks > max_cluster)
+    return refuse(fmt::format("cannot launch kernel '{}' in clusters of {}x{}x{}: {} blocks, above the device's "
+                              "maximum of {}", prog.kernel_name, cluster[0], cluster[1], cluster[2], cluster_blocks,
+                              max_cluster),
+                  Error::InvalidConfiguration);
+  for (int i = 0; i < 3; ++i) launch->cluster[i] = cluster[i];
   if (r.grid_sync_addr) {
     // Where cooperative groups' grid.sync() finds its barrier: %envreg1 (high) and %envreg2 (low).
     launch->cooperative = true;

@@ -196,7 +196,8 @@ Function& Runtime::getFunction(Module& module, const std::string& name) {
   return *f;
 }
 
-Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_shared_bytes, const KernelArgs& args) {
+Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_shared_bytes, const KernelArgs& args,
+                      Dim3 cluster) {
   Impl& s = *impl_;
   const ptx::Program& prog = fn.program();
   s.last_launch_error.clear();
@@ -223,7 +224,8 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
     std::copy(bytes.begin(), bytes.end(), params.begin() + param.offset);
   }
 
-  const std::uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  const std::uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z},
+                      c[3] = {cluster.x, cluster.y, cluster.z};
   // A launch descriptor holds 32 bits of dynamic shared memory; more is refused here, with the
   // device's own checks in their order (no shared-memory size that large can pass them).
   if (dynamic_shared_bytes > 0xFFFFFFFFu) {
@@ -236,7 +238,7 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
   }
   const auto shared = std::uint32_t(dynamic_shared_bytes);
   for (std::uint32_t repeat = 0; repeat <= s.warm_repeats; ++repeat) {
-    const Error e = launchOnce(fn, slot->second, g, b, shared, params, repeat > 0);
+    const Error e = launchOnce(fn, slot->second, g, b, shared, params, repeat > 0, c);
     if (e != Error::Success) return e;
   }
   return Error::Success;
@@ -245,12 +247,17 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
 void Runtime::setWarmRepeats(std::uint32_t n) { impl_->warm_repeats = n; }
 
 Error Runtime::launchOnce(Function& fn, std::uint32_t module_slot, const std::uint32_t g[3], const std::uint32_t b[3],
-                          std::uint32_t shared, const std::vector<std::uint8_t>& params, bool warm_repeat) {
+                          std::uint32_t shared, const std::vector<std::uint8_t>& params, bool warm_repeat,
+                          const std::uint32_t cluster[3]) {
   Impl& s = *impl_;
   const ptx::Program& prog = fn.program();
   const Dim3 grid{g[0], g[1], g[2]}, block{b[0], b[1], b[2]};
   const auto t0 = std::chrono::steady_clock::now();
-  scgpu_status st = scgpu_launch(s.stream, module_slot, prog.kernel_name.c_str(), g, b, shared, params.data(), params.size());
+  scgpu_status st =
+      cluster[0] || cluster[1] || cluster[2]
+          ? scgpu_launch_cluster(s.stream, module_slot, prog.kernel_name.c_str(), g, b, cluster, shared, params.data(),
+                                 params.size())
+          : scgpu_launch(s.stream, module_slot, prog.kernel_name.c_str(), g, b, shared, params.data(), params.size());
   if (st == SCGPU_SUCCESS) st = scgpu_stream_synchronize(s.stream);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   DeviceModel& device = s.transport->device();

@@ -132,8 +132,10 @@ class Runtime {
   // kernel with CUDA events. Each is a launches() record marked warm_repeat. (A kernel that
   // accumulates into its output then changes it n more times.)
   void setWarmRepeats(std::uint32_t n);
+  // `cluster`: thread-block cluster dimensions (sm_90); 0x0x0 takes the kernel's .reqnctapercluster,
+  // or clusters of one block.
   Error launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_shared_bytes,
-               const KernelArgs& args);
+               const KernelArgs& args, Dim3 cluster = Dim3(0, 0, 0));
 
   Error synchronize();
   // Sticky error of the last failed call, as cudaGetLastError (clears it) / cudaPeekAtLastError.
@@ -165,7 +167,8 @@ class Runtime {
  private:
   // One launch of a checked kernel and parameter buffer (launch() repeats it for setWarmRepeats).
   Error launchOnce(Function& fn, std::uint32_t module_slot, const std::uint32_t grid[3], const std::uint32_t block[3],
-                   std::uint32_t shared, const std::vector<std::uint8_t>& params, bool warm_repeat);
+                   std::uint32_t shared, const std::vector<std::uint8_t>& params, bool warm_repeat,
+                   const std::uint32_t cluster[3]);
   Module& loadModuleText(const std::string& text, const std::string& name);
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -758,7 +758,7 @@ namespace {
 // bytes its blocks synchronise through) staged in the stream's arena.
 scgpu_status launchOnStream(scgpu_stream* s, scgpu_module module, const char* kernel, const uint32_t grid[3],
                             const uint32_t block[3], uint32_t shared_bytes, const void* params, size_t param_bytes,
-                            bool cooperative) {
+                            bool cooperative, const uint32_t* cluster = nullptr) {
   if (checkStream(s) != SCGPU_SUCCESS || !kernel || !grid || !block || (param_bytes && !params))
     return SCGPU_ERROR_INVALID_VALUE;
   const std::size_t name_bytes = std::strlen(kernel);
@@ -786,6 +786,11 @@ scgpu_status launchOnStream(scgpu_stream* s, scgpu_module module, const char* ke
   desc.param_bytes = std::uint32_t(param_bytes);
   desc.param_addr = base + param_off;
   desc.grid_sync_addr = cooperative ? base + sync_off : 0;
+  if (cluster) {
+    desc.cluster_x = cluster[0];
+    desc.cluster_y = cluster[1];
+    desc.cluster_z = cluster[2];
+  }
   std::memcpy(blob.data(), &desc, sizeof desc);
   std::memcpy(blob.data() + name_off, kernel, name_bytes);
   if (param_bytes) std::memcpy(blob.data() + param_off, params, param_bytes);
@@ -806,6 +811,13 @@ scgpu_status scgpu_launch_cooperative(scgpu_stream* s, scgpu_module module, cons
                                       const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes,
                                       const void* params, size_t param_bytes) {
   return launchOnStream(s, module, kernel, grid, block, shared_bytes, params, param_bytes, true);
+}
+
+scgpu_status scgpu_launch_cluster(scgpu_stream* s, scgpu_module module, const char* kernel, const uint32_t grid[3],
+                                  const uint32_t block[3], const uint32_t cluster[3], uint32_t shared_bytes,
+                                  const void* params, size_t param_bytes) {
+  if (!cluster) return SCGPU_ERROR_INVALID_VALUE;
+  return launchOnStream(s, module, kernel, grid, block, shared_bytes, params, param_bytes, false, cluster);
 }
 
 scgpu_status scgpu_memcpy_htod_async(scgpu_stream* s, scgpu_devptr dst, const void* src, size_t bytes) {

@@ -94,6 +94,12 @@ scgpu_status scgpu_stream_synchronize(scgpu_stream* stream);
 /* Work on a stream. `params` is the kernel's parameter buffer, laid out as its PTX parameter list. */
 scgpu_status scgpu_launch(scgpu_stream* stream, scgpu_module module, const char* kernel, const uint32_t grid[3],
                           const uint32_t block[3], uint32_t shared_bytes, const void* params, size_t param_bytes);
+/* A launch in thread-block clusters of cluster[0] x cluster[1] x cluster[2] blocks (sm_90; each divides
+   the grid's dimension; all 0: the kernel's .reqnctapercluster): a cluster's blocks run at once and may
+   read each other's shared memory and wait at the cluster barrier (LAUNCH_DESC.CLUSTER_*). */
+scgpu_status scgpu_launch_cluster(scgpu_stream* stream, scgpu_module module, const char* kernel,
+                                  const uint32_t grid[3], const uint32_t block[3], const uint32_t cluster[3],
+                                  uint32_t shared_bytes, const void* params, size_t param_bytes);
 /* A cooperative launch: its blocks run side by side and may synchronise as a grid (cooperative
    groups' grid.sync()); the grid must fit on the device at once (LAUNCH_DESC.GRID_SYNC_ADDR). */
 scgpu_status scgpu_launch_cooperative(scgpu_stream* stream, scgpu_module module, const char* kernel,

@@ -35,6 +35,8 @@ enum class Op : std::uint8_t {
   Ld, St, Atom, Red, Prefetch, Fence,
   // control
   Bra, BrxIdx, Call, Ret, Exit, Trap, Brkpt, Bar, Nanosleep,
+  // thread-block clusters: barrier.cluster.arrive (sub BarArrive) / .wait (BarSync), mapa, getctarank
+  BarCluster, Mapa, Getctarank,
   // warp-wide
   Shfl, Vote, Match, Redux, Activemask,
   // matrix (tensor-core) instructions; the operands are in Program::tensor_ops[target]
@@ -261,6 +263,8 @@ struct Program {
   std::uint32_t dynamic_shared_align = 16;
   std::uint32_t reqntid[3] = {0, 0, 0};
   std::uint32_t maxntid[3] = {0, 0, 0};
+  std::uint32_t reqnctapercluster[3] = {0, 0, 0};  // 0: not given
+  std::uint32_t maxclusterrank = 0;
   std::uint32_t maxnreg = 0, minnctapersm = 0;
   // Registers per thread as ptxas would allocate (from regs.json when known, else an estimate).
   std::uint32_t registers_per_thread = 0;

@@ -58,6 +58,7 @@ struct Mods {
   std::uint32_t vec = 1;
   std::uint32_t flags = 0;
   std::vector<std::string> words;  // everything else, in order
+  bool cluster = false;            // .shared::cluster
   bool has(const char* w) const { return std::find(words.begin(), words.end(), w) != words.end(); }
 };
 
@@ -87,6 +88,9 @@ Mods classify(const std::string& opcode, const std::vector<std::string>& modifie
     if (compares && m.cmp == Cmp::None) {
       if (auto it = cmpNames().find(w); it != cmpNames().end()) { m.cmp = it->second; continue; }
     }
+    // .shared::cluster: a shared address of any block of the cluster (sm/address_space.h); the
+    // block's own shared::cta addresses are valid ones, so it decodes as .shared.
+    if (w == "shared::cluster") { m.space = StateSpace::Shared; m.cluster = true; continue; }
     StateSpace s = spaceFromName(w);
     if (s != StateSpace::None && s != StateSpace::Reg && s != StateSpace::Sreg) { m.space = s; continue; }
     if (w == "v2") { m.vec = 2; continue; }
@@ -364,7 +368,9 @@ Program KernelLinker::link(const std::string& kernel_name) {
   for (int i = 0; i < 3; ++i) {
     prog_.reqntid[i] = kernel.reqntid[i];
     prog_.maxntid[i] = kernel.maxntid[i];
+    prog_.reqnctapercluster[i] = kernel.reqnctapercluster[i];
   }
+  prog_.maxclusterrank = kernel.maxclusterrank;
   prog_.maxnreg = kernel.maxnreg;
   prog_.minnctapersm = kernel.minnctapersm;
 
@@ -748,7 +754,7 @@ void replaceWithTrap(DecodedInst& d) {
 bool isValidButUnimplemented(const Instruction& in) {
   static const std::set<std::string> opcodes = {
       "wmma", "mma", "wgmma", "ldmatrix", "stmatrix", "movmatrix", "cp", "mbarrier", "tex", "tld4", "txq", "suld",
-      "sust", "sured", "suq", "mapa", "multimem", "tensormap", "elect", "getctarank", "setmaxnreg",
+      "sust", "sured", "suq", "multimem", "tensormap", "elect", "setmaxnreg",
       "griddepcontrol", "applypriority", "discard", "createpolicy", "istypep", "stackrestore", "stacksave",
       "alloca", "szext", "bmsk", "ldu", "pmevent", "clusterlaunchcontrol", "tcgen05", "barrier", "fence", "red",
       "st", "ld", "cvt", "cvt.pack", "prefetchu", "vabsdiff", "vadd", "vsub", "vmad", "vmax", "vmin", "vset",
@@ -759,8 +765,10 @@ bool isValidButUnimplemented(const Instruction& in) {
   // variants, and conversions with two sources (packed results).
   static const std::set<std::string> partly = {"barrier", "fence", "red", "st", "ld", "cvt"};
   if (!partly.count(in.opcode)) return true;
+  const bool cluster_barrier = in.opcode == "barrier" && std::find(in.modifiers.begin(), in.modifiers.end(),
+                                                                   "cluster") != in.modifiers.end();
   for (const auto& m : in.modifiers)
-    if (m == "async" || m == "cluster" || m == "shared::cluster" || m == "proxy" || m == "bulk" ||
+    if (m == "async" || (m == "cluster" && !cluster_barrier && in.opcode != "fence") || m == "proxy" || m == "bulk" ||
         m == "f16x2" || m == "bf16x2" || m == "e4m3x2" || m == "e5m2x2" || m == "satfinite" || m == "tf32" ||
         m == "e4m3" || m == "e5m2" || m == "relu" || m == "mbarrier" || m == "multicast::cluster")
       return true;
@@ -1399,6 +1407,36 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
     out.op = opc == "ret" ? Op::Ret : opc == "exit" ? Op::Exit : opc == "trap" ? Op::Trap : Op::Brkpt;
     // `ret` in a kernel ends the thread, as exit does.
     if (out.op == Op::Ret && f_.is_entry) out.op = Op::Exit;
+    return;
+  }
+  if (opc == "barrier" && m.has("cluster")) {
+    // barrier.cluster.arrive{.release,.relaxed}{.aligned} / barrier.cluster.wait{.acquire}{.aligned}:
+    // every non-exited thread of the cluster arrives; a wait returns once the phase the thread
+    // arrived in has completed.
+    need(0, 0);
+    out.op = Op::BarCluster;
+    if (m.has("arrive")) out.sub = SubOp::BarArrive;
+    else if (m.has("wait")) out.sub = SubOp::BarSync;
+    else fail(in.loc, "barrier.cluster needs .arrive or .wait");
+    return;
+  }
+  if (opc == "mapa" || opc == "getctarank") {
+    // mapa{.shared::cluster}.u32/.u64 d, a, rank: a's location in the shared memory of block `rank`
+    // of the cluster; getctarank{.shared::cluster}.u32 d, a: the rank of the block a belongs to.
+    // Without .shared::cluster the addresses are generic.
+    const bool mapa = opc == "mapa";
+    need(mapa ? 3 : 2, mapa ? 3 : 2);
+    out.op = mapa ? Op::Mapa : Op::Getctarank;
+    out.space = m.cluster ? Space::Shared : Space::Generic;
+    if (out.type == Type::None) fail(in.loc, fmt::format("{} needs a type (.u32 or .u64)", opc));
+    out.dst[0] = dst_reg(0);
+    out.ndst = 1;
+    out.src[0] = source(ops[1], out.type);
+    out.nsrc = 1;
+    if (mapa) {
+      out.src[1] = source(ops[2], Type::U32);
+      out.nsrc = 2;
+    }
     return;
   }
   if (opc == "bar" || opc == "barrier") {

@@ -28,6 +28,7 @@ const char* toString(Op op) {
       "mov", "cvt", "cvt.pack", "cvta", "isspacep",
       "ld", "st", "atom", "red", "prefetch", "fence",
       "bra", "brx.idx", "call", "ret", "exit", "trap", "brkpt", "bar", "nanosleep",
+      "barrier.cluster", "mapa", "getctarank",
       "shfl", "vote", "match", "redux", "activemask",
       "mma", "wmma", "ldmatrix", "stmatrix", "movmatrix",
       "cp.async", "cp.async.commit_group", "cp.async.wait_group", "mbarrier"};

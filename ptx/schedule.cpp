@@ -66,6 +66,7 @@ Kind kindOf(const Program& prog, const DecodedInst& in, Space& space) {
     case Op::Mma: case Op::Movmatrix: return Kind::Compute;
     case Op::Atom: case Op::Red: case Op::Prefetch: case Op::Fence: case Op::Bra: case Op::BrxIdx: case Op::Call:
     case Op::Ret: case Op::Exit: case Op::Trap: case Op::Brkpt: case Op::Bar: case Op::Nanosleep: case Op::Shfl:
+    case Op::BarCluster: case Op::Mapa: case Op::Getctarank:
     case Op::Vote: case Op::Match: case Op::Redux: case Op::Activemask: case Op::CpAsync: case Op::CpAsyncCommit:
     case Op::CpAsyncWait: case Op::Mbarrier: case Op::Count:
       return Kind::Fixed;

@@ -3,6 +3,8 @@
 with its H100 number. Two tables:
   memory-system streams: validation/micro/h100_reference.csv (launch file, H100 time in us; the
     model's simulated_ns of the launch);
+  thread-block clusters: validation/micro/cluster_micro_cases.csv with docs/data/h100_cluster_micro.csv
+    (the cycles the kernels timed themselves);
   SM mechanisms: validation/micro/sm_micro_cases.csv with docs/data/h100_sm_micro.csv, by the
     case's metric: block_cycles, the cycles each kernel timed itself with clock64 (mean over
     blocks) against the same from the model's `cycles` output buffer; kernel_ns, the H100's
@@ -83,6 +85,22 @@ with tempfile.TemporaryDirectory() as tmp:
             model = sum(l["simulated_ns"] for l in timed) / len(timed)
         ref = float(h100[name]["ns" if c["metric"] == "kernel_ns" else "value"])
         rows.append((name, ref, model, "cycles" if c["metric"] == "block_cycles" else "ns"))
+    # Thread-block clusters: block_cycles as above; rank0_cycles, the mean over each cluster's
+    # rank-0 block (the one that measured).
+    h100 = {r["name"]: r for r in csv.DictReader(
+        (l for l in open(os.path.join(root, "docs", "data", "h100_cluster_micro.csv")) if not l.startswith("#")))}
+    for c in csv.DictReader(open(os.path.join(micro, "cluster_micro_cases.csv"))):
+        name = c["name"]
+        if not selected(name) or name not in h100:
+            continue
+        s = run(relocated(os.path.join(micro, "cluster", name + ".yaml"), tmp), tmp, os.path.join(tmp, name + ".json"))
+        model = None
+        if s:
+            cycles = array.array("q", open(os.path.join(tmp, name + ".cycles.bin"), "rb").read())
+            step = int(c["cluster"]) if c["metric"] == "rank0_cycles" else 1
+            picked = cycles[::step]
+            model = sum(picked) / len(picked)
+        rows.append((name, float(h100[name]["value"]), model, "cycles"))
 
 bad = 0
 print(f"{'case':30} {'unit':>6} {'H100':>10} {'model':>10} {'ratio':>6}")

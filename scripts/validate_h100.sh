@@ -10,7 +10,7 @@
 # Usage: scripts/validate_h100.sh [OUT_DIR] [SCALE]   (OUT_DIR default: $OUT, else ./validate_out)
 #   SCALE (second argument, else the SCALE environment variable, else 1) is passed to every workload
 #   as kernels::WorkloadOptions::scale. SCALE_OVERRIDES="name=scale ..." sets it per workload (e.g.
-#   "dgemm_tiled=4"), SKIP="name ..." leaves workloads out, and NCU_TIMEOUT (default 150 s) bounds
+#   "dgemm_tiled=4"), SKIP="name ..." leaves workloads out, ONLY="name ..." runs just those, and NCU_TIMEOUT (default 150 s) bounds
 #   each workload's ncu run. The scale of each workload is in h100.csv's last column.
 #   EVENT_REPEAT=N adds the warm condition: each workload runs again without the profiler, and
 #   every launch is followed by N back-to-back launches of it timed with CUDA events (mean per
@@ -29,6 +29,7 @@ OUTDIR=${1:-${OUT:-$ROOT/validate_out}}
 SCALE=${2:-${SCALE:-1}}
 SCALE_OVERRIDES=${SCALE_OVERRIDES:-}
 SKIP=${SKIP:-}
+ONLY=${ONLY:-}
 NCU_TIMEOUT=${NCU_TIMEOUT:-150}
 case $SCALE in ''|*[!0-9]*|0) echo "SCALE must be a positive integer, got '$SCALE'" >&2; exit 2;; esac
 # The scale of workload $1: its entry in SCALE_OVERRIDES, else SCALE.
@@ -76,7 +77,7 @@ cat >"$WORK/shim.cpp" <<'EOF'
 #define FN(name) static decltype(&::name) p_##name;
 FN(cuInit) FN(cuDeviceGet) FN(cuDevicePrimaryCtxRetain) FN(cuCtxSetCurrent) FN(cuMemAlloc_v2) FN(cuMemFree_v2)
 FN(cuMemcpyHtoD_v2) FN(cuMemcpyDtoH_v2) FN(cuMemcpyDtoD_v2) FN(cuMemsetD8_v2) FN(cuModuleLoadDataEx) FN(cuModuleGetFunction)
-FN(cuModuleGetGlobal_v2) FN(cuLaunchKernel) FN(cuCtxSynchronize) FN(cuGetErrorName)
+FN(cuModuleGetGlobal_v2) FN(cuLaunchKernel) FN(cuLaunchKernelEx) FN(cuCtxSynchronize) FN(cuGetErrorName)
 FN(cuEventCreate) FN(cuEventRecord) FN(cuEventSynchronize) FN(cuEventElapsedTime) FN(cuEventDestroy_v2)
 
 static void loadCuda() {
@@ -85,7 +86,7 @@ static void loadCuda() {
 #define L(name) p_##name = (decltype(p_##name))dlsym(h, #name);
   L(cuInit) L(cuDeviceGet) L(cuDevicePrimaryCtxRetain) L(cuCtxSetCurrent) L(cuMemAlloc_v2) L(cuMemFree_v2)
   L(cuMemcpyHtoD_v2) L(cuMemcpyDtoH_v2) L(cuMemcpyDtoD_v2) L(cuMemsetD8_v2) L(cuModuleLoadDataEx) L(cuModuleGetFunction)
-  L(cuModuleGetGlobal_v2) L(cuLaunchKernel) L(cuCtxSynchronize) L(cuGetErrorName)
+  L(cuModuleGetGlobal_v2) L(cuLaunchKernel) L(cuLaunchKernelEx) L(cuCtxSynchronize) L(cuGetErrorName)
   L(cuEventCreate) L(cuEventRecord) L(cuEventSynchronize) L(cuEventDestroy_v2)
   p_cuEventElapsedTime = (decltype(p_cuEventElapsedTime))dlsym(h, "cuEventElapsedTime_v2");
   if (!p_cuEventElapsedTime) p_cuEventElapsedTime = (decltype(p_cuEventElapsedTime))dlsym(h, "cuEventElapsedTime");
@@ -159,15 +160,32 @@ Function& Runtime::getFunction(Module& m, const std::string& name) {
   impl_->fns.push_back(f);
   return impl_->fns.back();
 }
-Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t smem, const KernelArgs& args) {
+Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t smem, const KernelArgs& args, Dim3 cluster) {
   std::vector<void*> params;
   for (const auto& a : args.args()) params.push_back(const_cast<std::uint8_t*>(a.bytes.data()));
+  // Thread-block clusters through cuLaunchKernelEx's cluster-dimension attribute.
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attr.value.clusterDim.x = cluster.x;
+  attr.value.clusterDim.y = cluster.y;
+  attr.value.clusterDim.z = cluster.z;
+  CUlaunchConfig cfg{};
+  cfg.gridDimX = grid.x; cfg.gridDimY = grid.y; cfg.gridDimZ = grid.z;
+  cfg.blockDimX = block.x; cfg.blockDimY = block.y; cfg.blockDimZ = block.z;
+  cfg.sharedMemBytes = unsigned(smem);
+  cfg.attrs = &attr;
+  cfg.numAttrs = cluster.x || cluster.y || cluster.z ? 1 : 0;
+  auto launchOnce = [&] {
+    return cfg.numAttrs ? p_cuLaunchKernelEx(&cfg, fn.fn, params.data(), nullptr)
+                        : p_cuLaunchKernel(fn.fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, unsigned(smem),
+                                           nullptr, params.data(), nullptr);
+  };
   static const std::string printf_file = std::string(std::getenv("SCGPU_SHIM_TMP") ? std::getenv("SCGPU_SHIM_TMP") : "/tmp") + "/printf.txt";
   std::fflush(stdout);
   int saved = dup(1);
   int fd = open(printf_file.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
   dup2(fd, 1);
-  CUresult r = p_cuLaunchKernel(fn.fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, unsigned(smem), nullptr, params.data(), nullptr);
+  CUresult r = launchOnce();
   if (r == CUDA_SUCCESS) r = p_cuCtxSynchronize();
   // Warm timing (SCGPU_EVENT_REPEAT=N): the launch above warmed the caches; N more launches of it
   // run back to back between two CUDA events, as a user times a kernel, and their mean goes to
@@ -179,7 +197,7 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t smem, con
     check(p_cuEventCreate(&e1, 0), "event");
     p_cuEventRecord(e0, nullptr);
     for (int i = 0; i < event_repeat && r == CUDA_SUCCESS; ++i)
-      r = p_cuLaunchKernel(fn.fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, unsigned(smem), nullptr, params.data(), nullptr);
+      r = launchOnce();
     p_cuEventRecord(e1, nullptr);
     if (r == CUDA_SUCCESS) r = p_cuEventSynchronize(e1);
     float ms = 0;
@@ -279,6 +297,7 @@ METRICS=gpu__time_duration.sum,sm__cycles_elapsed.max,smsp__inst_executed.sum,sm
 : >"$OUTDIR/ncu_raw.csv"
 for w in $("$WORK/gpurun" list); do
   case " $SKIP " in *" $w "*) log "--- $w: skipped"; continue;; esac
+  if [ -n "$ONLY" ]; then case " $ONLY " in *" $w "*) ;; *) continue;; esac; fi
   s=$(scale_of "$w")
   log "--- $w (scale $s)"
   # Plain run first: the workload's own check on silicon, no profiler.

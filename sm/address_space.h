@@ -13,6 +13,16 @@ constexpr std::uint64_t kWindowBytes = 0x0000'0001'0000'0000ull;  // 4 GiB each
 // Function "addresses" for indirect calls: an index into the program's functions.
 constexpr std::uint64_t kFunctionAddressBase = 0x0003'0000'0000'0000ull;
 
+// Distributed shared memory: a shared::cluster address below kClusterSharedStride is the executing
+// block's own; above, bits 24 and up hold 1 + the rank of the cluster's block it lies in (mapa), the
+// rest the offset in that block's shared memory. The shared window of generic addresses holds
+// both kinds, so shared::cta addresses stay shared::cluster addresses of the block itself.
+constexpr std::uint64_t kClusterSharedStride = 0x0100'0000ull;  // 16 MiB, above any block's shared memory
+// What the timing model's LSU sees of a distributed shared-memory access (sm/exec/mem_access.h
+// traceAccess): the offset, with kDsmemNear or kDsmemFar times the stride added for a block in the
+// same TPC as the accessing one or in another.
+constexpr std::uint64_t kDsmemNear = 1, kDsmemFar = 2;
+
 inline bool inSharedWindow(std::uint64_t a) { return a - kSharedWindowBase < kWindowBytes; }
 inline bool inLocalWindow(std::uint64_t a) { return a - kLocalWindowBase < kWindowBytes; }
 

@@ -9,6 +9,7 @@
 #include "base/run_control.h"
 
 #include "sm/exec/builtins.h"
+#include "sm/cluster.h"
 #include "sm/simt.h"
 
 namespace scgpu::sm {
@@ -56,6 +57,7 @@ void tryRelease(BlockState& b, std::uint32_t id) {
 
 void onWarpExited(BlockState& b) {
   for (std::uint32_t id = 0; id < kNumBarriers; ++id) tryRelease(b, id);
+  if (b.cluster) tryReleaseCluster(*b.cluster);
 }
 
 void initBlock(BlockState& b, const LaunchState& launch, std::uint64_t linear, std::uint32_t sm_id) {
@@ -162,6 +164,7 @@ struct FunctionalEngine::BlockRun {
   Warp* current = nullptr;
   std::uint64_t executed = 0;
   bool done = false;
+  bool stalled = false;  // its last turn moved nothing: every live warp waits for the rest of its cluster
 };
 
 void FunctionalEngine::startBlock(LaunchState& launch, std::uint64_t linear, BlockRun& r, LaunchResult& result) {
@@ -170,6 +173,7 @@ void FunctionalEngine::startBlock(LaunchState& launch, std::uint64_t linear, Blo
   r.c.program = launch.program;
   try {
     initBlock(r.b, launch, linear, std::uint32_t(linear % launch.num_sms));
+    joinCluster(launch, r.b);
   } catch (const FaultSignal& s) {
     if (r.b.warps.empty()) throw;  // no warp to name: cannot happen for a launch that passed its checks
     result.fault = makeFaultReport(s, launch, r.b, r.b.warps.front(), r.c.pc);
@@ -215,6 +219,16 @@ bool FunctionalEngine::turn(LaunchState& launch, BlockRun& r, std::uint64_t& lau
       result.fault = makeFaultReport(s, launch, b, w, w.stack.empty() ? 0 : w.stack.back().pc);
       return false;
     }
+    r.stalled = false;
+    if (!progressed && b.cluster && b.cluster->blocks.size() > 1 &&
+        std::any_of(b.warps.begin(), b.warps.end(), [](const Warp& x) {
+          return x.state == WarpState::AtBarrier && x.barrier_id == kClusterBarrierId;
+        })) {
+      // Waiting for other blocks of its cluster: they take their turns (run() sees a round in which
+      // no block of the cluster moves).
+      r.stalled = true;
+      return true;
+    }
     if (!progressed) {
       // Every live warp waits at a barrier that cannot complete.
       Warp& w = *std::find_if(b.warps.begin(), b.warps.end(),
@@ -222,6 +236,11 @@ bool FunctionalEngine::turn(LaunchState& launch, BlockRun& r, std::uint64_t& lau
       std::string detail;
       for (const auto& x : b.warps) {
         if (x.state != WarpState::AtBarrier) continue;
+        if (x.barrier_id == kClusterBarrierId) {
+          detail += fmt::format("\n  warp {} waits at the cluster barrier (pc {}, {})", x.index, x.barrier_pc,
+                                prog.ptxLocation(x.barrier_pc));
+          continue;
+        }
         const BarrierState& bs = b.barriers[x.barrier_id];
         detail += fmt::format("\n  warp {} waits at barrier {} (pc {}, {}): {} of {} warps arrived", x.index,
                               x.barrier_id, x.barrier_pc, prog.ptxLocation(x.barrier_pc), bs.arrived_warps,
@@ -249,7 +268,8 @@ bool FunctionalEngine::turn(LaunchState& launch, BlockRun& r, std::uint64_t& lau
   }
 }
 
-void FunctionalEngine::finishBlock(BlockRun& r, LaunchResult& result) {
+void FunctionalEngine::finishBlock(LaunchState& launch, BlockRun& r, LaunchResult& result) {
+  leaveCluster(launch, r.b);
   for (const auto& w : r.b.warps) {
     result.warp_instructions += w.instructions;
     result.thread_instructions += w.thread_instructions;
@@ -262,7 +282,7 @@ LaunchResult FunctionalEngine::run(LaunchState& launch) {
   LaunchResult result;
   const std::uint64_t blocks = std::uint64_t(launch.grid[0]) * launch.grid[1] * launch.grid[2];
   std::uint64_t launch_total = 0;
-  if (!launch.cooperative) {
+  if (!launch.cooperative && clusterSize(launch) <= 1) {
     // One block after another, each to its end, in one BlockRun: its warps keep their registers'
     // storage from block to block (allocating and freeing it per block cost short kernels a
     // third of their time).
@@ -276,10 +296,11 @@ LaunchResult FunctionalEngine::run(LaunchState& launch) {
       if (!r.done)
         while (turn(launch, r, launch_total, result)) {
         }
-      finishBlock(r, result);
+      finishBlock(launch, r, result);
     }
     return result;
   }
+  if (!launch.cooperative) return runClusters(launch, result, launch_total);
   // A cooperative launch's blocks may wait for each other (grid.sync()): every block is resident
   // at once, as the launch guarantees on a GPU, and they take turns until all have ended.
   std::vector<std::unique_ptr<BlockRun>> runs;
@@ -288,17 +309,60 @@ LaunchResult FunctionalEngine::run(LaunchState& launch) {
     runs.push_back(std::make_unique<BlockRun>());
     startBlock(launch, i, *runs.back(), result);
   }
+  takeTurns(launch, runs, launch_total, result);
+  return result;
+}
+
+void FunctionalEngine::takeTurns(LaunchState& launch, std::vector<std::unique_ptr<BlockRun>>& runs,
+                                 std::uint64_t& launch_total, LaunchResult& result) {
   for (bool any = true; any && !result.fault;) {
     any = false;
+    bool moved = false;
     for (auto& r : runs) {
       if (r->done) continue;
       if (turn(launch, *r, launch_total, result)) any = true;
-      else finishBlock(*r, result);
+      else finishBlock(launch, *r, result);
+      moved |= r->done || !r->stalled;
       if (result.fault) break;
+    }
+    if (any && !moved && !result.fault) {
+      // Every block still running waits at its cluster's barrier: none can arrive any more.
+      BlockRun& r = *runs.front();
+      const Warp& w = *std::find_if(r.b.warps.begin(), r.b.warps.end(),
+                                    [](const Warp& x) { return x.state == WarpState::AtBarrier; });
+      FaultSignal s{"barrier deadlock",
+                    "every live warp of the cluster waits at a barrier that can never complete:" +
+                        describeLiveWarps(r.b, *launch.program),
+                    0};
+      result.fault = makeFaultReport(s, launch, r.b, w, w.barrier_pc);
     }
   }
   for (auto& r : runs)
-    if (!r->done) finishBlock(*r, result);
+    if (!r->done) finishBlock(launch, *r, result);
+}
+
+// A cluster launch: a cluster's blocks run side by side (they may wait for each other at the
+// cluster barrier and read each other's shared memory), one cluster after another.
+LaunchResult FunctionalEngine::runClusters(LaunchState& launch, LaunchResult& result, std::uint64_t& launch_total) {
+  const std::uint64_t clusters = std::uint64_t(launch.grid[0] / launch.cluster[0]) *
+                                 (launch.grid[1] / launch.cluster[1]) * (launch.grid[2] / launch.cluster[2]);
+  const std::uint32_t size = clusterSize(launch);
+  std::vector<std::unique_ptr<BlockRun>> runs;
+  for (std::uint32_t i = 0; i < size; ++i) runs.push_back(std::make_unique<BlockRun>());
+  std::vector<std::uint64_t> ids;
+  for (std::uint64_t k = 0; k < clusters && !result.fault; ++k) {
+    clusterBlocks(launch, k, ids);
+    for (std::uint32_t i = 0; i < size && !result.fault; ++i) {
+      BlockRun& r = *runs[i];
+      r.c = ExecContext{};
+      r.current = nullptr;
+      r.executed = 0;
+      r.done = false;
+      r.stalled = false;
+      startBlock(launch, ids[i], r, result);
+    }
+    takeTurns(launch, runs, launch_total, result);
+  }
   return result;
 }
 

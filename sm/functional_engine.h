@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "sm/fault.h"
 #include "sm/launch_state.h"
@@ -45,8 +47,13 @@ class FunctionalEngine {
   // One turn: each ready warp of the block runs up to a quantum. False when the block has ended
   // (every warp exited) or stopped (a fault, a limit; the report is in `result`).
   bool turn(LaunchState& launch, BlockRun& run, std::uint64_t& launch_warp_instructions, LaunchResult& result);
-  // Adds the block's instructions to the result.
-  void finishBlock(BlockRun& run, LaunchResult& result);
+  // Adds the block's instructions to the result (and takes it out of its cluster).
+  void finishBlock(LaunchState& launch, BlockRun& run, LaunchResult& result);
+  // Turns of the given blocks until all have ended (or a fault, or a cluster barrier nothing can
+  // complete); then ends those left.
+  void takeTurns(LaunchState& launch, std::vector<std::unique_ptr<BlockRun>>& runs, std::uint64_t& launch_total,
+                 LaunchResult& result);
+  LaunchResult runClusters(LaunchState& launch, LaunchResult& result, std::uint64_t& launch_total);
 
   EngineLimits limits_;
 };

@@ -4,6 +4,9 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,12 +18,28 @@
 namespace scgpu::sm {
 
 constexpr int kNumBarriers = 16;
+// Warp::barrier_id of a warp waiting in barrier.cluster.wait.
+constexpr std::uint32_t kClusterBarrierId = kNumBarriers;
 
 struct BarrierState {
   std::uint32_t arrived_warps = 0;
   std::uint32_t expected_warps = 0;  // 0 = all live warps of the block
   std::uint32_t reduce = 0;          // bar.red accumulator
   std::uint32_t reduce_kind = 0;
+};
+
+struct BlockState;
+
+// The blocks of one thread-block cluster (sm_90): their shared memories (distributed shared memory,
+// sm/address_space.h) and the cluster barrier. Made when the cluster's first block starts and
+// dropped when its last one ends (sm/cluster.h).
+struct ClusterState {
+  std::vector<BlockState*> blocks;  // by rank; nullptr while that block has not started or has ended
+  std::uint32_t started = 0;        // blocks that have started (a block ends after all have)
+  std::uint32_t ended = 0;
+  std::uint32_t arrived_warps = 0;  // barrier.cluster arrivals in the current phase
+  std::uint32_t phase = 0;
+  std::uint64_t released_at = 0;    // timing mode: the core cycle of the last release
 };
 
 struct BlockState {
@@ -30,6 +49,15 @@ struct BlockState {
   std::vector<std::uint8_t> shared;
   std::vector<Warp> warps;
   BarrierState barriers[kNumBarriers];
+  // Cluster launches: the block's cluster, its rank in it, and (timing mode) what to call when the
+  // cluster barrier releases this block's warps from another block's arrival.
+  ClusterState* cluster = nullptr;   // own_cluster for a launch without clusters
+  ClusterState own_cluster;
+  std::uint32_t cluster_rank = 0;
+  std::function<void(std::uint64_t cycle)> on_cluster_release;
+  // Timing mode: the texture processing cluster (pair of SMs) that holds the block; distributed
+  // shared memory within one is cheaper than across (sm.sms_per_tpc).
+  std::uint32_t tpc = 0;
 };
 
 struct LaunchState {
@@ -44,6 +72,10 @@ struct LaunchState {
   std::vector<std::uint8_t> params;  // the kernel parameter buffer
   std::uint32_t grid[3] = {1, 1, 1};
   std::uint32_t block[3] = {1, 1, 1};
+  // Thread-block cluster dimensions (each divides the grid's); 1x1x1: every block is a cluster of
+  // one. The clusters whose blocks run now, by cluster linear id (sm/cluster.h).
+  std::uint32_t cluster[3] = {1, 1, 1};
+  std::map<std::uint64_t, std::shared_ptr<ClusterState>> clusters;
   std::uint32_t dynamic_shared_bytes = 0;
   std::uint32_t num_sms = 1;
   std::uint64_t grid_id = 1;

@@ -10,7 +10,8 @@ ptx::ExecFn selectHandler(const ptx::DecodedInst& in) {
     case ptx::Op::CpAsyncCommit: case ptx::Op::CpAsyncWait:
       return selectMemoryHandler(in);
     case ptx::Op::Bra: case ptx::Op::BrxIdx: case ptx::Op::Call: case ptx::Op::Ret: case ptx::Op::Exit:
-    case ptx::Op::Trap: case ptx::Op::Brkpt: case ptx::Op::Bar: case ptx::Op::Nanosleep:
+    case ptx::Op::Trap: case ptx::Op::Brkpt: case ptx::Op::Bar: case ptx::Op::Nanosleep: case ptx::Op::BarCluster:
+    case ptx::Op::Mapa: case ptx::Op::Getctarank:
       return selectControlHandler(in);
     case ptx::Op::Shfl: case ptx::Op::Vote: case ptx::Op::Match: case ptx::Op::Redux: case ptx::Op::Activemask:
       return selectWarpHandler(in);

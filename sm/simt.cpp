@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sm/cluster.h"
 #include "sm/fault.h"
 
 namespace scgpu::sm {
@@ -41,17 +42,21 @@ std::uint64_t specialValue(ptx::SpecialReg r, std::uint32_t index, const Warp& w
     case SpecialReg::LanemaskGt: return ~((lanebit << 1) - 1) & 0xFFFFFFFFu;
     case SpecialReg::DynamicSmemSize: return l.dynamic_shared_bytes;
     case SpecialReg::TotalSmemSize: return b.shared.size();
-    // Every block is a cluster of one (no cluster launch yet).
-    case SpecialReg::ClusterCtarank: return 0;
-    case SpecialReg::ClusterNctarank: return 1;
-    case SpecialReg::ClusterCtaidX: case SpecialReg::ClusterCtaidY: case SpecialReg::ClusterCtaidZ: return 0;
-    case SpecialReg::ClusterNctaidX: case SpecialReg::ClusterNctaidY: case SpecialReg::ClusterNctaidZ: return 1;
-    case SpecialReg::ClusteridX: return b.ctaid[0];
-    case SpecialReg::ClusteridY: return b.ctaid[1];
-    case SpecialReg::ClusteridZ: return b.ctaid[2];
-    case SpecialReg::NclusteridX: return l.grid[0];
-    case SpecialReg::NclusteridY: return l.grid[1];
-    case SpecialReg::NclusteridZ: return l.grid[2];
+    // Clusters (LaunchState::cluster; 1x1x1 without a cluster launch: every block its own).
+    case SpecialReg::ClusterCtarank: return clusterRank(l, b.ctaid);
+    case SpecialReg::ClusterNctarank: return clusterSize(l);
+    case SpecialReg::ClusterCtaidX: return b.ctaid[0] % l.cluster[0];
+    case SpecialReg::ClusterCtaidY: return b.ctaid[1] % l.cluster[1];
+    case SpecialReg::ClusterCtaidZ: return b.ctaid[2] % l.cluster[2];
+    case SpecialReg::ClusterNctaidX: return l.cluster[0];
+    case SpecialReg::ClusterNctaidY: return l.cluster[1];
+    case SpecialReg::ClusterNctaidZ: return l.cluster[2];
+    case SpecialReg::ClusteridX: return b.ctaid[0] / l.cluster[0];
+    case SpecialReg::ClusteridY: return b.ctaid[1] / l.cluster[1];
+    case SpecialReg::ClusteridZ: return b.ctaid[2] / l.cluster[2];
+    case SpecialReg::NclusteridX: return l.grid[0] / l.cluster[0];
+    case SpecialReg::NclusteridY: return l.grid[1] / l.cluster[1];
+    case SpecialReg::NclusteridZ: return l.grid[2] / l.cluster[2];
     case SpecialReg::EnvReg: return index < l.envreg.size() ? l.envreg[index] : 0;
     case SpecialReg::ExternSharedBase: {
       std::uint32_t a = l.program->dynamic_shared_align;

@@ -105,6 +105,20 @@ struct SmParams {
   // address). Off: one request per line, which tells the L2 how often its most-updated address is hit.
   bool atomic_same_address_passes = false;
   std::uint32_t shared_memory_latency_cycles = 23;
+  // Distributed shared memory (another block of the cluster): cycles beyond a local shared access,
+  // and the bytes a cycle the SM-to-SM network carries for one SM's accesses, to a block in the
+  // same TPC (sms_per_tpc consecutive SMs) and to one in another; atomics hold the pipe at least
+  // dsmem_atomic_cycles_per_lane per lane.
+  std::uint32_t sms_per_tpc = 2;
+  std::uint32_t dsmem_latency_cycles = 160;
+  double dsmem_bytes_per_cycle = 16.0;
+  std::uint32_t dsmem_far_latency_cycles = 170;
+  double dsmem_far_bytes_per_cycle = 10.0;
+  double dsmem_atomic_cycles_per_lane = 0.0;
+  // barrier.cluster: warps go on this many cycles after the last arrival, plus the second per
+  // block of the cluster beyond the first.
+  std::uint32_t cluster_barrier_latency_cycles = 0;
+  double cluster_barrier_cycles_per_block = 0.0;
   CacheParams l1;                                // data cache part of L1/shared
   CacheParams constant_cache;
   std::uint32_t constant_miss_latency_cycles = 100;

@@ -44,6 +44,10 @@ class Warp {
   std::uint32_t barrier_red_dst = ptx::kNoSlot;
   std::uint32_t barrier_red_mask = 0;
   bool barrier_red_is_pred = false;
+  // barrier.cluster: the warp arrived in phase `cluster_phase` of its cluster's barrier and has not
+  // waited for it yet.
+  bool cluster_arrived = false;
+  std::uint32_t cluster_phase = 0;
   std::uint64_t instructions = 0;       // warp instructions executed
   std::uint64_t thread_instructions = 0;
   std::uint32_t tid[kWarpSize][3] = {};

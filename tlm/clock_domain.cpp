@@ -81,7 +81,7 @@ void ClockDomain::tickGroup(Group& g) {
   }
   Component* members = &components_[g.first];
   if (threads_ && leader_) threads_->leaderTick();
-  if (threads_ && threads_->parallel_ && ready_.size() > 1) {
+  if (threads_ && threads_->parallel_ && !threads_->serial_required_ && ready_.size() > 1) {
     // Equal shares per thread: the members' work is alike, and a fixed split keeps it cheap.
     threads_->arena_->execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ready_.size()),

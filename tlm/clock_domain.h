@@ -79,6 +79,9 @@ class ClockDomain : public sc_core::sc_module {
     Threads(unsigned n, bool always_parallel);
     ~Threads();
     unsigned count() const { return n_; }
+    // While set, every domain ticks its members on this thread (members that reach into each
+    // other's state: the SMs of a cluster launch, whose blocks share shared memory and a barrier).
+    void requireSerial(bool on) { serial_required_ = on; }
 
    private:
     friend class ClockDomain;
@@ -86,7 +89,7 @@ class ClockDomain : public sc_core::sc_module {
     static constexpr std::uint64_t kEpochCycles = 2048, kSampleCycles = 24, kWarmupCycles = 8;
     unsigned n_;
     std::unique_ptr<tbb::task_arena> arena_;
-    bool parallel_ = false, always_ = false;
+    bool parallel_ = false, always_ = false, serial_required_ = false;
     std::uint64_t cycle_ = 0, serial_ns_ = 0, parallel_ns_ = 0;
     std::chrono::steady_clock::time_point last_;
   };

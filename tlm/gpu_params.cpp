@@ -314,6 +314,25 @@ Schema buildSchema() {
   b.boolean("sm.atomic_same_address_passes", FIELD(sm.atomic_same_address_passes),
             "a global atomic's lanes on one address leave the L1 as separate requests (passes), one per lane "
             "on that address; otherwise one request per line, carrying its most-updated address's count");
+  b.integer("sm.sms_per_tpc", FIELD(sm.sms_per_tpc), 1, 64,
+            "consecutive SMs that form a TPC: distributed shared memory within one is cheaper than across");
+  b.integer("sm.dsmem_latency_cycles", FIELD(sm.dsmem_latency_cycles), 0, 100000,
+            "cycles a distributed shared-memory access to another block in the same TPC takes beyond a local one");
+  b.number("sm.dsmem_bytes_per_cycle", FIELD(sm.dsmem_bytes_per_cycle), 4096,
+           "bytes per cycle an SM's distributed shared-memory accesses within its TPC move (the LSU pipe is held "
+           "for the rest)");
+  b.integer("sm.dsmem_far_latency_cycles", FIELD(sm.dsmem_far_latency_cycles), 0, 100000,
+            "the same as dsmem_latency_cycles for a block in another TPC");
+  b.number("sm.dsmem_far_bytes_per_cycle", FIELD(sm.dsmem_far_bytes_per_cycle), 4096,
+           "the same as dsmem_bytes_per_cycle for a block in another TPC");
+  b.number("sm.dsmem_atomic_cycles_per_lane", FIELD(sm.dsmem_atomic_cycles_per_lane), 1000,
+           "pipe cycles a distributed shared-memory atomic takes per lane on another block, at least")
+      .orZero();
+  b.integer("sm.cluster_barrier_latency_cycles", FIELD(sm.cluster_barrier_latency_cycles), 0, 1000000,
+            "cycles from the last arrival at a cluster barrier (barrier.cluster) to the waiting warps' next issue");
+  b.number("sm.cluster_barrier_cycles_per_block", FIELD(sm.cluster_barrier_cycles_per_block), 100000,
+           "cycles the cluster barrier takes more per block of the cluster beyond the first")
+      .orZero();
   b.number("sm.shared_atomic_cycles_per_lane", FIELD(sm.shared_atomic_cycles_per_lane), 64,
            "cycles a shared-memory atomic spends per lane of its most-loaded bank (same-word lanes serialise "
            "too); at least one cycle");

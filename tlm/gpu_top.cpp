@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "base/run_control.h"
+#include "sm/cluster.h"
 #include "sm/timing/stall_reason.h"
 #include "tlm/blocks/dram_block.h"
 #include "tlm/blocks/gigathread_block.h"
@@ -167,11 +168,11 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
                                             std::uint64_t) { tl->warp(i, sub, slot, block, start, ns()); };
     }
   }
-  auto threads =
+  threads_ =
       std::make_shared<ClockDomain::Threads>(hostThreads(trace), params_.simulation.parallel_ticks == "always");
-  core_clk_.setThreads(threads, /*leader=*/true);
-  icnt_clk_.setThreads(threads, false);
-  dram_clk_.setThreads(threads, false);
+  core_clk_.setThreads(threads_, /*leader=*/true);
+  icnt_clk_.setThreads(threads_, false);
+  dram_clk_.setThreads(threads_, false);
 }
 
 unsigned GpuTop::hostThreads(const TraceOptions& trace) const {
@@ -323,6 +324,10 @@ void GpuTop::finishKernel(const Running& r, std::uint64_t end_cycle, const std::
   ++kernels_;
   gigathread_->engine.forgetKernel(r.id);
   for (auto& s : sms_) s->core.removeLaunch(r.id);
+  if (sm::clusterSize(*r.launch) > 1 && --cluster_launches_ == 0) {
+    if (threads_) threads_->requireSerial(false);
+    for (auto& s : sms_) s->core.holdAwake(false);
+  }
   if (probes_ && probes_->timeline())
     probes_->timeline()->kernel(r.launch->program->kernel_name, r.track, r.start_ns, out.end_ns);
   finished_.push_back(out);
@@ -413,6 +418,10 @@ std::optional<std::uint32_t> GpuTop::startKernel(sm::LaunchState& launch, const 
   r.blocks = std::uint64_t(launch.grid[0]) * launch.grid[1] * launch.grid[2];
   launch.warp_instructions = launch.thread_instructions = 0;
   for (auto& s : sms_) s->core.addLaunch(r.id, &launch, k);
+  if (sm::clusterSize(launch) > 1 && cluster_launches_++ == 0) {
+    if (threads_) threads_->requireSerial(true);
+    for (auto& s : sms_) s->core.holdAwake(true);
+  }
   if (running_.empty()) last_progress_cycle_ = r.start_cycle;
   if (params_.gigathread.flush_caches_before_launch) {
     // As a profiler flushes before it times a kernel: every cache empty, the flush itself untimed.

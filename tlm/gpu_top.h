@@ -139,6 +139,10 @@ class GpuTop : public sc_core::sc_module {
     std::chrono::steady_clock::time_point wall_start;  // for the progress line's rates and ETA
   };
   std::vector<Running> running_;
+  // Cluster launches running: their blocks reach into each other's SMs (distributed shared memory,
+  // the cluster barrier), so the SMs tick on one host thread and stay awake meanwhile.
+  std::uint32_t cluster_launches_ = 0;
+  std::shared_ptr<ClockDomain::Threads> threads_;
   std::vector<KernelRun> finished_;  // found by coreTick, collected by advance
   std::uint32_t next_kernel_id_ = 1;
   double idle_offset_ns_ = 0;

@@ -8,7 +8,10 @@
 #include "sm/exec/builtins.h"
 #include "sm/exec/handlers.h"
 #include "sm/exec/mem_access.h"
+#include "sm/cluster.h"
 #include "sm/simt.h"
+
+#include <fmt/format.h>
 
 namespace scgpu::sm {
 namespace {
@@ -162,6 +165,50 @@ void readClock(ExecContext& c, const DecodedInst& in) {
 
 void nop(ExecContext&, const DecodedInst&) {}
 
+// barrier.cluster.arrive / .wait: the cluster's bookkeeping is in sm/cluster.cpp.
+void barrierCluster(ExecContext& c, const DecodedInst& in) {
+  if (in.sub == ptx::SubOp::BarArrive) arriveAtClusterBarrier(c);
+  else waitAtClusterBarrier(c);
+}
+
+// The shared offset of a shared::cluster (or, generic, shared-window) address, and back.
+std::uint64_t clusterOffset(const DecodedInst& in, std::uint64_t a, int lane) {
+  if (in.space == ptx::Space::Shared) return in.type == ptx::Type::U32 ? a & 0xFFFFFFFFu : a;
+  if (!inSharedWindow(a))
+    throw FaultSignal{"illegal address",
+                      fmt::format("{}: generic address 0x{:x} is not in the shared window", ptx::toString(in.op), a),
+                      std::uint32_t(lane), a};
+  return a - kSharedWindowBase;
+}
+
+// mapa d, a, rank: the same offset in the shared memory of block `rank` of the cluster.
+void mapa(ExecContext& c, const DecodedInst& in) {
+  const std::uint64_t* a = lanes(c, in.src[0]);
+  const std::uint64_t* r = lanes(c, in.src[1]);
+  std::uint64_t* d = lanes(c, in.dst[0]);
+  const std::uint32_t size = clusterSize(*c.launch);
+  forLanes(c.mask, [&](int lane) {
+    const std::uint32_t rank = std::uint32_t(r[lane]);
+    if (rank >= size)
+      throw FaultSignal{"illegal instruction",
+                        fmt::format("mapa: rank {} is not in the cluster of {} blocks", rank, size),
+                        std::uint32_t(lane)};
+    const std::uint64_t off = clusterOffset(in, a[lane], lane) % kClusterSharedStride;
+    const std::uint64_t mapped = (std::uint64_t(rank) + 1) * kClusterSharedStride + off;
+    d[lane] = in.space == ptx::Space::Shared ? mapped : kSharedWindowBase + mapped;
+  });
+}
+
+// getctarank d, a: the rank of the cluster's block that a lies in.
+void getctarank(ExecContext& c, const DecodedInst& in) {
+  const std::uint64_t* a = lanes(c, in.src[0]);
+  std::uint64_t* d = lanes(c, in.dst[0]);
+  forLanes(c.mask, [&](int lane) {
+    const std::uint64_t off = clusterOffset(in, a[lane], lane);
+    d[lane] = off < kClusterSharedStride ? c.block->cluster_rank : off / kClusterSharedStride - 1;
+  });
+}
+
 }  // namespace
 
 ptx::ExecFn selectControlHandler(const DecodedInst& in) {
@@ -175,6 +222,9 @@ ptx::ExecFn selectControlHandler(const DecodedInst& in) {
     case ptx::Op::Brkpt: return &trap;
     case ptx::Op::Bar: return &bar;
     case ptx::Op::Nanosleep: return &nop;
+    case ptx::Op::BarCluster: return &barrierCluster;
+    case ptx::Op::Mapa: return &mapa;
+    case ptx::Op::Getctarank: return &getctarank;
     case ptx::Op::Mov:
       if (in.src[0] == ptx::kNoSlot && in.nsrc == 0) return &readClock;
       return nullptr;

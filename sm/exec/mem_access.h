@@ -9,6 +9,7 @@
 
 #include "memsys/backing_store.h"
 #include "sm/address_space.h"
+#include "sm/cluster.h"
 #include "sm/exec_context.h"
 #include "sm/fault.h"
 #include "sm/global_effects.h"
@@ -94,9 +95,15 @@ inline std::uint8_t* resolve(ExecContext& c, int lane, std::uint64_t addr, std::
       if (c.effects) return const_cast<std::uint8_t*>(c.effects->peek(pa));
       return c.launch->memory->hostPtr(pa);
     } else if constexpr (S == ptx::Space::Shared) {
-      if (addr + size > c.block->shared.size() || addr + size < addr)
+      BlockState* b = c.block;
+      if (addr >= kClusterSharedStride) {  // distributed shared memory: another block of the cluster
+        b = clusterBlockOf(*c.block, addr);
+        if (!b) memFault("illegal address", "shared::cluster (no running block of the cluster)", addr, size, lane, what);
+        addr %= kClusterSharedStride;
+      }
+      if (addr + size > b->shared.size() || addr + size < addr)
         memFault("illegal address", "shared", addr, size, lane, what);
-      return c.block->shared.data() + addr;
+      return b->shared.data() + addr;
     } else if constexpr (S == ptx::Space::Local) {
       if (addr + size > c.warp->local_stride || addr + size < addr)
         memFault("illegal address", "local", addr, size, lane, what);
@@ -119,6 +126,14 @@ inline void traceAccess(ExecContext& c, int lane, std::uint64_t addr, std::uint3
     if (inSharedWindow(addr)) { space = ptx::Space::Shared; addr -= kSharedWindowBase; }
     else if (inLocalWindow(addr)) { space = ptx::Space::Local; addr -= kLocalWindowBase; }
     else space = ptx::Space::Global;
+  }
+  // A shared::cluster address of the block itself is an ordinary shared access; another block's
+  // says whether that block is in the same TPC (the LSU times it as distributed shared memory).
+  if (space == ptx::Space::Shared && addr >= kClusterSharedStride) {
+    const BlockState* target = clusterBlockOf(*c.block, addr);
+    addr %= kClusterSharedStride;
+    if (target != c.block)
+      addr += (target && target->tpc == c.block->tpc ? kDsmemNear : kDsmemFar) * kClusterSharedStride;
   }
   t.mask |= 1u << lane;
   t.bytes = bytes;

@@ -38,7 +38,7 @@ Pipe pipeOf(const ptx::DecodedInst& in) {
     case Op::Wmma:  // wmma.load/store have an address (a state space); wmma.mma does not
       return in.space == ptx::Space::None ? Pipe::Tensor : Pipe::Lsu;
     case Op::Bra: case Op::BrxIdx: case Op::Call: case Op::Ret: case Op::Exit: case Op::Trap: case Op::Brkpt:
-    case Op::Bar: case Op::Fence: case Op::Prefetch: case Op::Nanosleep:
+    case Op::Bar: case Op::Fence: case Op::Prefetch: case Op::Nanosleep: case Op::BarCluster:
       return Pipe::Branch;
     // Multi-function unit; f64 versions are DFMA-based sequences on the FP64 pipe.
     case Op::Rcp: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Lg2: case Op::Ex2:
@@ -208,7 +208,7 @@ void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std:
     for (std::uint32_t pc = h + 1; pc < end && pc <= h + kWindow; ++pc) {
       if (starts[pc - entry]) break;
       const ptx::DecodedInst& in = program.code[pc];
-      if (in.op == Op::St || in.op == Op::Atom || in.op == Op::Red || in.op == Op::Bar || in.op == Op::Fence ||
+      if (in.op == Op::St || in.op == Op::Atom || in.op == Op::Red || in.op == Op::Bar || in.op == Op::BarCluster || in.op == Op::Fence ||
           (info[pc].flags & kControl))
         break;
       const std::int64_t d = in.imm - head.imm;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "sm/address_space.h"
+
 namespace scgpu::sm::timing {
 
 using memsys::MemOp;
@@ -22,6 +24,7 @@ struct Lsu::Step {
   bool accessed = false;         // Line: the access was made; the step holds the pipeline
   bool atomic_integer = false;   // Line, Atomic: an integer reduction (see MemRequest)
   std::uint32_t words = 0;       // Line, Write: the 4-byte words of the line written (MemRequest::word_mask)
+  std::uint32_t extra_latency = 0;  // Shared: cycles beyond a local access (another block's shared memory)
 };
 
 struct Lsu::Op {
@@ -233,6 +236,25 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
     Step s;
     s.kind = Step::Kind::Shared;
     s.mask = w;
+    // Distributed shared memory: lanes on another block of the cluster go over the SM-to-SM
+    // network, cheaper within the SM's TPC than across (the address says which,
+    // sm/address_space.h): more latency, and the pipe held for their bytes at the network's rate,
+    // or for atomics at least dsmem_atomic_cycles_per_lane a lane (H100, validation/micro
+    // cluster_micro).
+    std::uint32_t near = 0, far = 0;
+    for (std::uint32_t m = shared; m; m &= m - 1) {
+      const std::uint64_t where = t.addr[__builtin_ctz(m)] / kClusterSharedStride;
+      near += where == kDsmemNear;
+      far += where == kDsmemFar;
+    }
+    if (near || far) {
+      s.extra_latency = far ? p_.dsmem_far_latency_cycles : p_.dsmem_latency_cycles;
+      const double bytes = std::max<std::uint32_t>(t.bytes, 1);
+      double cycles = near * bytes / std::max(p_.dsmem_bytes_per_cycle, 1e-3) +
+                      far * bytes / std::max(p_.dsmem_far_bytes_per_cycle, 1e-3);
+      if (t.atomic) cycles = std::max(cycles, (near + far) * p_.dsmem_atomic_cycles_per_lane);
+      s.mask = std::max<std::uint32_t>(w, std::uint32_t(std::ceil(cycles - 1e-9)));
+    }
     op.steps.push_back(s);
   }
   // Global and local: lines in the order lanes first touch them. Global accesses go through the
@@ -540,7 +562,7 @@ void Lsu::step(std::uint64_t now) {
   switch (s.kind) {
     case Step::Kind::Shared:
       if (--s.mask == 0) {
-        op.ready = std::max(op.ready, now + p_.shared_memory_latency_cycles);
+        op.ready = std::max(op.ready, now + p_.shared_memory_latency_cycles + s.extra_latency);
         op.next++;
       }
       break;

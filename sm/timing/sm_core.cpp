@@ -14,6 +14,7 @@
 
 #include "memsys/sector_cache.h"
 #include "sm/functional_engine.h"
+#include "sm/cluster.h"
 #include "sm/global_effects.h"
 #include "sm/simt.h"
 #include "sm/timing/inst_class.h"
@@ -80,6 +81,7 @@ struct WarpSlot {
   std::uint64_t head_ready = 0;
   std::uint64_t fetch_at = 0;
   std::uint64_t next_issue = 0;   // branch resolution
+  std::uint64_t barrier_until = 0;  // released from the cluster barrier: issues from then on
   // A scoreboard stall known to last until dep_wake (the earliest pending operand's ready cycle;
   // kNever while only LSU results are pending). Reset when the warp issues or an LSU result
   // arrives for it.
@@ -251,6 +253,7 @@ struct SmCore::Impl {
   // accounted in bulk when the SM ticks again (accountSleep): each would have counted what the
   // last tick counted, with no issue. 0: awake.
   bool sleep_allowed = true;
+  bool hold_awake = false;  // holdAwake(): a cluster launch runs
   // Look at every warp every cycle, ignoring status_until (the reference the tests compare the
   // cached reasons with).
   bool evaluate_every_cycle = false;
@@ -469,6 +472,10 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     *until = kNever;  // until the block's barrier state changes (issue())
     return Reason::Barrier;
   }
+  if (ws.barrier_until > t) {  // released from the cluster barrier, which takes this long
+    *until = ws.barrier_until;
+    return Reason::Barrier;
+  }
   if (ws.ib_count == 0) {
     *until = kNever;  // until a fetch fills the buffer (fetchFor())
     return Reason::NoInstruction;
@@ -616,7 +623,15 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     raiseFault(makeFaultReport(s, *b.launch, b.state, w, pc));
     return;
   }
-  if (in.op == ptx::Op::Bar || w.state == WarpState::Exited)  // may have stopped or released warps
+  if (in.op == ptx::Op::BarCluster && in.sub == ptx::SubOp::BarSync && w.state != WarpState::AtBarrier &&
+      b.state.cluster) {
+    // A wait whose phase had completed: not before the release's latency has passed.
+    const ClusterState& cs = *b.state.cluster;
+    ws.barrier_until = std::max<std::uint64_t>(
+        ws.barrier_until, cs.released_at + p.cluster_barrier_latency_cycles +
+                              std::uint64_t(std::llround(p.cluster_barrier_cycles_per_block * double(cs.blocks.size() - 1))));
+  }
+  if (in.op == ptx::Op::Bar || in.op == ptx::Op::BarCluster || w.state == WarpState::Exited)  // may have stopped or released warps
     for (std::uint32_t s : b.warp_slots) {
       warps[s].at_barrier = warps[s].w->state == WarpState::AtBarrier;
       lookAgain(s);
@@ -736,6 +751,11 @@ void SmCore::Impl::checkDeadlock(BlockSlot& b) {
   const Warp* first = nullptr;
   for (const Warp& x : b.state.warps) {
     if (x.state == WarpState::Ready) return;
+    // Waiting for the other blocks of its cluster: their arrival releases it (the watchdogs see a
+    // cluster that never completes).
+    if (x.state == WarpState::AtBarrier && x.barrier_id == kClusterBarrierId && b.state.cluster &&
+        b.state.cluster->blocks.size() > 1)
+      return;
     if (x.state == WarpState::AtBarrier && !first) first = &x;
   }
   if (!first) return;
@@ -743,6 +763,11 @@ void SmCore::Impl::checkDeadlock(BlockSlot& b) {
   std::string detail;
   for (const Warp& x : b.state.warps) {
     if (x.state != WarpState::AtBarrier) continue;
+    if (x.barrier_id == kClusterBarrierId) {
+      detail += fmt::format("\n  warp {} waits at the cluster barrier (pc {}, {})", x.index, x.barrier_pc,
+                            prog.ptxLocation(x.barrier_pc));
+      continue;
+    }
     const BarrierState& bs = b.state.barriers[x.barrier_id];
     detail += fmt::format("\n  warp {} waits at barrier {} (pc {}, {}): {} of {} warps arrived", x.index, x.barrier_id,
                           x.barrier_pc, prog.ptxLocation(x.barrier_pc), bs.arrived_warps,
@@ -898,6 +923,7 @@ void SmCore::Impl::retireBlocks(std::uint64_t t) {
     usage.remove(b.cost);
     resident_blocks--;
     finished.emplace_back(b.kernel, b.state.linear_id);
+    leaveCluster(*b.launch, b.state);
     b.used = false;
     b.prog.reset();
     draining.erase(draining.begin() + long(i));
@@ -1022,6 +1048,21 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
   BlockSlot& b = m.blocks[bi];
   try {
     initBlock(b.state, *l->launch, linear_block_id, m.index);
+    b.state.tpc = m.index / std::max<std::uint32_t>(m.p.sms_per_tpc, 1);
+    joinCluster(*l->launch, b.state);
+    // An arrival at the cluster barrier (maybe another block's, on another SM) releases this
+    // block's waiting warps: they issue again after the barrier's latency.
+    b.state.on_cluster_release = [&m, bi](std::uint64_t cycle) {
+      const std::uint64_t n = m.blocks[bi].state.cluster ? m.blocks[bi].state.cluster->blocks.size() : 1;
+      const std::uint64_t until = cycle + m.p.cluster_barrier_latency_cycles +
+                                  std::uint64_t(std::llround(m.p.cluster_barrier_cycles_per_block * double(n - 1)));
+      for (std::uint32_t s : m.blocks[bi].warp_slots) {
+        WarpSlot& ws = m.warps[s];
+        if (ws.at_barrier && ws.w->state != WarpState::AtBarrier) ws.barrier_until = until;
+        ws.at_barrier = ws.w->state == WarpState::AtBarrier;
+        m.lookAgain(s);
+      }
+    };
   } catch (const FaultSignal& s) {
     if (!m.fault) {
       Warp dummy;
@@ -1065,6 +1106,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     ws.ib_count = ws.ib_head = 0;
     ws.code_size = std::uint32_t(b.launch->program->code.size());
     ws.next_issue = 0;
+    ws.barrier_until = 0;
     ws.reg_ready.assign(w.regs.size() / kWarpSize, 0);
     ws.reg_kind.assign(ws.reg_ready.size(), DepKind::None);
     ws.pred_ready.assign(w.preds.size(), 0);
@@ -1228,7 +1270,7 @@ void SmCore::tick(std::uint64_t cycle) {
   m.applyLsuDone();
   m.retireBlocks(cycle);
   needs_commit_ = !m.effects.empty() || m.lsu.translationsPending() || m.issued_total != m.issued_at_commit;
-  if (m.sleep_allowed && !m.fault && m.resident_blocks) {
+  if (m.sleep_allowed && !m.hold_awake && !m.fault && m.resident_blocks) {
     const std::uint64_t warps_next = m.warpEvent(cycle);
     if (warps_next > cycle + 1) {
       const std::uint64_t lsu_next = m.lsu.nextEvent(cycle);
@@ -1249,6 +1291,7 @@ void SmCore::settle(std::uint64_t cycle) {
 void SmCore::setFaultFlag(std::atomic<bool>* flag) { impl_->fault_flag = flag; }
 void SmCore::setSleepAllowed(bool allowed) { impl_->sleep_allowed = allowed && impl_->sleep_allowed; }
 void SmCore::setEvaluateEveryCycle(bool every) { impl_->evaluate_every_cycle = every; }
+void SmCore::holdAwake(bool awake) { impl_->hold_awake = awake; }
 void SmCore::invalidateCaches() {
   impl_->lsu.invalidateCaches();
   if (impl_->icache) impl_->icache->invalidateAll();

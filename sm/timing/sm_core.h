@@ -85,6 +85,9 @@ class SmCore {
   void settle(std::uint64_t cycle);
   // Off when something observes the SM every cycle (waveforms, the timeline).
   void setSleepAllowed(bool allowed);
+  // While on, the SM does not sleep or doze: a cluster launch runs, and another SM's block may
+  // release its warps from the cluster barrier at any cycle.
+  void holdAwake(bool awake);
   // Set (to true, never back) whenever the SM raises a fault, from whichever host thread ticks it:
   // the chip looks at its SMs' faults only then.
   void setFaultFlag(std::atomic<bool>* flag);

@@ -634,6 +634,7 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
       for (int i = 0; i < 3; ++i) {
         r.grid[i] = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_GRID_X_OFFSET + 4 * i);
         r.block[i] = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_BLOCK_X_OFFSET + 4 * i);
+        r.cluster[i] = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_CLUSTER_X_OFFSET + 4 * i);
       }
       r.shared_bytes = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_SHARED_BYTES_OFFSET);
       const auto param_bytes = load<std::uint32_t>(d + SCGPU_LAUNCH_DESC_PARAM_BYTES_OFFSET);

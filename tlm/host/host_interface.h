@@ -41,6 +41,7 @@ struct LaunchRequest {
   std::uint32_t shared_bytes = 0;
   std::vector<std::uint8_t> params;
   std::uint64_t grid_sync_addr = 0;  // LAUNCH_DESC.GRID_SYNC_ADDR: a cooperative launch when not 0
+  std::uint32_t cluster[3] = {0, 0, 0};  // LAUNCH_DESC.CLUSTER_*: all 0, the kernel's own (or 1x1x1)
 };
 
 // How a launch ended. `error_kind` is an SCGPU_ERROR_KIND_* value (NONE when it ran clean).

@@ -229,7 +229,7 @@ typedef struct scgpu_gpfifo_entry {
   uint32_t flags;
 } scgpu_gpfifo_entry;
 typedef char scgpu_gpfifo_entry_size_check[sizeof(scgpu_gpfifo_entry) == 16 ? 1 : -1];
-#define SCGPU_LAUNCH_DESC_SIZE_BYTES 64u
+#define SCGPU_LAUNCH_DESC_SIZE_BYTES 80u
 #define SCGPU_LAUNCH_DESC_MODULE_SLOT_OFFSET 0u
 #define SCGPU_LAUNCH_DESC_ENTRY_NAME_BYTES_OFFSET 4u
 #define SCGPU_LAUNCH_DESC_ENTRY_NAME_ADDR_OFFSET 8u
@@ -243,6 +243,10 @@ typedef char scgpu_gpfifo_entry_size_check[sizeof(scgpu_gpfifo_entry) == 16 ? 1 
 #define SCGPU_LAUNCH_DESC_PARAM_BYTES_OFFSET 44u
 #define SCGPU_LAUNCH_DESC_PARAM_ADDR_OFFSET 48u
 #define SCGPU_LAUNCH_DESC_GRID_SYNC_ADDR_OFFSET 56u
+#define SCGPU_LAUNCH_DESC_CLUSTER_X_OFFSET 64u
+#define SCGPU_LAUNCH_DESC_CLUSTER_Y_OFFSET 68u
+#define SCGPU_LAUNCH_DESC_CLUSTER_Z_OFFSET 72u
+#define SCGPU_LAUNCH_DESC_RESERVED_OFFSET 76u
 typedef struct scgpu_launch_desc {
   uint32_t module_slot;
   uint32_t entry_name_bytes;
@@ -257,8 +261,12 @@ typedef struct scgpu_launch_desc {
   uint32_t param_bytes;
   uint64_t param_addr;
   uint64_t grid_sync_addr;
+  uint32_t cluster_x;
+  uint32_t cluster_y;
+  uint32_t cluster_z;
+  uint32_t reserved;
 } scgpu_launch_desc;
-typedef char scgpu_launch_desc_size_check[sizeof(scgpu_launch_desc) == 64 ? 1 : -1];
+typedef char scgpu_launch_desc_size_check[sizeof(scgpu_launch_desc) == 80 ? 1 : -1];
 #define SCGPU_PAGE_TABLE_ENTRY_SIZE_BYTES 8u
 #define SCGPU_PAGE_TABLE_ENTRY_ENTRY_OFFSET 0u
 #define SCGPU_PAGE_TABLE_ENTRY_ENTRY_VALID_SHIFT 0u
