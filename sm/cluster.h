@@ -20,7 +20,8 @@ std::uint64_t clusterLinearId(const LaunchState& l, const std::uint32_t ctaid[3]
 // The linear block ids of cluster `cluster` (by rank).
 void clusterBlocks(const LaunchState& l, std::uint64_t cluster, std::vector<std::uint64_t>& out);
 
-// A block of a cluster launch starts / ends (no-ops for clusters of one).
+// A block starts / ends: it joins its cluster (a block of a launch without clusters is a cluster
+// of one, with its own barrier state) and leaves it.
 void joinCluster(LaunchState& l, BlockState& b);
 void leaveCluster(LaunchState& l, BlockState& b);
 
