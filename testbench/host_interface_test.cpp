@@ -130,14 +130,14 @@ class Device {
     scgpu_launch_desc d{};
     d.module_slot = slot;
     d.entry_name_bytes = std::uint32_t(kernel.size());
-    d.entry_name_addr = desc_va + 64;
+    d.entry_name_addr = desc_va + 128;  // after the 80-byte descriptor
     d.grid_x = grid; d.grid_y = 1; d.grid_z = 1;
     d.block_x = block; d.block_y = 1; d.block_z = 1;
     d.param_bytes = std::uint32_t(params.size());
     d.param_addr = desc_va + 512;
     std::uint8_t* s = mem.bytes.data() + staging + launches_ * 0x1000;
     std::memcpy(s, &d, sizeof d);
-    std::memcpy(s + 64, kernel.data(), kernel.size());
+    std::memcpy(s + 128, kernel.data(), kernel.size());
     std::memcpy(s + 512, params.data(), params.size());
     std::vector<std::vector<std::uint32_t>> parts;
     if (launches_ == 0) parts.push_back(map(kVa + 0x200000, 0x10000));

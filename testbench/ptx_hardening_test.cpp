@@ -699,6 +699,7 @@ TEST(PtxHardening, RegisterPressureOfTheSuiteIsUnchanged) {
       {"sm_90/nbody.ptx:nbody_integrate", 17},
       {"sm_90/printf.ptx:print_values", 16},
       {"sm_90/recursion.ptx:recursion", 8},
+      {"sm_90/cluster_histogram.ptx:cluster_histogram", 15},
       {"sm_90/reduce_atomic.ptx:reduce_atomic_int", 16},
       {"sm_90/reduce_atomic.ptx:reduce_atomic_float", 8},
       {"sm_90/reduce_shuffle.ptx:reduce_shuffle", 13},

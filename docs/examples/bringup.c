@@ -93,13 +93,13 @@ int main(void) {
   memset(&desc, 0, sizeof desc);
   desc.module_slot = 0;
   desc.entry_name_bytes = 5;
-  desc.entry_name_addr = DEV_DESC + 64;
+  desc.entry_name_addr = DEV_DESC + 96;  /* after the 80-byte descriptor */
   desc.grid_x = N / 256; desc.grid_y = 1; desc.grid_z = 1;
   desc.block_x = 256; desc.block_y = 1; desc.block_z = 1;
   desc.param_bytes = 12;
   desc.param_addr = DEV_DESC + 128;
   memcpy(arena + DESC, &desc, sizeof desc);
-  memcpy(arena + DESC + 64, "scale", 5);
+  memcpy(arena + DESC + 96, "scale", 5);
   const uint64_t data_ptr = DEV_DATA;
   const uint32_t n = N;
   memcpy(arena + DESC + 128, &data_ptr, 8);

@@ -255,6 +255,87 @@ void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std:
 
 }  // namespace
 
+namespace {
+
+// The warp-uniform registers of a kernel (markUniformAtomics): seeded non-uniform by the thread
+// and lane registers, spread through every instruction whose sources, guard or kind (a load of
+// memory that is not constant, an atomic, a warp-wide or matrix op, a read of the clock) make its
+// results differ between lanes; a register written more than once is non-uniform once a branch is
+// (its definitions may run for some lanes only). Then kUniformAtomic on the qualifying atomics.
+void markUniformAtomics(const ptx::Program& program, const ptx::DecodedFunction& f, std::uint32_t end,
+                        std::vector<InstInfo>& out) {
+  std::vector<std::uint8_t> reg(f.num_regs, 0), pred(f.num_preds, 0);  // 1: not provably uniform
+  std::vector<std::uint16_t> reg_defs(f.num_regs, 0), pred_defs(f.num_preds, 0);
+  auto bad = [](std::vector<std::uint8_t>& v, std::uint32_t s) {
+    if (s >= v.size()) v.resize(s + 1, 0);
+    const bool changed = !v[s];
+    v[s] = 1;
+    return changed;
+  };
+  auto isBad = [](const std::vector<std::uint8_t>& v, std::uint32_t s) { return s < v.size() && v[s]; };
+  for (const auto& init : f.inits) {
+    if (init.kind != ptx::SlotInit::Kind::Special) continue;
+    switch (ptx::specialOf(init.value)) {
+      case ptx::SpecialReg::TidX: case ptx::SpecialReg::TidY: case ptx::SpecialReg::TidZ:
+      case ptx::SpecialReg::LaneId: case ptx::SpecialReg::LanemaskEq: case ptx::SpecialReg::LanemaskLe:
+      case ptx::SpecialReg::LanemaskLt: case ptx::SpecialReg::LanemaskGe: case ptx::SpecialReg::LanemaskGt:
+        bad(reg, init.slot);
+        break;
+      default: break;
+    }
+  }
+  Operands ops;
+  for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
+    operands(program, program.code[pc], out[pc], ops);
+    for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i)
+      if (ops.reg_dst[i] < reg_defs.size()) ++reg_defs[ops.reg_dst[i]];
+    for (std::uint32_t i = 0; i < ops.n_pred_dst; ++i)
+      if (ops.pred_dst[i] < pred_defs.size()) ++pred_defs[ops.pred_dst[i]];
+  }
+  bool divergent = false;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
+      const ptx::DecodedInst& in = program.code[pc];
+      operands(program, in, out[pc], ops);
+      bool varies = false;
+      switch (in.op) {
+        case Op::Ld: varies = in.space != ptx::Space::KernelParam && in.space != ptx::Space::Const; break;
+        case Op::Atom: case Op::Shfl: case Op::Vote: case Op::Match: case Op::Activemask: case Op::Call:
+        case Op::Mma: case Op::Wmma: case Op::Ldmatrix: case Op::Movmatrix: case Op::Mbarrier: case Op::Bar:
+          varies = true;
+          break;
+        case Op::Mov: varies = in.nsrc == 0 && in.src[0] == ptx::kNoSlot; break;  // %clock and friends
+        default: break;
+      }
+      for (std::uint32_t i = 0; i < ops.n_reg_src && !varies; ++i) varies = isBad(reg, ops.reg_src[i]);
+      for (std::uint32_t i = 0; i < ops.n_pred_src && !varies; ++i) varies = isBad(pred, ops.pred_src[i]);
+      if ((in.op == Op::Bra || in.op == Op::BrxIdx) && varies && !divergent) divergent = changed = true;
+      for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i) {
+        const std::uint32_t d = ops.reg_dst[i];
+        if ((varies || (divergent && d < reg_defs.size() && reg_defs[d] > 1)) && bad(reg, d)) changed = true;
+      }
+      for (std::uint32_t i = 0; i < ops.n_pred_dst; ++i) {
+        const std::uint32_t d = ops.pred_dst[i];
+        if ((varies || (divergent && d < pred_defs.size() && pred_defs[d] > 1)) && bad(pred, d)) changed = true;
+      }
+    }
+  }
+  for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
+    const ptx::DecodedInst& in = program.code[pc];
+    if (in.op != Op::Atom && in.op != Op::Red) continue;
+    if (in.space != ptx::Space::Global && in.space != ptx::Space::Generic) continue;
+    if (in.type != ptx::Type::U32 && in.type != ptx::Type::S32 && in.type != ptx::Type::B32) continue;
+    if (in.sub != SubOp::AAdd && in.sub != SubOp::AMin && in.sub != SubOp::AMax && in.sub != SubOp::AAnd &&
+        in.sub != SubOp::AOr && in.sub != SubOp::AXor)
+      continue;
+    if (in.aux != ptx::kNoSlot && isBad(reg, in.aux)) continue;
+    out[pc].flags |= kUniformAtomic;  // (a guard only selects the lanes whose values REDUX sums)
+  }
+}
+
+}  // namespace
+
 std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
   std::vector<InstInfo> out(program.code.size());
   std::vector<std::uint8_t> consts;
@@ -289,6 +370,7 @@ std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
       for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i) used |= ops.reg_dst[i] >= readers.size() || readers[ops.reg_dst[i]];
       if (!used) out[pc].flags |= kResultUnused;
     }
+    if (&f == &program.functions.front()) markUniformAtomics(program, f, end, out);
   }
   return out;
 }

@@ -37,6 +37,12 @@ enum InstInfoFlag : std::uint8_t {
   // A copy or a constant (mov of a register or an immediate/address, cvta) that SASS does not
   // need (register coalescing, immediate operands): no issue slot, no pipe, no latency.
   kFree = 1u << 6,
+  // A 32-bit integer add/min/max/and/or/xor atomic on an address ptxas can prove the same for every
+  // thread of a warp (kernel parameters, constants and block-wide special registers only): ptxas
+  // sums the warp's values with REDUX and one lane sends the update, one L2 request a warp (H100:
+  // validation/micro global_atomic_same_int_var; lanes that only happen to share an address leave
+  // as passes, global_atomic_same_int).
+  kUniformAtomic = 1u << 7,
 };
 
 struct InstInfo {

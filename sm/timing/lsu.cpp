@@ -345,6 +345,12 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
         pass_sectors[before] |= 1u << ((t.addr[lane] % line_bytes_) / sector_bytes_);
       }
       op.steps[i].atomic_integer = !req.serial_atomic;
+      if (req.aggregated_atomic) {  // ptxas's REDUX: one lane sends the warp's sum
+        op.steps[i].atomic_ops = 1;
+        op.steps[i].mask = pass_sectors[0];
+        op.steps[i].hold = storeHold(pass_sectors[0]);
+        continue;
+      }
       if (!p_.atomic_same_address_passes || most == 1) {
         op.steps[i].atomic_ops = most;
         continue;

@@ -48,6 +48,9 @@ struct LsuRequest {
   // Floating-point adds, exch and cas: their same-address updates take l2.atomic_op_cycles each;
   // integer reductions l2.integer_atomic_op_cycles.
   bool serial_atomic = false;
+  // A warp-aggregated global atomic (InstInfo kUniformAtomic: ptxas's REDUX): every lane's address is
+  // the same, and one request carries the warp's update.
+  bool aggregated_atomic = false;
   // ld.cg, ld.cv and ld.volatile: global loads served by the L2, never by the L1 (no lookup, no fill).
   bool bypass_l1 = false;
   std::uint64_t copy_group = 0;      // cp.async: the warp's group it counts in (0: none)

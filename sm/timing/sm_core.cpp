@@ -690,6 +690,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     req.bypass_l1 = (in.op == ptx::Op::Ld || in.op == ptx::Op::CpAsync) && (in.flags & (ptx::kL1Bypass | ptx::kVolatile));
     req.serial_atomic = (in.op == ptx::Op::Atom || in.op == ptx::Op::Red) &&
                         (ptx::isFloat(in.type) || in.sub == ptx::SubOp::AExch || in.sub == ptx::SubOp::ACas);
+    req.aggregated_atomic = (info.flags & kUniformAtomic) != 0;
     DepKind kind;
     try {
       kind = lsu.enqueue(mtrace, req);
