@@ -49,6 +49,12 @@ std::size_t copyGroupsKept(const ptx::DecodedInst& wait) {
   return waitsForAllCopies(wait) ? 0 : std::size_t(wait.imm);
 }
 
+// Cycles from a cluster barrier's release to its warps' next issue, for a cluster of `blocks`.
+std::uint64_t clusterBarrierLatency(const SmParams& p, std::size_t blocks) {
+  return p.cluster_barrier_latency_cycles +
+         std::uint64_t(std::llround(p.cluster_barrier_cycles_per_block * double(blocks - 1)));
+}
+
 // The fields that tick(), evaluate() and fetch() read for every warp they look at come first,
 // packed in the struct's first 72 bytes (two host cache lines at most, of its ~700): an SM's warps
 // are looked at in every cycle it ticks, and with 132 SMs their state is not in the host's caches,
@@ -627,9 +633,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
       b.state.cluster) {
     // A wait whose phase had completed: not before the release's latency has passed.
     const ClusterState& cs = *b.state.cluster;
-    ws.barrier_until = std::max<std::uint64_t>(
-        ws.barrier_until, cs.released_at + p.cluster_barrier_latency_cycles +
-                              std::uint64_t(std::llround(p.cluster_barrier_cycles_per_block * double(cs.blocks.size() - 1))));
+    ws.barrier_until = std::max(ws.barrier_until, cs.released_at + clusterBarrierLatency(p, cs.blocks.size()));
   }
   if (in.op == ptx::Op::Bar || in.op == ptx::Op::BarCluster || w.state == WarpState::Exited)  // may have stopped or released warps
     for (std::uint32_t s : b.warp_slots) {
@@ -1054,9 +1058,8 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     // An arrival at the cluster barrier (maybe another block's, on another SM) releases this
     // block's waiting warps: they issue again after the barrier's latency.
     b.state.on_cluster_release = [&m, bi](std::uint64_t cycle) {
-      const std::uint64_t n = m.blocks[bi].state.cluster ? m.blocks[bi].state.cluster->blocks.size() : 1;
-      const std::uint64_t until = cycle + m.p.cluster_barrier_latency_cycles +
-                                  std::uint64_t(std::llround(m.p.cluster_barrier_cycles_per_block * double(n - 1)));
+      const ClusterState* cs = m.blocks[bi].state.cluster;
+      const std::uint64_t until = cycle + clusterBarrierLatency(m.p, cs ? cs->blocks.size() : 1);
       for (std::uint32_t s : m.blocks[bi].warp_slots) {
         WarpSlot& ws = m.warps[s];
         if (ws.at_barrier && ws.w->state != WarpState::AtBarrier) ws.barrier_until = until;
