@@ -67,8 +67,15 @@ void BackingStore::reset() {
   ++generation_;
   free_list_.clear();
   pages_.clear();
-  last_page_ = ~0ull;
-  last_data_ = nullptr;
+  forgetRecent(~0ull);
+}
+
+void BackingStore::forgetRecent(std::uint64_t page) {
+  for (int i = 0; i < kRecentPages; ++i)
+    if (page == ~0ull || recent_page_[i] == page) {
+      recent_page_[i] = ~0ull;
+      recent_data_[i] = nullptr;
+    }
 }
 
 bool BackingStore::release(std::uint64_t addr) {
@@ -97,12 +104,15 @@ bool BackingStore::valid(std::uint64_t addr, std::uint64_t size) const { return 
 
 bool BackingStore::valid(std::uint64_t addr, std::uint64_t size, Hint& hint) const {
   if (hint.generation != generation_) hint = Hint{generation_};
-  if (addr >= hint.base && addr + size <= hint.end && addr + size >= addr) return true;
+  if (addr + size < addr) return false;
+  for (int i = 0; i < Hint::kRanges; ++i)
+    if (addr >= hint.base[i] && addr + size <= hint.end[i]) return true;
   std::uint64_t base, bytes;
   if (!findAllocation(addr, base, bytes)) return false;
-  if (addr + size > base + bytes || addr + size < addr) return false;
-  hint.base = base;
-  hint.end = base + bytes;
+  if (addr + size > base + bytes) return false;
+  hint.base[hint.next] = base;
+  hint.end[hint.next] = base + bytes;
+  hint.next = (hint.next + 1) % Hint::kRanges;
   return true;
 }
 
@@ -119,7 +129,8 @@ const std::uint8_t* BackingStore::peek(std::uint64_t addr, Hint& hint) const {
 }
 
 std::uint8_t* BackingStore::existingPage(std::uint64_t page) {
-  if (page == last_page_) return last_data_;
+  for (int i = 0; i < kRecentPages; ++i)
+    if (recent_page_[i] == page) return recent_data_[i];
   auto it = pages_.find(page);
   return it == pages_.end() ? nullptr : it->second.get();
 }
@@ -166,10 +177,7 @@ void BackingStore::fill(std::uint64_t addr, std::uint8_t value, std::uint64_t si
       std::memset(hostPtr(addr), value, chunk);
     } else if (chunk == kPageBytes) {
       if (pages_.erase(page)) ++generation_;
-      if (page == last_page_) {
-        last_page_ = ~0ull;
-        last_data_ = nullptr;
-      }
+      forgetRecent(page);
     } else if (std::uint8_t* data = existingPage(page)) {
       std::memset(data + addr % kPageBytes, 0, chunk);
     }

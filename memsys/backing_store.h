@@ -39,11 +39,14 @@ class BackingStore {
 
   // Look-ups that change nothing in the store, so that several host threads may make them at once
   // while nobody writes (the SMs of a parallel tick): the caller keeps the cache of the last
-  // allocation and page it hit.
+  // allocations and page it hit. (Several allocations: a kernel streams through several arrays.)
   struct Hint {
-    std::uint64_t generation = ~0ull;   // the store's generation it was taken at
-    std::uint64_t base = 1, end = 0;    // the last allocation found: [base, end)
-    std::uint64_t page = ~0ull;         // the last page read
+    static constexpr int kRanges = 4;
+    std::uint64_t generation = ~0ull;            // the store's generation it was taken at
+    std::uint64_t base[kRanges] = {1, 1, 1, 1};  // the last allocations found: [base, end)
+    std::uint64_t end[kRanges] = {};
+    int next = 0;                                // the range the next one found replaces
+    std::uint64_t page = ~0ull;                  // the last page read
     const std::uint8_t* data = nullptr;
   };
   bool valid(std::uint64_t addr, std::uint64_t size, Hint& hint) const;
@@ -54,12 +57,14 @@ class BackingStore {
   // Host pointer to the bytes at addr; the range must not cross a page (aligned accesses of up
   // to 16 bytes never do). No validity check: callers check valid() first.
   std::uint8_t* hostPtr(std::uint64_t addr) {
-    std::uint64_t page = addr / kPageBytes;
-    if (page != last_page_) {
-      last_page_ = page;
-      last_data_ = pageData(page);
-    }
-    return last_data_ + (addr % kPageBytes);
+    const std::uint64_t page = addr / kPageBytes;
+    for (int i = 0; i < kRecentPages; ++i)
+      if (recent_page_[i] == page) return recent_data_[i] + (addr % kPageBytes);
+    std::uint8_t* data = pageData(page);
+    recent_page_[recent_next_] = page;
+    recent_data_[recent_next_] = data;
+    recent_next_ = (recent_next_ + 1) % kRecentPages;
+    return data + (addr % kPageBytes);
   }
 
   // Bulk copies for the runtime; they may cross pages. Zero costs no host memory: reading a page
@@ -91,8 +96,12 @@ class BackingStore {
   std::unordered_map<std::uint64_t, std::unique_ptr<std::uint8_t[]>> pages_;
   // Bumped whenever a page or an allocation comes or goes: a Hint taken before is stale.
   std::uint64_t generation_ = 0;
-  std::uint64_t last_page_ = ~0ull;
-  std::uint8_t* last_data_ = nullptr;
+  // The pages hostPtr() found last, round robin (a kernel streams through several arrays).
+  static constexpr int kRecentPages = 4;
+  std::uint64_t recent_page_[kRecentPages] = {~0ull, ~0ull, ~0ull, ~0ull};
+  std::uint8_t* recent_data_[kRecentPages] = {};
+  int recent_next_ = 0;
+  void forgetRecent(std::uint64_t page);  // page, or every page when ~0
   // valid()'s own hint: the last allocation hit, since accesses of a warp mostly fall in the
   // same buffer.
   mutable Hint hit_;

@@ -94,24 +94,37 @@ struct Translation {
   }
 };
 
-// The last page one user of the translations hit (a launch in the functional core, an SM in the
-// timing model): most accesses fall in it and skip even the translation cache's look-up.
+// The last pages one user of the translations hit (a launch in the functional core, an SM in the
+// timing model): most accesses fall in them and skip even the translation cache's look-up. A few
+// entries, since a kernel streams through several arrays at once (vector_add reads two and writes
+// a third): with one entry every access of such a loop missed. Host-side only: what it holds
+// changes no result and no statistic of the model.
 struct LastPage {
-  std::uint64_t root = 0, va = 1, pa = 0, mask = 0;  // va = 1: none (pages are aligned)
-  bool writable = false;
-  // True, with the physical address of `v`, when `v` lies in this page of the address space at
-  // `root_pa` and the access may be made (a write needs a writable page).
+  static constexpr int kEntries = 4;
+  struct Entry {
+    std::uint64_t root = 0, va = 1, pa = 0, mask = 0;  // va = 1: none (pages are aligned)
+    bool writable = false;
+  };
+  Entry entries[kEntries];
+  int next = 0;  // the entry remember() replaces (round robin)
+  // True, with the physical address of `v`, when `v` lies in one of these pages of the address
+  // space at `root_pa` and the access may be made (a write needs a writable page).
   bool hit(std::uint64_t root_pa, std::uint64_t v, bool write, std::uint64_t* out) const {
-    if (root != root_pa || (v & ~mask) != va || (write && !writable)) return false;
-    *out = pa | (v & mask);
-    return true;
+    for (const Entry& e : entries) {
+      if (e.root != root_pa || (v & ~e.mask) != e.va || (write && !e.writable)) continue;
+      *out = e.pa | (v & e.mask);
+      return true;
+    }
+    return false;
   }
   void remember(std::uint64_t root_pa, std::uint64_t v, const Translation& t) {
-    root = root_pa;
-    mask = t.page_bytes - 1;
-    va = v & ~mask;
-    pa = t.page_pa;
-    writable = t.writable;
+    Entry& e = entries[next];
+    next = (next + 1) % kEntries;
+    e.root = root_pa;
+    e.mask = t.page_bytes - 1;
+    e.va = v & ~e.mask;
+    e.pa = t.page_pa;
+    e.writable = t.writable;
   }
 };
 

@@ -23,11 +23,12 @@ inline std::uint64_t signExtend(std::uint64_t v, std::uint32_t bytes) {
 // lane: when the warp's accesses are aligned and their span lies in the last translated page, in
 // one live allocation and in one backing-store page, the span is translated and checked once
 // instead of once per lane (a coalesced warp's 32 lanes share one line). Returns the host bytes
-// of address `lo` (and lo, and each active lane's address in addr) or null: then the per-lane
-// path runs, and names the lane that faults.
+// of address `lo` (and lo, and either *contiguous, when all 32 lanes are active and lane i is at
+// lo + i * bytes, or each active lane's address in addr) or null: then the per-lane path runs,
+// and names the lane that faults.
 template <Space S>
 std::uint8_t* warpGlobalSpan(ExecContext& c, const DecodedInst& in, std::uint32_t bytes, bool write,
-                             std::uint64_t addr[kWarpSize], std::uint64_t* lo_out) {
+                             std::uint64_t addr[kWarpSize], std::uint64_t* lo_out, bool* contiguous) {
   if constexpr (S != Space::Global && S != Space::Generic) {
     return nullptr;
   } else {
@@ -36,24 +37,49 @@ std::uint8_t* warpGlobalSpan(ExecContext& c, const DecodedInst& in, std::uint32_
     bool windowed = false;
     const std::uint64_t* base = in.aux == ptx::kNoSlot ? nullptr : c.R + std::size_t(in.aux) * kWarpSize;
     const std::uint64_t imm = std::uint64_t(in.imm);
-    forLanes(c.mask, [&](int lane) {
-      const std::uint64_t a = (base ? base[lane] : 0) + imm;
-      addr[lane] = a;
-      lo = std::min(lo, a);
-      hi = std::max(hi, a);
-      any_bits |= a;
-      if constexpr (S == Space::Generic) windowed |= inSharedWindow(a) || inLocalWindow(a);
-    });
+    *contiguous = false;
+    if (c.mask == kFullMask && base) {
+      // The common case of a streaming kernel: lane i at the first lane's address + i elements.
+      // One comparison a lane, and the caller copies the span without per-lane addresses.
+      const std::uint64_t first = base[0];
+      std::uint64_t differ = 0, expected = first;
+      for (int lane = 0; lane < kWarpSize; ++lane, expected += bytes) differ |= base[lane] ^ expected;
+      const std::uint64_t a = first + imm;
+      if (differ == 0 && a <= ~std::uint64_t{0} - kWarpSize * bytes) {
+        *contiguous = true;
+        lo = a;
+        hi = a + (kWarpSize - 1) * bytes;
+        any_bits = a;
+        if constexpr (S == Space::Generic) windowed = inSharedWindow(lo) || inSharedWindow(hi) || inLocalWindow(lo) || inLocalWindow(hi);
+      }
+    }
+    if (!*contiguous) {
+      forLanes(c.mask, [&](int lane) {
+        const std::uint64_t a = (base ? base[lane] : 0) + imm;
+        addr[lane] = a;
+        lo = std::min(lo, a);
+        hi = std::max(hi, a);
+        any_bits |= a;
+        if constexpr (S == Space::Generic) windowed |= inSharedWindow(a) || inLocalWindow(a);
+      });
+    }
     const std::uint64_t end = hi + bytes;
     if (windowed || (any_bits & (bytes - 1)) || end < hi) return nullptr;
     std::uint64_t pa = lo;
     if (c.launch->page_table_root) {
-      // Both ends in the one page LastPage holds: the span's translation is contiguous. (No walk
-      // here: a miss takes the per-lane path, which walks and remembers the page.)
-      const memsys::LastPage& last = c.launch->page;
+      // Both ends in one page: the span's translation is contiguous. A page not among the last
+      // ones is looked up here (a failed translation takes the per-lane path, which names the
+      // lane and the walk's fault).
+      memsys::LastPage& last = c.launch->page;
       const std::uint64_t root = c.launch->page_table_root;
+      if (!last.hit(root, lo, write, &pa)) {
+        const memsys::Translation t = c.launch->mmu->translate(root, lo, write);
+        if (!t.ok) return nullptr;
+        last.remember(root, lo, t);
+        pa = t.pa;
+      }
       std::uint64_t pa_end;
-      if (!last.hit(root, lo, write, &pa) || !last.hit(root, end - 1, write, &pa_end)) return nullptr;
+      if (!last.hit(root, end - 1, write, &pa_end) || pa_end - pa != end - 1 - lo) return nullptr;
     }
     memsys::BackingStore& m = *c.launch->memory;
     const std::uint64_t page = memsys::BackingStore::kPageBytes;
@@ -92,7 +118,23 @@ void load(ExecContext& c, const DecodedInst& in) {
     }
   }
   std::uint64_t lo, addr[kWarpSize];
-  if (std::uint8_t* span = warpGlobalSpan<S>(c, in, Bytes * vec, false, addr, &lo)) {
+  bool contiguous;
+  if (std::uint8_t* span = warpGlobalSpan<S>(c, in, Bytes * vec, false, addr, &lo, &contiguous)) {
+    if (contiguous && vec == 1) {
+      std::uint64_t* d = c.R + std::size_t(in.dst[0]) * kWarpSize;
+      auto copy = [&](auto extend) {  // a loop per signedness, which the compiler vectorises
+        for (int lane = 0; lane < kWarpSize; ++lane) {
+          std::uint64_t v = 0;
+          std::memcpy(&v, span + lane * Bytes, Bytes);
+          d[lane] = extend ? signExtend(v, Bytes) : v;
+        }
+      };
+      if (sign) copy(std::true_type{});
+      else copy(std::false_type{});
+      return;
+    }
+    if (contiguous)
+      for (int lane = 0; lane < kWarpSize; ++lane) addr[lane] = lo + std::uint64_t(lane) * Bytes * vec;
     forLanes(c.mask, [&](int lane) {
       const std::uint8_t* p = span + (addr[lane] - lo);
       for (std::uint32_t e = 0; e < vec; ++e) {
@@ -160,7 +202,15 @@ template <Space S, std::uint32_t Bytes>
 void store(ExecContext& c, const DecodedInst& in) {
   const std::uint32_t vec = in.vec;
   std::uint64_t lo, addr[kWarpSize];
-  if (std::uint8_t* span = warpGlobalSpan<S>(c, in, Bytes * vec, true, addr, &lo)) {
+  bool contiguous;
+  if (std::uint8_t* span = warpGlobalSpan<S>(c, in, Bytes * vec, true, addr, &lo, &contiguous)) {
+    if (contiguous && vec == 1) {
+      const std::uint64_t* v = c.R + std::size_t(in.src[0]) * kWarpSize;
+      for (int lane = 0; lane < kWarpSize; ++lane) std::memcpy(span + lane * Bytes, &v[lane], Bytes);
+      return;
+    }
+    if (contiguous)
+      for (int lane = 0; lane < kWarpSize; ++lane) addr[lane] = lo + std::uint64_t(lane) * Bytes * vec;
     forLanes(c.mask, [&](int lane) {
       std::uint8_t* p = span + (addr[lane] - lo);
       for (std::uint32_t e = 0; e < vec; ++e) {
