@@ -19,15 +19,21 @@ std::uint64_t clusterLinearId(const LaunchState& l, const std::uint32_t ctaid[3]
 }
 
 void clusterBlocks(const LaunchState& l, std::uint64_t cluster, std::vector<std::uint64_t>& out) {
+  const std::uint64_t n = clusterSize(l);
+  out.clear();
+  for (std::uint64_t rank = 0; rank < n; ++rank) out.push_back(clusterMajorBlock(l, cluster * n + rank));
+}
+
+std::uint64_t clusterMajorBlock(const LaunchState& l, std::uint64_t index) {
+  const std::uint64_t n = clusterSize(l);
+  if (n <= 1) return index;
+  const std::uint64_t cluster = index / n, rank = index % n;
   const std::uint64_t nx = l.grid[0] / l.cluster[0], ny = l.grid[1] / l.cluster[1];
   const std::uint64_t cx = cluster % nx, cy = (cluster / nx) % ny, cz = cluster / (nx * ny);
-  out.clear();
-  for (std::uint32_t z = 0; z < l.cluster[2]; ++z)
-    for (std::uint32_t y = 0; y < l.cluster[1]; ++y)
-      for (std::uint32_t x = 0; x < l.cluster[0]; ++x) {
-        const std::uint64_t bx = cx * l.cluster[0] + x, by = cy * l.cluster[1] + y, bz = cz * l.cluster[2] + z;
-        out.push_back(bx + by * l.grid[0] + bz * std::uint64_t(l.grid[0]) * l.grid[1]);
-      }
+  const std::uint64_t x = rank % l.cluster[0], y = (rank / l.cluster[0]) % l.cluster[1],
+                      z = rank / (std::uint64_t(l.cluster[0]) * l.cluster[1]);
+  const std::uint64_t bx = cx * l.cluster[0] + x, by = cy * l.cluster[1] + y, bz = cz * l.cluster[2] + z;
+  return bx + by * l.grid[0] + bz * std::uint64_t(l.grid[0]) * l.grid[1];
 }
 
 void joinCluster(LaunchState& l, BlockState& b) {

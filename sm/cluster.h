@@ -19,6 +19,11 @@ std::uint32_t clusterRank(const LaunchState& l, const std::uint32_t ctaid[3]);
 std::uint64_t clusterLinearId(const LaunchState& l, const std::uint32_t ctaid[3]);
 // The linear block ids of cluster `cluster` (by rank).
 void clusterBlocks(const LaunchState& l, std::uint64_t cluster, std::vector<std::uint64_t>& out);
+// The linear id of the block that goes `index`-th when blocks go a whole cluster at a time (cluster
+// 0's ranks, then cluster 1's, ...), as the GPU dispatches a cluster launch: in linear order, a
+// cluster taller than one row would wait for blocks that cannot start while its first row's
+// blocks, all waiting at the cluster barrier, fill the GPU.
+std::uint64_t clusterMajorBlock(const LaunchState& l, std::uint64_t index);
 
 // A block starts / ends: it joins its cluster (a block of a launch without clusters is a cluster
 // of one, with its own barrier state) and leaves it.

@@ -108,6 +108,32 @@ DONE:
 }
 )";
 
+// Clusters of 2 blocks stacked in y (rank = %cluster_ctaid.y): thread 0 of each block writes
+// the linear id of its partner block (rank ^ 1), read from the partner's shared memory after the
+// cluster barrier; a last barrier keeps both alive until both have read.
+const char* kPairs = R"(
+.visible .entry pairs(.param .u64 out) {
+  .reg .b32 %r<20>; .reg .b64 %rd<6>; .reg .pred %p;
+  .shared .align 4 .b32 mine;
+  mov.u32 %r1, %tid.x; setp.ne.u32 %p, %r1, 0;
+  mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ctaid.y; mov.u32 %r4, %nctaid.x;
+  mad.lo.u32 %r5, %r3, %r4, %r2;
+  @!%p st.shared.u32 [mine], %r5;
+  barrier.cluster.arrive.release.aligned;
+  barrier.cluster.wait.acquire.aligned;
+  @%p bra DONE;
+  mov.u32 %r6, %cluster_ctarank; xor.b32 %r7, %r6, 1;
+  mov.u32 %r8, mine; mapa.shared::cluster.u32 %r9, %r8, %r7;
+  ld.shared::cluster.u32 %r10, [%r9];
+  ld.param.u64 %rd1, [out]; mul.wide.u32 %rd2, %r5, 4; add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r10;
+DONE:
+  barrier.cluster.arrive.aligned;
+  barrier.cluster.wait.aligned;
+  ret;
+}
+)";
+
 class Cluster : public ::testing::TestWithParam<Mode> {
  protected:
   Runtime rt{GpuConfig::load(GpuConfig::resolve("hopper")), GetParam()};
@@ -156,6 +182,21 @@ TEST_P(Cluster, BlocksReadAndUpdateEachOthersSharedMemory) {
     }
     for (std::uint32_t k = 0; k < blocks / c; ++k) EXPECT_EQ(tot[k], c * (c + 1) / 2) << "cluster " << c;
   }
+}
+
+// More blocks than the GPU holds at once (2 blocks of 1024 threads per SM: 264 on hopper), in
+// clusters whose blocks are a row apart in linear order: the blocks of a cluster must start
+// together, or the first row fills the GPU and waits at the barrier for blocks that cannot start.
+TEST_P(Cluster, ClustersTallerThanARowRunWhenTheGridExceedsTheGpu) {
+  auto& m = rt.loadModuleString(std::string(kHeader) + kPairs, "pairs.ptx");
+  const std::uint32_t gx = 300, gy = 2;
+  DevicePtr out = rt.malloc(gx * gy * 4);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "pairs"), Dim3(gx, gy), Dim3(1024), 0, KernelArgs().add(out), Dim3(1, 2, 1)),
+            Error::Success)
+      << rt.lastLaunchError();
+  const auto got = rt.download<std::uint32_t>(out, gx * gy);
+  for (std::uint32_t y = 0; y < gy; ++y)
+    for (std::uint32_t x = 0; x < gx; ++x) ASSERT_EQ(got[y * gx + x], (y ^ 1) * gx + x) << x << "," << y;
 }
 
 TEST_P(Cluster, TheKernelsReqnctaperclusterIsTheDefault) {

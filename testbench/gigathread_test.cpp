@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "sm/occupancy.h"
+#include "sm/cluster.h"
+#include "sm/launch_state.h"
 #include "tlm/gigathread.h"
 #include "base/stats.h"
 
@@ -194,6 +196,22 @@ TEST(GigaThread, SkipsSmsTheBlockDoesNotFitOn) {
   for (std::uint32_t s = 0; s < 3; ++s) EXPECT_EQ(gt.residentBlocks(s), 3u);
   EXPECT_TRUE(gt.idle());  // all dispatched
   EXPECT_FALSE(gt.kernelDone(0));
+}
+
+// A cluster launch's order (sm::clusterMajorBlock): 2x2 clusters on a 4x2 grid go cluster by
+// cluster, rank by rank: blocks 0 1 4 5, then 2 3 6 7.
+TEST(GigaThread, BlocksGoInTheOrderTheKernelGives) {
+  StatsRegistry stats;
+  const SmParams smp = smParams();
+  GigaThread gt(gtParams(0, 8), smp, 3, stats);
+  sm::LaunchState launch;
+  launch.grid[0] = 4, launch.grid[1] = 2, launch.grid[2] = 1;
+  launch.cluster[0] = 2, launch.cluster[1] = 2, launch.cluster[2] = 1;
+  gt.startKernel(0, 8, sm::blockCost(smp, kThreeBlocksPerSm), 0, 0,
+                 [&](std::uint64_t i) { return sm::clusterMajorBlock(launch, i); });
+  std::vector<std::uint64_t> order;
+  for (const auto& d : drain(gt, 0)) order.push_back(d.block);
+  EXPECT_EQ(order, (std::vector<std::uint64_t>{0, 1, 4, 5, 2, 3, 6, 7}));
 }
 
 TEST(GigaThread, KernelIdsAreKeptUntilForgotten) {

@@ -40,7 +40,7 @@ const GigaThread::Kernel* GigaThread::find(std::uint32_t kernel) const {
 }
 
 void GigaThread::startKernel(std::uint32_t kernel, std::uint64_t total_blocks, const sm::BlockCost& cost,
-                             std::uint64_t cycle, std::uint32_t priority) {
+                             std::uint64_t cycle, std::uint32_t priority, BlockOrder order) {
   if (find(kernel))
     throw std::logic_error("GigaThread: kernel " + std::to_string(kernel) + " started while it is still known");
   if (total_blocks > 0 && !sm::fits(sm_, sm::SmUsage{}, cost))
@@ -55,6 +55,7 @@ void GigaThread::startKernel(std::uint32_t kernel, std::uint64_t total_blocks, c
   k.seq = next_seq_++;
   k.total = total_blocks;
   k.cost = cost;
+  k.order = std::move(order);
   k.first_dispatch_cycle = cycle + params_.launch_latency_cycles + params_.dispatch_latency_cycles;
   k.resident.assign(numSms(), 0);
   // After every kernel of higher or equal priority: the order is priority, then start order.
@@ -88,7 +89,8 @@ bool GigaThread::nextDispatch(std::uint64_t cycle, std::uint32_t* kernel, std::u
     resident_[s]++;
     k.resident[s]++;
     *kernel = k.id;
-    *block = k.launched++;
+    *block = k.order ? k.order(k.launched) : k.launched;
+    k.launched++;
     *sm = s;
     next_sm_ = (s + 1) % n;
     dispatched_this_cycle_++;

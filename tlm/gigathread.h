@@ -21,7 +21,8 @@
 // - a slot freed by a block finishing at cycle f can take a block no earlier than
 //   f + dispatch_latency_cycles;
 // - at most blocks_per_cycle blocks go per cycle (all kernels together);
-// - a kernel's blocks go in linear order (block id 0, 1, 2, ... = blockIdx linearised x fastest);
+// - a kernel's blocks go in linear order (block id 0, 1, 2, ... = blockIdx linearised x fastest),
+//   or in the order startKernel() was given;
 // - the SM is chosen round-robin, starting after the SM used last, skipping SMs that the block
 //   does not fit on (sm::fits against that SM's usage).
 // Cycles passed to the engine never decrease. The caller may skip cycles while idle() is true:
@@ -35,6 +36,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,8 +58,11 @@ class GigaThread {
   // already known (running, or finished and not yet forgotten), std::invalid_argument when a
   // block fits on no SM even when it is empty (check sm::theoreticalOccupancy(...).blocks_per_sm
   // first to report a launch error).
+  // `order` maps the dispatch index (0, 1, 2, ...) to the block id that goes then; empty: linear
+  // order (a cluster launch passes sm::clusterMajorBlock, so that a cluster's blocks go together).
+  using BlockOrder = std::function<std::uint64_t(std::uint64_t index)>;
   void startKernel(std::uint32_t kernel, std::uint64_t total_blocks, const sm::BlockCost& cost, std::uint64_t cycle,
-                   std::uint32_t priority = 0);
+                   std::uint32_t priority = 0, BlockOrder order = {});
 
   // The next dispatch at `cycle`, if one may happen now: the kernel, its block id and the SM it
   // goes to (the block's cost is charged to that SM). Call repeatedly each cycle until it returns
@@ -104,6 +109,7 @@ class GigaThread {
     std::uint64_t seq = 0;  // start order
     std::uint64_t total = 0, launched = 0, completed = 0;
     sm::BlockCost cost;
+    BlockOrder order;
     std::uint64_t first_dispatch_cycle = 0;
     std::vector<std::uint32_t> resident;  // per SM
   };

@@ -428,7 +428,10 @@ std::optional<std::uint32_t> GpuTop::startKernel(sm::LaunchState& launch, const 
     for (auto& s : sms_) s->core.invalidateCaches();
     for (auto& l : l2_) l->slice.invalidateAll();
   }
-  gigathread_->engine.startKernel(r.id, r.blocks, sm::blockCost(params_.sm, k), r.start_cycle, priority);
+  GigaThread::BlockOrder order;
+  if (sm::clusterSize(launch) > 1) order = [l = &launch](std::uint64_t i) { return sm::clusterMajorBlock(*l, i); };
+  gigathread_->engine.startKernel(r.id, r.blocks, sm::blockCost(params_.sm, k), r.start_cycle, priority,
+                                  std::move(order));
   running_.push_back(r);
   core_clk_.wake();
   return r.id;
