@@ -29,6 +29,11 @@ std::unique_ptr<memsys::DramScheduler> makeRtlDramScheduler(const memsys::DramSc
     if (entries > kDramQueueDepth)
       refuse(fmt::format("dram.{} = {}, but the RTL scheduler (rtl/dram_cmd_sched.sv) was built with QUEUE_DEPTH = {}",
                          key, entries, kDramQueueDepth));
+  // The channel tags every queued burst and frees a tag when its column command issues.
+  if (p.read_queue_entries + p.write_queue_entries > (1u << kDramTagBits))
+    refuse(fmt::format("dram.read_queue_entries + dram.write_queue_entries = {} bursts, but the RTL scheduler "
+                       "(rtl/dram_cmd_sched.sv) was built with TAG_BITS = {} (at most {} tags)",
+                       p.read_queue_entries + p.write_queue_entries, kDramTagBits, 1u << kDramTagBits));
   if (p.rows > (1u << kDramRowBits))
     refuse(fmt::format("dram.rows = {}, but the RTL scheduler (rtl/dram_cmd_sched.sv) was built with ROW_BITS = {} "
                        "(at most {} rows)",

@@ -412,9 +412,13 @@ TEST(RtlDramSchedParams, WhatTheRtlCannotHonourIsRefused) {
   refused(p, "dram.bank_groups x dram.banks_per_group = 32 banks, but the RTL scheduler (rtl/dram_cmd_sched.sv) "
              "was built with NUM_BANKS = 16");
   p = tight();
-  p.write_queue_entries = 129;
-  refused(p, "dram.write_queue_entries = 129, but the RTL scheduler (rtl/dram_cmd_sched.sv) was built with "
-             "QUEUE_DEPTH = 128");
+  p.write_queue_entries = 257;
+  refused(p, "dram.write_queue_entries = 257, but the RTL scheduler (rtl/dram_cmd_sched.sv) was built with "
+             "QUEUE_DEPTH = 256");
+  p = tight();
+  p.read_queue_entries = 256;
+  p.write_queue_entries = 256;
+  EXPECT_NO_THROW(rtl::makeRtlDramScheduler(p, "gpu.dram.scheduler"));  // hopper's queues: 512 tags fit TAG_BITS
   p = tight();
   p.rows = 1 << 17;
   refused(p, "dram.rows = 131072, but the RTL scheduler (rtl/dram_cmd_sched.sv) was built with ROW_BITS = 16");
