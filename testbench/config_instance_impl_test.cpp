@@ -134,8 +134,8 @@ TEST(ConfigInstanceImpl, RtlForOneSliceChannelOrNetwork) {
                        "tag/MSHR stage",
                        0),
             0u);
-  EXPECT_EQ(errorOf("extends: tiny\ndram: {read_queue_entries: 256}\ndram[0]:\n  impl: cosim\n")
-                .rfind("test.yaml:4:9: error: key 'dram[0].impl': gpu.dram.scheduler: dram.read_queue_entries = 256, "
+  EXPECT_EQ(errorOf("extends: tiny\ndram: {read_queue_entries: 512}\ndram[0]:\n  impl: cosim\n")
+                .rfind("test.yaml:4:9: error: key 'dram[0].impl': gpu.dram.scheduler: dram.read_queue_entries = 512, "
                        "but the RTL scheduler",
                        0),
             0u);

@@ -351,12 +351,12 @@ TEST(ConfigErrors, InconsistentCombinations) {
   EXPECT_EQ(loadError("extends: tiny\nsm:\n  max_threads_per_sm: 4096\n"),
             "test.yaml:3:23: error: key 'sm.max_threads_per_sm': sm.max_threads_per_sm (4096) needs 128 warps, "
             "more than sm.max_warps_per_sm (64)");
-  EXPECT_EQ(loadError("extends: tiny\ndram:\n  write_drain_low_watermark: 96\n"),
-            "test.yaml:3:30: error: key 'dram.write_drain_low_watermark': dram.write_drain_low_watermark (96) must "
-            "be below dram.write_drain_high_watermark (96)");
-  EXPECT_EQ(loadError("extends: tiny\ndram:\n  write_drain_high_watermark: 200\n"),
-            "test.yaml:3:31: error: key 'dram.write_drain_high_watermark': dram.write_drain_high_watermark (200) "
-            "exceeds dram.write_queue_entries (128)");
+  EXPECT_EQ(loadError("extends: tiny\ndram:\n  write_drain_low_watermark: 192\n"),
+            "test.yaml:3:30: error: key 'dram.write_drain_low_watermark': dram.write_drain_low_watermark (192) must "
+            "be below dram.write_drain_high_watermark (192)");
+  EXPECT_EQ(loadError("extends: tiny\ndram:\n  write_drain_high_watermark: 300\n"),
+            "test.yaml:3:31: error: key 'dram.write_drain_high_watermark': dram.write_drain_high_watermark (300) "
+            "exceeds dram.write_queue_entries (256)");
   EXPECT_EQ(loadError("extends: tiny\ndram:\n  bus_width_bits: 64\n"),
             "test.yaml:3:19: error: key 'dram.bus_width_bits': dram.access_bytes (32) must equal "
             "dram.bus_width_bits x dram.timing.burst_length / 8 (64 x 8 / 8 = 64)");

@@ -55,9 +55,9 @@ std::int64_t ulps(std::uint32_t a, std::uint32_t b) {
   return std::llabs(key(a) - key(b));
 }
 
-// 8-bit float inputs: the H100's sm_90 mma.sync on e4m3/e5m2 is not identified yet. scgpu's fused
-// sum equals it for most results and is within this many units in the last place for 99.5 %; the
-// others are sums whose terms cancel (up to a few hundred ulps of the small result).
+// 8-bit float inputs: the H100's sm_90 mma.sync on e4m3/e5m2 is not identified exactly. scgpu's
+// arithmetic (products' fused sum, then C added to nearest) equals it for most results and is
+// within this many units in the last place for 99.5 %; the others are sums whose terms cancel.
 constexpr std::int64_t kFp8Ulps = 32;
 
 class TensorVsH100 : public ::testing::TestWithParam<int> {};
@@ -95,7 +95,7 @@ TEST_P(TensorVsH100, OutputsEqualTheH100s) {
     // Not bit-exact: most results equal, nearly all within kFp8Ulps (the rest: sums that cancel).
     std::printf("%s: %zu of %zu equal, %zu within %lld ulps\n", v.name, exact, want.size(), close,
                 (long long)kFp8Ulps);
-    EXPECT_GE(exact * 2, want.size());
+    EXPECT_GE(exact * 10, want.size() * 7);
     EXPECT_GE(close * 1000, want.size() * 995);
   }
 }

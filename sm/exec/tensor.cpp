@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "sm/exec/float_util.h"
 #include "sm/exec/handlers.h"
 #include "sm/exec/mem_access.h"
 #include "sm/exec/mma_arith.h"
@@ -108,6 +109,7 @@ void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std:
   // The H100 computes wmma's tf32 m16n16k8 as two k = 4 steps (its outputs differ from one fused
   // k = 8 sum in the last place); every other shape is one fused sum over its k.
   const int k_block = t.kind == TensorOp::Kind::WmmaMma && t.a == MatElem::TF32 ? 4 : k;
+  const bool fp8_f32 = (t.a == MatElem::E4M3 || t.a == MatElem::E5M2) && t.c == MatElem::F32;
   d.assign(std::size_t(m) * n, 0);
   // Float inputs decoded once per instruction (each is used n or m times): A by rows, B by
   // columns, side by side; the general path when one of them is a NaN or an infinity.
@@ -165,6 +167,16 @@ void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std:
           break;
         }
         default: {  // f16, bf16, tf32, e4m3, e5m2: one fused sum per block of k
+          if (fp8_f32) {
+            // 8-bit floats into f32: the products' fused sum (rounded toward zero to f32), then
+            // C added in f32, rounded to nearest (sm/exec/mma_arith.h).
+            const std::uint32_t p =
+                finite ? mma::fusedDotFinite(fa, std::size_t(i) * k, fb, std::size_t(j) * k, k, 0u, t.c)
+                       : mma::fusedDot(&ea[std::size_t(i) * k], &eb[j], std::size_t(n), k, 0u, t.c);
+            const float sum = fp::f32(std::uint32_t(cij)) + fp::f32(p);
+            out = std::isnan(sum) ? 0x7FFFFFFFu : fp::bits(sum);
+            break;
+          }
           std::uint32_t acc = std::uint32_t(cij);
           for (int k0 = 0; k0 < k; k0 += k_block) {
             const int kb = std::min(k_block, k - k0);
