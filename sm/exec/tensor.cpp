@@ -167,22 +167,18 @@ void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std:
           break;
         }
         default: {  // f16, bf16, tf32, e4m3, e5m2: one fused sum per block of k
-          if (fp8_f32) {
-            // 8-bit floats into f32: the products' fused sum (rounded toward zero to f32), then
-            // C added in f32, rounded to nearest (sm/exec/mma_arith.h).
-            const std::uint32_t p =
-                finite ? mma::fusedDotFinite(fa, std::size_t(i) * k, fb, std::size_t(j) * k, k, 0u, t.c)
-                       : mma::fusedDot(&ea[std::size_t(i) * k], &eb[j], std::size_t(n), k, 0u, t.c);
-            const float sum = fp::f32(std::uint32_t(cij)) + fp::f32(p);
-            out = std::isnan(sum) ? 0x7FFFFFFFu : fp::bits(sum);
-            break;
-          }
-          std::uint32_t acc = std::uint32_t(cij);
+          // 8-bit floats into f32: the products' fused sum (rounded toward zero to f32), then C
+          // added in f32, rounded to nearest (sm/exec/mma_arith.h).
+          std::uint32_t acc = fp8_f32 ? 0u : std::uint32_t(cij);
           for (int k0 = 0; k0 < k; k0 += k_block) {
             const int kb = std::min(k_block, k - k0);
             acc = finite ? mma::fusedDotFinite(fa, std::size_t(i) * k + k0, fb, std::size_t(j) * k + k0, kb, acc, t.c)
                          : mma::fusedDot(&ea[std::size_t(i) * k + k0], &eb[std::size_t(k0) * n + j], std::size_t(n), kb,
                                          acc, t.c);
+          }
+          if (fp8_f32) {
+            const float sum = fp::f32(std::uint32_t(cij)) + fp::f32(acc);
+            acc = std::isnan(sum) ? 0x7FFFFFFFu : fp::bits(sum);
           }
           out = acc;
           break;
