@@ -45,6 +45,9 @@ enum class Op : std::uint8_t {
   CpAsync, CpAsyncCommit, CpAsyncWait,
   // mbarrier.* (sub says which); the barrier object's address in aux/imm
   Mbarrier,
+  // bulk asynchronous copies (cp.async.bulk[.tensor], cp.reduce.async.bulk[.tensor], their L2
+  // prefetches; operands in Program::bulk_ops[target]), cp.async.bulk.commit_group, .wait_group[.read]
+  CpBulk, CpBulkCommit, CpBulkWait,
   Count
 };
 const char* toString(Op op);
@@ -187,6 +190,44 @@ struct TensorOp {
   std::uint32_t cols() const { return which == 'a' ? k : n; }
 };
 
+// A bulk asynchronous copy (Op::CpBulk): the copy engine (TMA) moves `size` bytes, or a box of a
+// tensor described by a tensor map (sm/tensor_map.h), between global and shared memory, or
+// between shared memories of a cluster; completion is signalled to an mbarrier (complete_tx) or
+// counted in the thread's bulk async-group. An address is a base register slot (kNoSlot: none)
+// plus a byte offset.
+struct BulkOp {
+  enum class Kind : std::uint8_t { Copy, Reduce, Prefetch };
+  enum class Dir : std::uint8_t { GlobalToShared, SharedToGlobal, SharedToCluster, GlobalToL2 };
+  struct Addr {
+    std::uint32_t base = 0xFFFFFFFFu;
+    std::int64_t offset = 0;
+  };
+  Kind kind = Kind::Copy;
+  Dir dir = Dir::GlobalToShared;
+  bool tensor = false;      // .tensor: a box of a tensor map, else `size` contiguous bytes
+  bool im2col = false;      // .im2col load mode (else .tile)
+  bool multicast = false;   // .multicast::cluster: to the blocks of cta_mask
+  std::uint8_t rank = 0;    // tensor: .1d .. .5d
+  SubOp red = SubOp::None;  // reduce: add/min/max/inc/dec/and/or/xor
+  Type red_type = Type::None;
+  Addr dst, src, mbar;      // mbar.base == kNoSlot and mbar.offset == -1: a bulk_group completion
+  bool has_mbar = false;
+  Addr tmap;                // tensor: the tensor map's generic (or .param) address
+  bool tmap_param = false;  // the tensor map operand names a kernel parameter directly
+  std::uint32_t size = 0xFFFFFFFFu;  // register/constant slot of the byte count (not tensor)
+  std::uint32_t coords[5] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
+  std::uint32_t im2col_offsets[3] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
+  std::uint32_t cta_mask = 0xFFFFFFFFu;  // multicast: slot of the 16-bit mask
+  // Register slots it reads (for the scoreboard and the scheduling passes).
+  std::vector<std::uint32_t> reads() const {
+    std::vector<std::uint32_t> r;
+    for (std::uint32_t s : {dst.base, src.base, mbar.base, tmap.base, size, cta_mask}) if (s != 0xFFFFFFFFu) r.push_back(s);
+    for (std::uint32_t s : coords) if (s != 0xFFFFFFFFu) r.push_back(s);
+    for (std::uint32_t s : im2col_offsets) if (s != 0xFFFFFFFFu) r.push_back(s);
+    return r;
+  }
+};
+
 // The instructions whose operands are in Program::tensor_ops.
 inline bool isMatrixOp(Op op) {
   return op == Op::Mma || op == Op::Wmma || op == Op::Ldmatrix || op == Op::Stmatrix || op == Op::Movmatrix;
@@ -284,6 +325,7 @@ struct Program {
   };
   std::vector<Unsupported> unsupported;
   std::vector<TensorOp> tensor_ops;  // matrix instructions' operands (DecodedInst::target)
+  std::vector<BulkOp> bulk_ops;      // bulk copies' operands (Op::CpBulk, DecodedInst::target)
 };
 
 }  // namespace scgpu::ptx

@@ -248,6 +248,9 @@ class FunctionDecoder {
   void decodeCall(const Instruction& in, DecodedInst& out);
   // mma.sync, wmma.*, ldmatrix, stmatrix, movmatrix (Program::tensor_ops); false for other opcodes.
   bool decodeTensor(const Instruction& in, DecodedInst& out);
+  // cp.async.bulk{.tensor}, cp.reduce.async.bulk{.tensor}, their prefetches and bulk groups
+  // (Program::bulk_ops); false for other opcodes.
+  bool decodeBulk(const Instruction& in, DecodedInst& out);
   void computeReconvergence(std::uint32_t begin, std::uint32_t end);
 
   KernelLinker& L_;
@@ -1563,6 +1566,7 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
     return;
   }
   if (decodeTensor(in, out)) return;
+  if (decodeBulk(in, out)) return;
   // Operand counts of the mbarrier and cp.async forms: malformed text when they do not match.
   auto needForm = [&](std::size_t lo, std::size_t hi) {
     if (ops.size() < lo || ops.size() > hi)
@@ -1708,6 +1712,171 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
     return;
   }
   fail(in.loc, fmt::format("unsupported instruction '{}' (not implemented by the scgpu functional core)", opc));
+}
+
+bool FunctionDecoder::decodeBulk(const Instruction& in, DecodedInst& out) {
+  const auto& mods = in.modifiers;
+  const auto has = [&](const char* w) { return std::find(mods.begin(), mods.end(), w) != mods.end(); };
+  if (in.opcode != "cp" || !has("bulk")) return false;
+  const auto& ops = in.operands;
+  const auto needForm = [&](std::size_t lo, std::size_t hi) {
+    if (ops.size() < lo || ops.size() > hi)
+      failMalformed(in.loc, fmt::format("'cp{}' takes {} operands, found {}", has("reduce") ? ".reduce.async.bulk" : ".async.bulk",
+                                        lo == hi ? std::to_string(lo) : fmt::format("{} to {}", lo, hi), ops.size()));
+  };
+  if (has("commit_group")) {
+    needForm(0, 0);
+    out.op = Op::CpBulkCommit;
+    return true;
+  }
+  if (has("wait_group")) {
+    needForm(1, 1);
+    if (ops[0].kind != Operand::Kind::IntImmediate || ops[0].int_value < 0 || ops[0].int_value > 63)
+      failMalformed(ops[0].loc, "cp.async.bulk.wait_group takes an integer constant from 0 to 63");
+    out.op = Op::CpBulkWait;
+    out.imm = ops[0].int_value;
+    out.aux = has("read") ? 1 : 0;  // .read: only until the sources have been read
+    return true;
+  }
+  BulkOp b;
+  b.kind = has("reduce") ? BulkOp::Kind::Reduce : has("prefetch") ? BulkOp::Kind::Prefetch : BulkOp::Kind::Copy;
+  b.tensor = has("tensor");
+  b.im2col = std::any_of(mods.begin(), mods.end(), [](const std::string& w) { return w.rfind("im2col", 0) == 0; });
+  if (b.im2col && !has("im2col")) fail(in.loc, "only the .im2col load mode of cp.async.bulk.tensor is implemented");
+  b.multicast = has("multicast::cluster");
+  const bool cache_hint = has("L2::cache_hint");
+  // The state spaces in the order written: destination, then source.
+  std::vector<std::string> spaces;
+  for (const auto& w : mods)
+    if (w == "shared::cluster" || w == "shared::cta" || w == "shared" || w == "global") spaces.push_back(w);
+  const bool to_mbarrier = has("mbarrier::complete_tx::bytes");
+  const bool to_group = has("bulk_group");
+  if (b.kind == BulkOp::Kind::Prefetch) {
+    if (!has("L2") || spaces != std::vector<std::string>{"global"})
+      failMalformed(in.loc, "cp.async.bulk.prefetch prefetches .global memory into the .L2");
+    b.dir = BulkOp::Dir::GlobalToL2;
+  } else if (spaces.size() == 2 && spaces[1] == "global" && spaces[0] != "global") {
+    b.dir = BulkOp::Dir::GlobalToShared;
+  } else if (spaces.size() == 2 && spaces[0] == "global" && spaces[1] != "global") {
+    b.dir = BulkOp::Dir::SharedToGlobal;
+  } else if (spaces.size() == 2 && spaces[0] == "shared::cluster" && spaces[1] == "shared::cta") {
+    b.dir = BulkOp::Dir::SharedToCluster;
+  } else {
+    failMalformed(in.loc, "a bulk copy names its destination and source state spaces (.shared::cluster.global, "
+                          ".global.shared::cta or .shared::cluster.shared::cta)");
+  }
+  if (b.kind != BulkOp::Kind::Prefetch) {
+    const bool wants_mbarrier = b.dir != BulkOp::Dir::SharedToGlobal;
+    if (wants_mbarrier ? !to_mbarrier : !to_group)
+      failMalformed(in.loc, wants_mbarrier ? "a bulk copy into shared memory completes on an mbarrier "
+                                             "(.mbarrier::complete_tx::bytes)"
+                                           : "a bulk copy into global memory completes in a bulk group (.bulk_group)");
+    b.has_mbar = wants_mbarrier;
+  }
+  if (b.multicast && b.dir != BulkOp::Dir::GlobalToShared)
+    failMalformed(in.loc, ".multicast::cluster is for copies from global memory into shared memory");
+  if (b.tensor) {
+    for (const auto& w : mods)
+      if (w.size() == 2 && w[1] == 'd' && w[0] >= '1' && w[0] <= '5') b.rank = std::uint8_t(w[0] - '0');
+    if (!b.rank) failMalformed(in.loc, "cp.async.bulk.tensor needs its dimension (.1d to .5d)");
+    if (b.im2col && b.rank < 3) failMalformed(in.loc, "the .im2col mode needs a tensor of 3 to 5 dimensions");
+    if (b.im2col) fail(in.loc, "cp.async.bulk.tensor in .im2col mode is not implemented (only .tile)");
+  }
+  if (b.kind == BulkOp::Kind::Reduce) {
+    static const std::map<std::string, SubOp> red_ops = {{"add", SubOp::AAdd}, {"min", SubOp::AMin}, {"max", SubOp::AMax},
+                                                         {"inc", SubOp::AInc}, {"dec", SubOp::ADec}, {"and", SubOp::AAnd},
+                                                         {"or", SubOp::AOr},   {"xor", SubOp::AXor}};
+    for (const auto& w : mods)
+      if (auto it = red_ops.find(w); it != red_ops.end()) b.red = it->second;
+    if (b.red == SubOp::None) failMalformed(in.loc, "cp.reduce.async.bulk needs a reduction (.add, .min, .max, ...)");
+    for (const auto& w : mods)
+      if (Type t = typeFromName(w); t != Type::None) b.red_type = t;
+    if (!b.tensor && b.red_type == Type::None) failMalformed(in.loc, "cp.reduce.async.bulk needs an element type");
+    if (b.dir == BulkOp::Dir::GlobalToShared) failMalformed(in.loc, "cp.reduce.async.bulk reduces into global memory or another block's shared memory");
+  }
+  for (const auto& w : mods) {
+    static const std::set<std::string> known = {
+        "async", "bulk", "reduce", "tensor", "prefetch", "L2", "shared::cluster", "shared::cta", "shared", "global",
+        "mbarrier::complete_tx::bytes", "bulk_group", "multicast::cluster", "L2::cache_hint", "tile", "im2col",
+        "add", "min", "max", "inc", "dec", "and", "or", "xor", "noftz", "1d", "2d", "3d", "4d", "5d"};
+    if (!known.count(w) && typeFromName(w) == Type::None)
+      fail(in.loc, fmt::format("unsupported modifier '.{}' on a bulk copy", w));
+  }
+  // An address operand as base slot + offset, in the given space.
+  const auto addr = [&](const Operand& op, StateSpace space, BulkOp::Addr& a) {
+    DecodedInst tmp;
+    address(op, space, tmp, false);
+    a.base = tmp.aux;
+    a.offset = tmp.imm;
+  };
+  const auto coords = [&](const Operand& op) {
+    if (op.kind != Operand::Kind::Address || op.elements.empty())
+      failMalformed(op.loc, fmt::format("a {}-d tensor copy takes [tensor-map, {{{} coordinates}}]", b.rank, b.rank));
+    DecodedInst tmp;
+    Operand base = op;
+    base.elements.clear();
+    address(base, StateSpace::None, tmp, false);
+    b.tmap.base = tmp.aux;
+    b.tmap.offset = tmp.imm;
+    // [param_name, {...}]: the parameter's generic address (sm/address_space.h's parameter window).
+    b.tmap_param = !op.name.empty() && op.name[0] != '%';
+    const Operand& v = op.elements.size() == 1 && op.elements[0].kind == Operand::Kind::Vector ? op.elements[0] : op;
+    const auto& elems = &v == &op ? op.elements : v.elements;
+    if (elems.size() != b.rank)
+      failMalformed(op.loc, fmt::format("a {}-d tensor copy takes {} coordinates, found {}", b.rank, b.rank, elems.size()));
+    for (std::size_t i = 0; i < elems.size(); ++i) b.coords[i] = source(elems[i], Type::S32);
+  };
+  const std::size_t extra = (cache_hint ? 1 : 0) + (b.multicast ? 1 : 0);
+  std::size_t next = 0;
+  if (b.kind == BulkOp::Kind::Prefetch) {
+    if (b.tensor) {
+      needForm(1, 2 + extra);
+      coords(ops[0]);
+      next = 1;
+    } else {
+      needForm(2, 2 + extra);
+      addr(ops[0], StateSpace::Global, b.src);
+      b.size = source(ops[1], Type::U32);
+      next = 2;
+    }
+  } else if (b.tensor) {
+    if (b.dir == BulkOp::Dir::GlobalToShared) {
+      needForm(3, 3 + extra + (b.im2col ? 1 : 0));
+      addr(ops[0], StateSpace::Shared, b.dst);
+      coords(ops[1]);
+      addr(ops[2], StateSpace::Shared, b.mbar);
+      next = 3;
+    } else {
+      if (b.dir != BulkOp::Dir::SharedToGlobal) failMalformed(in.loc, "a tensor copy moves between global and shared memory");
+      needForm(2, 2 + extra);
+      coords(ops[0]);
+      addr(ops[1], StateSpace::Shared, b.src);
+      next = 2;
+    }
+  } else {
+    needForm(b.has_mbar ? 4 : 3, (b.has_mbar ? 4 : 3) + extra);
+    addr(ops[0], b.dir == BulkOp::Dir::SharedToGlobal ? StateSpace::Global : StateSpace::Shared, b.dst);
+    addr(ops[1], b.dir == BulkOp::Dir::GlobalToShared ? StateSpace::Global : StateSpace::Shared, b.src);
+    b.size = source(ops[2], Type::U32);
+    if (b.has_mbar) addr(ops[3], StateSpace::Shared, b.mbar);
+    next = b.has_mbar ? 4 : 3;
+  }
+  if (b.im2col && b.kind != BulkOp::Kind::Reduce && b.dir == BulkOp::Dir::GlobalToShared) {
+    if (next >= ops.size() || ops[next].kind != Operand::Kind::Vector || ops[next].elements.size() != std::size_t(b.rank - 2))
+      failMalformed(in.loc, fmt::format("a {}-d .im2col copy takes {} im2col offsets {{...}} after the mbarrier", b.rank, b.rank - 2));
+    for (std::size_t i = 0; i < ops[next].elements.size(); ++i) b.im2col_offsets[i] = source(ops[next].elements[i], Type::U16);
+    ++next;
+  }
+  if (b.multicast) {
+    if (next >= ops.size()) failMalformed(in.loc, ".multicast::cluster needs a cta mask operand");
+    b.cta_mask = source(ops[next++], Type::U16);
+  }
+  if (cache_hint && next >= ops.size()) failMalformed(in.loc, ".L2::cache_hint needs a cache-policy operand");
+  out.op = Op::CpBulk;
+  out.aux = kNoSlot;  // the operands are all in the BulkOp
+  out.target = std::uint32_t(L_.program().bulk_ops.size());
+  L_.program().bulk_ops.push_back(std::move(b));
+  return true;
 }
 
 void FunctionDecoder::decodeCall(const Instruction& in, DecodedInst& out) {

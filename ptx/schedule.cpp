@@ -35,6 +35,10 @@ void slotsOf(const Program& prog, const DecodedInst& in, std::vector<std::uint32
     if (t.stride != kNoSlot) reads.push_back(t.stride);
     writes.insert(writes.end(), t.dst.begin(), t.dst.end());
   }
+  if (in.op == Op::CpBulk) {
+    const auto r = prog.bulk_ops[in.target].reads();
+    reads.insert(reads.end(), r.begin(), r.end());
+  }
   if (in.guard != kNoSlot) reads.push_back(in.guard);
 }
 
@@ -68,7 +72,7 @@ Kind kindOf(const Program& prog, const DecodedInst& in, Space& space) {
     case Op::Ret: case Op::Exit: case Op::Trap: case Op::Brkpt: case Op::Bar: case Op::Nanosleep: case Op::Shfl:
     case Op::BarCluster: case Op::Mapa: case Op::Getctarank:
     case Op::Vote: case Op::Match: case Op::Redux: case Op::Activemask: case Op::CpAsync: case Op::CpAsyncCommit:
-    case Op::CpAsyncWait: case Op::Mbarrier: case Op::Count:
+    case Op::CpAsyncWait: case Op::Mbarrier: case Op::CpBulk: case Op::CpBulkCommit: case Op::CpBulkWait: case Op::Count:
       return Kind::Fixed;
     case Op::Mov:
       return in.nsrc == 0 && in.src[0] == kNoSlot ? Kind::Fixed : Kind::Compute;  // %clock, %globaltimer

@@ -9,6 +9,9 @@ namespace scgpu::sm {
 
 constexpr std::uint64_t kSharedWindowBase = 0x0001'0000'0000'0000ull;
 constexpr std::uint64_t kLocalWindowBase = 0x0002'0000'0000'0000ull;
+// Kernel parameters (cvta.param, the address of a __grid_constant__ parameter such as a tensor
+// map): read-only; an offset into the launch's parameter buffer.
+constexpr std::uint64_t kParamWindowBase = 0x0004'0000'0000'0000ull;
 constexpr std::uint64_t kWindowBytes = 0x0000'0001'0000'0000ull;  // 4 GiB each
 // Function "addresses" for indirect calls: an index into the program's functions.
 constexpr std::uint64_t kFunctionAddressBase = 0x0003'0000'0000'0000ull;
@@ -25,5 +28,8 @@ constexpr std::uint64_t kDsmemNear = 1, kDsmemFar = 2;
 
 inline bool inSharedWindow(std::uint64_t a) { return a - kSharedWindowBase < kWindowBytes; }
 inline bool inLocalWindow(std::uint64_t a) { return a - kLocalWindowBase < kWindowBytes; }
+inline bool inParamWindow(std::uint64_t a) { return a - kParamWindowBase < kWindowBytes; }
+// Any window a generic address can fall into other than global memory.
+inline bool inAnyWindow(std::uint64_t a) { return inSharedWindow(a) || inLocalWindow(a) || inParamWindow(a); }
 
 }  // namespace scgpu::sm

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "ptx/decoded.h"
 
@@ -32,6 +33,44 @@ struct MemTrace {
   void clear() { mask = 0; }
 };
 
+// What a bulk copy (cp.async.bulk*, the TMA unit) did, for the timing model (ExecContext::bulk
+// set): the global sectors it read or wrote, line by line, the shared-memory bytes, and the
+// mbarrier completions it owes. The functional core completes a copy at once; the timing model
+// applies `completions` when the copy's memory accesses are done, so that a warp waiting on the
+// mbarrier waits for the copy.
+struct BulkTrace {
+  struct Line {
+    std::uint64_t addr;    // global (virtual) address of the 128-byte line
+    std::uint8_t sectors;  // 32-byte sectors touched, bit i for sector i
+  };
+  struct Completion {
+    BlockState* block;     // the block whose shared memory holds the mbarrier
+    std::uint32_t offset;  // the mbarrier's offset in that block's shared memory
+    std::uint32_t bytes;   // complete_tx count
+  };
+  std::vector<Line> lines;
+  bool write = false;      // to global memory (stores and reductions)
+  bool prefetch = false;   // to the L2 only: nothing waits for it
+  std::uint64_t shared_bytes = 0;
+  std::vector<Completion> completions;
+  void clear() {
+    lines.clear();
+    completions.clear();
+    write = prefetch = false;
+    shared_bytes = 0;
+  }
+  // Records global bytes [addr, addr + len).
+  void touch(std::uint64_t addr, std::uint64_t len) {
+    if (!len) return;
+    for (std::uint64_t a = addr & ~std::uint64_t{31}; a < addr + len; a += 32) {
+      const std::uint64_t line = a & ~std::uint64_t{127};
+      const std::uint8_t bit = std::uint8_t(1u << ((a >> 5) & 3));
+      if (!lines.empty() && lines.back().addr == line) lines.back().sectors |= bit;
+      else lines.push_back({line, bit});
+    }
+  }
+};
+
 struct ExecContext {
   // Register file of the current frame: R[slot * 32 + lane], each slot 64 bits wide; narrower
   // types live in the low bits, zero-extended when written.
@@ -49,6 +88,8 @@ struct ExecContext {
   const ptx::Program* program = nullptr;
   // Set by the timing model: memory instructions record their per-lane addresses here.
   MemTrace* trace = nullptr;
+  // Set by the timing model: bulk copies record their accesses and owed completions here.
+  BulkTrace* bulk = nullptr;
   // Set by the timing model: global stores, atomics, printf and malloc/free are held back here
   // and applied at the end of the cycle (sm/global_effects.h); global reads change nothing.
   GlobalEffects* effects = nullptr;

@@ -19,6 +19,8 @@ ptx::ExecFn selectHandler(const ptx::DecodedInst& in) {
       return selectTensorHandler(in);
     case ptx::Op::Mbarrier:
       return selectMbarrierHandler(in);
+    case ptx::Op::CpBulk: case ptx::Op::CpBulkCommit: case ptx::Op::CpBulkWait:
+      return selectBulkCopyHandler(in);
     case ptx::Op::Mov:
       if (in.src[0] == ptx::kNoSlot && in.nsrc == 0) return selectControlHandler(in);  // %clock and friends
       return selectAluHandler(in);

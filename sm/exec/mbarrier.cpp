@@ -9,6 +9,8 @@
 // it arrived on; test_wait/try_wait on that state (or, .parity, on a parity) is true once that
 // phase has completed. Lanes act one after another in lane order. The timing model issues these
 // on the integer pipe (their shared-memory atomic is not timed).
+#include "sm/exec/mbarrier.h"
+
 #include "sm/exec/handlers.h"
 #include "sm/exec/mem_access.h"
 
@@ -112,6 +114,16 @@ void mbarrier(ExecContext& c, const DecodedInst& in) {
 }
 
 }  // namespace
+
+void mbarrierCompleteTx(std::uint8_t* object, std::uint32_t bytes) {
+  std::uint64_t w;
+  std::memcpy(&w, object, 8);
+  Barrier b = Barrier::load(w);
+  b.tx -= std::int32_t(bytes);
+  b.completeIfDone();
+  w = b.store();
+  std::memcpy(object, &w, 8);
+}
 
 ptx::ExecFn selectMbarrierHandler(const DecodedInst& in) { return in.op == ptx::Op::Mbarrier ? &mbarrier : nullptr; }
 

@@ -68,7 +68,7 @@ template <ptx::Space S>
 inline bool heldBackGlobal(ExecContext& c, int lane, std::uint64_t addr, std::uint32_t size, std::uint64_t* pa) {
   if (!c.effects) return false;
   if constexpr (S == ptx::Space::Generic) {
-    if (inSharedWindow(addr) || inLocalWindow(addr)) return false;
+    if (inAnyWindow(addr)) return false;
   } else if constexpr (S != ptx::Space::Global) {
     return false;
   }
@@ -85,6 +85,7 @@ inline std::uint8_t* resolve(ExecContext& c, int lane, std::uint64_t addr, std::
   if constexpr (S == ptx::Space::Generic) {
     if (inSharedWindow(addr)) return resolve<ptx::Space::Shared>(c, lane, addr - kSharedWindowBase, size, write);
     if (inLocalWindow(addr)) return resolve<ptx::Space::Local>(c, lane, addr - kLocalWindowBase, size, write);
+    if (inParamWindow(addr)) return resolve<ptx::Space::KernelParam>(c, lane, addr - kParamWindowBase, size, write);
     return resolve<ptx::Space::Global>(c, lane, addr, size, write);
   } else {
     if (addr & (size - 1)) memFault("misaligned address", "a", addr, size, lane, what);
@@ -125,6 +126,7 @@ inline void traceAccess(ExecContext& c, int lane, std::uint64_t addr, std::uint3
   if constexpr (S == ptx::Space::Generic) {
     if (inSharedWindow(addr)) { space = ptx::Space::Shared; addr -= kSharedWindowBase; }
     else if (inLocalWindow(addr)) { space = ptx::Space::Local; addr -= kLocalWindowBase; }
+    else if (inParamWindow(addr)) { space = ptx::Space::KernelParam; addr -= kParamWindowBase; }
     else space = ptx::Space::Global;
   }
   // A shared::cluster address of the block itself is an ordinary shared access; another block's

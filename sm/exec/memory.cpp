@@ -50,7 +50,7 @@ std::uint8_t* warpGlobalSpan(ExecContext& c, const DecodedInst& in, std::uint32_
         lo = a;
         hi = a + (kWarpSize - 1) * bytes;
         any_bits = a;
-        if constexpr (S == Space::Generic) windowed = inSharedWindow(lo) || inSharedWindow(hi) || inLocalWindow(lo) || inLocalWindow(hi);
+        if constexpr (S == Space::Generic) windowed = inAnyWindow(lo) || inAnyWindow(hi);
       }
     }
     if (!*contiguous) {
@@ -60,7 +60,7 @@ std::uint8_t* warpGlobalSpan(ExecContext& c, const DecodedInst& in, std::uint32_
         lo = std::min(lo, a);
         hi = std::max(hi, a);
         any_bits |= a;
-        if constexpr (S == Space::Generic) windowed |= inSharedWindow(a) || inLocalWindow(a);
+        if constexpr (S == Space::Generic) windowed |= inAnyWindow(a);
       });
     }
     const std::uint64_t end = hi + bytes;
@@ -313,6 +313,7 @@ void cvta(ExecContext& c, const DecodedInst& in) {
   std::uint64_t base = 0;
   if (in.space == Space::Shared) base = kSharedWindowBase;
   if (in.space == Space::Local) base = kLocalWindowBase;
+  if (in.space == Space::KernelParam) base = kParamWindowBase;
   std::uint64_t* d = lanes(c, in.dst[0]);
   const std::uint64_t* a = lanes(c, in.src[0]);
   const bool narrow = ptx::sizeOf(in.type) == 4;
@@ -331,7 +332,8 @@ void isspacep(ExecContext& c, const DecodedInst& in) {
     switch (in.space) {
       case Space::Shared: yes = inSharedWindow(v); break;
       case Space::Local: yes = inLocalWindow(v); break;
-      case Space::Global: yes = !inSharedWindow(v) && !inLocalWindow(v); break;
+      case Space::KernelParam: yes = inParamWindow(v); break;
+      case Space::Global: yes = !inAnyWindow(v); break;
       default: yes = false; break;
     }
     if (yes) result |= 1u << lane;

@@ -32,6 +32,7 @@ Pipe floatPipe(Type t, Pipe otherwise) {
 Pipe pipeOf(const ptx::DecodedInst& in) {
   switch (in.op) {
     case Op::Ld: case Op::St: case Op::Atom: case Op::Red: case Op::Ldmatrix: case Op::Stmatrix: case Op::CpAsync:
+    case Op::CpBulk:
       return Pipe::Lsu;
     case Op::Mma:
       return Pipe::Tensor;
@@ -402,6 +403,9 @@ void operands(const ptx::Program& program, const ptx::DecodedInst& in, const Ins
     for (std::uint32_t d : t.dst)
       if (o.n_reg_dst < kMaxRegDst - 1) o.reg_dst[o.n_reg_dst++] = d;
   }
+  if (in.op == Op::CpBulk)
+    for (std::uint32_t s : program.bulk_ops[in.target].reads())
+      if (o.n_reg_src < kMaxRegSrc - 2) o.reg_src[o.n_reg_src++] = s;
   if (info.flags & kReadsAux) o.reg_src[o.n_reg_src++] = in.aux;
   if (info.flags & kWritesAux) o.reg_dst[o.n_reg_dst++] = in.aux;
   if (in.op == Op::Call && in.aux < program.calls.size()) {

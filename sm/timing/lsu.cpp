@@ -401,6 +401,38 @@ DepKind Lsu::enqueue(const MemTrace& trace, const LsuRequest& req) {
   return DepKind::Short;
 }
 
+void Lsu::enqueueBulk(const BulkTrace& t, const LsuRequest& req) {
+  const std::uint32_t id = allocOp();
+  Op& op = ops_[id];
+  op.req = req;
+  op.req.bypass_l1 = true;
+  if (t.shared_bytes) {
+    Step s;
+    s.kind = Step::Kind::Shared;
+    const std::uint64_t row = std::uint64_t(p_.shared_memory_banks) * p_.shared_memory_bank_width_bytes;
+    s.mask = std::uint32_t(std::max<std::uint64_t>(1, (t.shared_bytes + row - 1) / row));
+    *shared_wavefronts_ += s.mask;
+    op.steps.push_back(s);
+  }
+  for (const BulkTrace::Line& l : t.lines) {
+    Step s;
+    s.kind = Step::Kind::Line;
+    s.mem = t.write ? MemOp::Write : MemOp::Read;
+    s.addr = l.addr;
+    s.mask = l.sectors;
+    if (t.write) {
+      for (std::uint32_t k = 0; k < 4; ++k)
+        if (l.sectors >> k & 1) s.words |= 0xFFu << (8 * k);
+      s.hold = std::uint16_t(std::max({1u, p_.store_min_cycles_per_line,
+                                       memsys::sectorCount(l.sectors) * p_.store_cycles_per_sector}) - 1);
+    }
+    ++*global_requests_;
+    *global_sectors_ += memsys::sectorCount(l.sectors);
+    op.steps.push_back(s);
+  }
+  queue_.push_back(id);
+}
+
 void Lsu::acceptResponse(const MemRequest& r, std::uint64_t cycle) { responses_.emplace_back(r, cycle); }
 
 void Lsu::finish(std::uint32_t id) {
@@ -411,6 +443,9 @@ void Lsu::finish(std::uint32_t id) {
   d.ready = op.ready;
   d.ndst = op.req.ndst;
   d.copy_group = op.req.copy_group;
+  d.bulk_group = op.req.bulk_group;
+  d.completions = std::move(op.req.completions);
+  op.req.completions.clear();
   std::copy(op.req.dst, op.req.dst + op.req.ndst, d.dst);
   done_.push_back(d);
   op.used = false;

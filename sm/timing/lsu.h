@@ -54,6 +54,8 @@ struct LsuRequest {
   // ld.cg, ld.cv and ld.volatile: global loads served by the L2, never by the L1 (no lookup, no fill).
   bool bypass_l1 = false;
   std::uint64_t copy_group = 0;      // cp.async: the warp's group it counts in (0: none)
+  std::uint64_t bulk_group = 0;      // a bulk copy to global memory: the warp's bulk group (0: none)
+  std::vector<BulkTrace::Completion> completions;  // a bulk copy's mbarrier completions, applied when done
 };
 
 // A finished memory instruction: its destination registers are valid from `ready`.
@@ -62,7 +64,8 @@ struct LsuDone {
   std::uint64_t ready = 0;
   std::uint32_t dst[kMaxRegDst] = {};
   std::uint32_t ndst = 0;
-  std::uint64_t copy_group = 0;
+  std::uint64_t copy_group = 0, bulk_group = 0;
+  std::vector<BulkTrace::Completion> completions;
 };
 
 class Lsu {
@@ -104,6 +107,9 @@ class Lsu {
   // Takes a memory instruction; returns the dependency kind of its results (Long when it touches
   // global or local memory, else Short). `trace.mask` must not be 0.
   DepKind enqueue(const MemTrace& trace, const LsuRequest& req);
+  // Takes a bulk copy (the TMA unit's work, sm/exec/bulk_copy.cpp): its shared-memory bytes at the
+  // shared-memory bandwidth, its global lines read from the L2 (never the L1) or written to it.
+  void enqueueBulk(const BulkTrace& trace, const LsuRequest& req);
 
   void acceptResponse(const memsys::MemRequest& r, std::uint64_t cycle);
   // Handles the responses that arrived by `now` (fills wake their waiters).

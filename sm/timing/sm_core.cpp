@@ -15,6 +15,7 @@
 #include "memsys/sector_cache.h"
 #include "sm/functional_engine.h"
 #include "sm/cluster.h"
+#include "sm/exec/mbarrier.h"
 #include "sm/global_effects.h"
 #include "sm/simt.h"
 #include "sm/timing/inst_class.h"
@@ -43,11 +44,70 @@ struct ProgramInfo {
 };
 
 // cp.async.wait_group N may leave the newest N committed groups in flight; cp.async.wait_all
-// (decoded with aux = 1) commits the open group and leaves none.
-bool waitsForAllCopies(const ptx::DecodedInst& wait) { return wait.aux == 1; }
+// (decoded with aux = 1) commits the open group and leaves none. cp.async.bulk.wait_group N is
+// the same for bulk groups (its aux says .read, which is timed as the full wait).
+bool waitsForAllCopies(const ptx::DecodedInst& wait) { return wait.op == ptx::Op::CpAsyncWait && wait.aux == 1; }
 std::size_t copyGroupsKept(const ptx::DecodedInst& wait) {
   return waitsForAllCopies(wait) ? 0 : std::size_t(wait.imm);
 }
+
+// A thread's asynchronous-copy groups (cp.async groups, or bulk groups): the open group and the
+// committed ones, oldest first, each with its copies still in flight and the cycle its last copy
+// completes. Ids count up from 1.
+struct CopyGroups {
+  struct Group {
+    std::uint64_t id = 0;
+    std::uint32_t pending = 0;
+    std::uint64_t ready = 0;
+  };
+  Group open{1, 0, 0};
+  std::deque<Group> committed;
+
+  void reset() {
+    open = {1, 0, 0};
+    committed.clear();
+  }
+  // A copy joins the open group; returns the id it counts in.
+  std::uint64_t add() {
+    open.pending++;
+    return open.id;
+  }
+  void commit() {
+    committed.push_back(open);
+    open = {open.id + 1, 0, 0};
+  }
+  // A copy of group `id` completed at `ready`.
+  void arrived(std::uint64_t id, std::uint64_t ready) {
+    Group* g = id == open.id ? &open : nullptr;
+    for (auto& c : committed)
+      if (c.id == id) g = &c;
+    if (g) {
+      g->pending--;
+      g->ready = std::max(g->ready, ready);
+    }
+  }
+  // Whether all but the newest `kept` committed groups (and the open one when `all`) are done by
+  // `t`; else *until is when they will be (kNever while some copy has not arrived).
+  bool done(std::size_t kept, bool all, std::uint64_t t, std::uint64_t* until) const {
+    std::uint64_t ready = 0;
+    bool pending = false;
+    for (std::size_t i = 0; i + kept < committed.size(); ++i) {
+      pending |= committed[i].pending > 0;
+      ready = std::max(ready, committed[i].ready);
+    }
+    if (all) {
+      pending |= open.pending > 0;
+      ready = std::max(ready, open.ready);
+    }
+    if (!pending && ready <= t) return true;
+    *until = pending ? ~std::uint64_t{0} : ready;
+    return false;
+  }
+  // Forgets the groups no wait can ask for again.
+  void forget(std::size_t kept) {
+    while (committed.size() > kept) committed.pop_front();
+  }
+};
 
 // Cycles from a cluster barrier's release to its warps' next issue, for a cluster of `blocks`.
 std::uint64_t clusterBarrierLatency(const SmParams& p, std::size_t blocks) {
@@ -102,15 +162,8 @@ struct WarpSlot {
   std::vector<std::uint64_t> reg_ready, pred_ready;
   std::vector<DepKind> reg_kind, pred_kind;
   std::uint32_t mem_outstanding = 0;
-  // cp.async groups: the open group (cp_open) and the committed ones, oldest first, each with its
-  // copies still in flight and the cycle its last copy completes. Ids count up from 1.
-  struct CopyGroup {
-    std::uint64_t id = 0;
-    std::uint32_t pending = 0;
-    std::uint64_t ready = 0;
-  };
-  CopyGroup cp_open;
-  std::deque<CopyGroup> cp_groups;
+  // cp.async groups and bulk async-groups (cp.async.bulk.commit_group).
+  CopyGroups cp_groups, bulk_groups;
   // The head instruction (at ib_pc) decoded for the scoreboard: absolute register slots (sources
   // first), absolute predicate slots, its pipe and operand-collection cycles. Valid while
   // head_pc == ib_pc; the frame cannot change before the warp issues.
@@ -251,6 +304,7 @@ struct SmCore::Impl {
   std::optional<FaultReport> fault;
   std::vector<SchedulerTrace> trace;
   MemTrace mtrace;
+  BulkTrace btrace;
   Operands ops;
 
   std::uint64_t now = 0, next_age = 0, issued_total = 0, issued_at_commit = 0;
@@ -499,24 +553,12 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     *until = ws.dep_wake;  // kNever while only LSU results are pending (applyLsuDone())
     return ws.dep_reason;
   }
-  if (ws.head_op == ptx::Op::CpAsyncWait) {
+  if (ws.head_op == ptx::Op::CpAsyncWait || ws.head_op == ptx::Op::CpBulkWait) {
     // All but the newest N committed groups (cp.async.wait_all: every group, the open one too)
     // must have arrived: until the last of them does, or an LSU completion (applyLsuDone()).
     const ptx::DecodedInst& wait = blocks[ws.block].prog->program->code[ws.ib_pc];
-    std::uint64_t ready = 0;
-    bool pending = false;
-    for (std::size_t i = 0; i + copyGroupsKept(wait) < ws.cp_groups.size(); ++i) {
-      pending |= ws.cp_groups[i].pending > 0;
-      ready = std::max(ready, ws.cp_groups[i].ready);
-    }
-    if (waitsForAllCopies(wait)) {
-      pending |= ws.cp_open.pending > 0;
-      ready = std::max(ready, ws.cp_open.ready);
-    }
-    if (pending || ready > t) {
-      *until = pending ? kNever : ready;
-      return Reason::LongScoreboard;
-    }
+    const CopyGroups& g = wait.op == ptx::Op::CpAsyncWait ? ws.cp_groups : ws.bulk_groups;
+    if (!g.done(copyGroupsKept(wait), waitsForAllCopies(wait), t, until)) return Reason::LongScoreboard;
   }
   // The sub-core's resources: until they free up, unless an issue of the sub-core takes them
   // first (tick() then has its throttled warps look again). The LSU queue only empties with time.
@@ -618,10 +660,12 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   c.launch = b.launch;
   c.program = pi.program;
   c.trace = &mtrace;
+  c.bulk = &btrace;
   c.effects = &effects;
   c.cycle = t;  // %clock reads the core cycle
   bindFrame(c, w);
   mtrace.clear();
+  btrace.clear();
   const std::uint64_t threads_before = w.thread_instructions;
   try {
     FunctionalEngine::step(c, w);
@@ -666,6 +710,18 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   const std::uint64_t dispatch = t + extra;
   if (merged) {
     ++*shared_loads_merged;  // its register is pending on the group's load
+  } else if (in.op == ptx::Op::CpBulk && (!btrace.lines.empty() || btrace.shared_bytes)) {
+    // A bulk copy: the copy engine moves it; the issuing thread does not wait for it, its mbarrier
+    // completions (or its bulk group) tell when it is done.
+    LsuRequest req;
+    req.warp_slot = slot;
+    req.block_slot = ws.block;
+    req.ready_at = dispatch + pipe[int(Pipe::Lsu)].latency_cycles;
+    if (btrace.write) req.bulk_group = ws.bulk_groups.add();
+    req.completions = btrace.completions;
+    lsu.enqueueBulk(btrace, req);
+    ws.mem_outstanding++;
+    b.mem_outstanding++;
   } else if ((info.flags & kMemory) && mtrace.mask) {
     LsuRequest req;
     req.warp_slot = slot;
@@ -687,10 +743,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     }
     req.local_stride = w.local_stride;
     req.param_bank = pi.param_bank;
-    if (in.op == ptx::Op::CpAsync) {  // counted in the warp's open cp.async group
-      req.copy_group = ws.cp_open.id;
-      ws.cp_open.pending++;
-    }
+    if (in.op == ptx::Op::CpAsync) req.copy_group = ws.cp_groups.add();  // counted in the warp's open group
     req.bypass_l1 = (in.op == ptx::Op::Ld || in.op == ptx::Op::CpAsync) && (in.flags & (ptx::kL1Bypass | ptx::kVolatile));
     req.serial_atomic = (in.op == ptx::Op::Atom || in.op == ptx::Op::Red) &&
                         (ptx::isFloat(in.type) || in.sub == ptx::SubOp::AExch || in.sub == ptx::SubOp::ACas);
@@ -713,12 +766,10 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     for (std::uint32_t i = 0; i < n_pred; ++i) setPred(pred_dst[i], ready, info.result);
   }
   if (info.flags & kControl) ws.next_issue = dispatch + pipe[int(Pipe::Branch)].latency_cycles;
-  if (in.op == ptx::Op::CpAsyncCommit || (in.op == ptx::Op::CpAsyncWait && waitsForAllCopies(in))) {
-    ws.cp_groups.push_back(ws.cp_open);
-    ws.cp_open = {ws.cp_open.id + 1, 0, 0};
-  }
-  if (in.op == ptx::Op::CpAsyncWait)  // groups no wait can ask for again
-    while (ws.cp_groups.size() > copyGroupsKept(in)) ws.cp_groups.pop_front();
+  if (in.op == ptx::Op::CpAsyncCommit || (in.op == ptx::Op::CpAsyncWait && waitsForAllCopies(in))) ws.cp_groups.commit();
+  if (in.op == ptx::Op::CpBulkCommit) ws.bulk_groups.commit();
+  if (in.op == ptx::Op::CpAsyncWait) ws.cp_groups.forget(copyGroupsKept(in));  // groups no wait can ask for again
+  if (in.op == ptx::Op::CpBulkWait) ws.bulk_groups.forget(copyGroupsKept(in));
 
   if (w.state == WarpState::Exited) {
     markExited(slot);
@@ -885,15 +936,10 @@ void SmCore::Impl::applyLsuDone() {
     WarpSlot& ws = warps[d.warp_slot];
     for (std::uint32_t i = 0; i < d.ndst; ++i)
       if (d.dst[i] < ws.reg_ready.size()) ws.reg_ready[d.dst[i]] = d.ready;
-    if (d.copy_group) {  // a cp.async arrived: its group has one copy fewer in flight
-      WarpSlot::CopyGroup* g = d.copy_group == ws.cp_open.id ? &ws.cp_open : nullptr;
-      for (auto& c : ws.cp_groups)
-        if (c.id == d.copy_group) g = &c;
-      if (g) {
-        g->pending--;
-        g->ready = std::max(g->ready, d.ready);
-      }
-    }
+    if (d.copy_group) ws.cp_groups.arrived(d.copy_group, d.ready);  // one copy fewer in flight
+    if (d.bulk_group) ws.bulk_groups.arrived(d.bulk_group, d.ready);
+    // A bulk copy's mbarrier completions: a warp waiting on the barrier sees the phase complete now.
+    for (const BulkTrace::Completion& c : d.completions) mbarrierCompleteTx(c.block->shared.data() + c.offset, c.bytes);
     ws.mem_outstanding--;
     ws.dep_wake = 0;  // a pending result got its time: re-check the scoreboard
     lookAgain(d.warp_slot);
@@ -1116,8 +1162,8 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     ws.pred_ready.assign(w.preds.size(), 0);
     ws.pred_kind.assign(ws.pred_ready.size(), DepKind::None);
     ws.mem_outstanding = 0;
-    ws.cp_open = {1, 0, 0};
-    ws.cp_groups.clear();
+    ws.cp_groups.reset();
+    ws.bulk_groups.reset();
     ws.head_pc = kNoPc;
     ws.dep_wake = 0;
     ws.extra = 0;
