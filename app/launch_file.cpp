@@ -10,6 +10,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -641,8 +642,14 @@ class Parser {
                              numeric ? "; a scalar argument is written {scalar: {type: u32, value: 5}}" : ""));
     }
     if (!node.IsMap())
-      fail(node, fmt::format("an argument is a buffer name or {{scalar: {{type: T, value: V}}}}, found {}", describe(node)));
-    Fields f = fields(node, "an argument", {"scalar"});
+      fail(node, fmt::format("an argument is a buffer name, {{scalar: {{type: T, value: V}}}} or {{tensor_map: {{...}}}}, "
+                             "found {}", describe(node)));
+    Fields f = fields(node, "an argument", {"scalar", "tensor_map"});
+    if (const YAML::Node* tm = f.find("tensor_map")) {
+      if (f.find("scalar")) fail(node, "an argument is either a scalar or a tensor_map");
+      tensorMapArg(*tm, spec, a);
+      return a;
+    }
     const YAML::Node& scalar = required(f, "scalar", "an argument");
     if (!scalar.IsMap()) fail(scalar, fmt::format("'scalar' expects {{type: T, value: V}}, found {}", describe(scalar)));
     Fields sf = fields(scalar, "scalar", {"type", "value"});
@@ -650,6 +657,75 @@ class Parser {
     a.type = type(required(sf, "type", "scalar"));
     a.bytes = element(required(sf, "value", "scalar"), a.type, "value");
     return a;
+  }
+
+  // {tensor_map: {buffer: B, type: T, dims: [...], strides_bytes: [...], box: [...],
+  //  element_strides: [...], swizzle: none|32B|64B|128B, oob_fill: zero|nan}}: checked as
+  // cuTensorMapEncodeTiled checks it, and against the buffer's size.
+  void tensorMapArg(const YAML::Node& node, const LaunchSpec& spec, ArgSpec& a) {
+    if (!node.IsMap()) fail(node, fmt::format("'tensor_map' expects a mapping, found {}", describe(node)));
+    Fields f = fields(node, "tensor_map", {"buffer", "type", "dims", "strides_bytes", "box", "element_strides", "swizzle",
+                                           "oob_fill"});
+    a.kind = ArgSpec::Kind::TensorMap;
+    const YAML::Node& buf = required(f, "buffer", "tensor_map");
+    const std::string name = string(buf, "buffer");
+    const auto it = std::find_if(spec.buffers.begin(), spec.buffers.end(), [&](const BufferSpec& b) { return b.name == name; });
+    if (it == spec.buffers.end()) fail(buf, fmt::format("unknown buffer '{}' in tensor_map", name));
+    a.buffer = std::size_t(it - spec.buffers.begin());
+    sm::TensorMap& m = a.tensor_map;
+    static const std::map<std::string, sm::TmaType> types = {
+        {"u8", sm::TmaType::U8},   {"u16", sm::TmaType::U16}, {"u32", sm::TmaType::U32},   {"s32", sm::TmaType::S32},
+        {"u64", sm::TmaType::U64}, {"s64", sm::TmaType::S64}, {"f16", sm::TmaType::F16},   {"f32", sm::TmaType::F32},
+        {"f64", sm::TmaType::F64}, {"bf16", sm::TmaType::BF16}, {"tf32", sm::TmaType::TF32}};
+    const YAML::Node& tn = required(f, "type", "tensor_map");
+    const auto t = types.find(string(tn, "type"));
+    if (t == types.end()) fail(tn, "tensor_map 'type' is one of u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 tf32");
+    m.type = t->second;
+    auto list = [&](const char* key, bool need, std::size_t n, std::uint64_t* out) -> std::size_t {
+      const YAML::Node* l = f.find(key);
+      if (!l) {
+        if (need) fail(node, fmt::format("missing key '{}' in tensor_map", key));
+        return 0;
+      }
+      if (!l->IsSequence() || l->size() == 0 || l->size() > 5 || (n && l->size() != n))
+        fail(*l, n ? fmt::format("'{}' expects a list of {} integers", key, n)
+                   : fmt::format("'{}' expects a list of 1 to 5 integers", key));
+      for (std::size_t i = 0; i < l->size(); ++i) out[i] = integer((*l)[i], ElemType::U64, key);
+      return l->size();
+    };
+    std::uint64_t dims[5] = {}, strides[5] = {}, box[5] = {}, estr[5] = {1, 1, 1, 1, 1};
+    m.rank = std::uint32_t(list("dims", true, 0, dims));
+    if (m.rank > 1) list("strides_bytes", true, m.rank - 1, strides);
+    else if (f.find("strides_bytes")) fail(*f.find("strides_bytes"), "a 1-d tensor_map has no 'strides_bytes'");
+    list("box", true, m.rank, box);
+    list("element_strides", false, m.rank, estr);
+    for (std::uint32_t d = 0; d < m.rank; ++d) {
+      m.size[d] = dims[d];
+      m.stride_bytes[d] = d ? strides[d - 1] : sm::tmaTypeBytes(m.type);
+      m.box[d] = std::uint32_t(std::min<std::uint64_t>(box[d], 1u << 20));
+      m.element_stride[d] = std::uint32_t(std::min<std::uint64_t>(estr[d], 1u << 20));
+    }
+    if (const YAML::Node* s = f.find("swizzle")) {
+      const std::string v = string(*s, "swizzle");
+      if (v == "none") m.swizzle = sm::TmaSwizzle::None;
+      else if (v == "32B") m.swizzle = sm::TmaSwizzle::B32;
+      else if (v == "64B") m.swizzle = sm::TmaSwizzle::B64;
+      else if (v == "128B") m.swizzle = sm::TmaSwizzle::B128;
+      else fail(*s, "'swizzle' is none, 32B, 64B or 128B");
+    }
+    if (const YAML::Node* o = f.find("oob_fill")) {
+      const std::string v = string(*o, "oob_fill");
+      if (v != "zero" && v != "nan") fail(*o, "'oob_fill' is zero or nan");
+      m.oob_nan = v == "nan";
+    }
+    const std::string err = sm::checkTensorMap(m);
+    if (!err.empty()) fail(node, "invalid tensor_map: " + err);
+    // The last element must lie in the buffer.
+    std::uint64_t last = 0;
+    for (std::uint32_t d = 0; d < m.rank; ++d) last += (m.size[d] - 1) * m.stride_bytes[d];
+    if (last + sm::tmaTypeBytes(m.type) > it->bytes())
+      fail(node, fmt::format("the tensor_map spans {} bytes, but buffer '{}' has {}", last + sm::tmaTypeBytes(m.type), name,
+                             it->bytes()));
   }
 
   std::string file_;
@@ -847,8 +923,17 @@ LaunchOutcome runLaunch(const LaunchSpec& spec, driver::Runtime& rt) {
 
   driver::KernelArgs args;
   for (const auto& a : spec.args) {
-    if (a.kind == ArgSpec::Kind::Buffer) args.add<driver::DevicePtr>(ptrs[a.buffer]);
-    else args.addBytes(a.bytes.data(), a.bytes.size());
+    if (a.kind == ArgSpec::Kind::Buffer) {
+      args.add<driver::DevicePtr>(ptrs[a.buffer]);
+    } else if (a.kind == ArgSpec::Kind::TensorMap) {
+      sm::TensorMap m = a.tensor_map;
+      m.global_address = ptrs[a.buffer];
+      std::uint8_t bytes[sm::kTensorMapBytes];
+      sm::encodeTensorMap(m, bytes);
+      args.addBytes(bytes, sizeof bytes);
+    } else {
+      args.addBytes(a.bytes.data(), a.bytes.size());
+    }
   }
 
   driver::Error err = driver::Error::Success;

@@ -16,6 +16,7 @@
 #include <stdexcept>  // before runtime.h, which uses std::runtime_error without it
 
 #include "driver/runtime.h"
+#include "sm/tensor_map.h"
 #include "tlm/gpu_config.h"
 
 namespace scgpu::cli {
@@ -75,9 +76,12 @@ struct BufferSpec {
 };
 
 struct ArgSpec {
-  enum class Kind { Buffer, Scalar };
+  enum class Kind { Buffer, Scalar, TensorMap };
   Kind kind = Kind::Buffer;
-  std::size_t buffer = 0;           // index into LaunchSpec::buffers
+  std::size_t buffer = 0;           // index into LaunchSpec::buffers (Buffer, TensorMap)
+  // TensorMap: a tensor map over the buffer (its 128 bytes, by value, for a __grid_constant__
+  // CUtensorMap parameter); global_address is filled in with the buffer's address at run time.
+  sm::TensorMap tensor_map;
   ElemType type = ElemType::U32;    // Scalar
   std::vector<std::uint8_t> bytes;  // Scalar: its value, little-endian
   SourceLoc loc;

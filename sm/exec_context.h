@@ -93,6 +93,11 @@ struct ExecContext {
   // Set by the timing model: global stores, atomics, printf and malloc/free are held back here
   // and applied at the end of the cycle (sm/global_effects.h); global reads change nothing.
   GlobalEffects* effects = nullptr;
+  // Set by the functional engine: an mbarrier.try_wait whose phase has not completed suspends the
+  // warp (sets `suspended`, leaves the PC on it and counts nothing) instead of returning false, as
+  // the hardware suspends the thread; the engine runs other warps and tries again.
+  bool suspend_try_wait = false;
+  bool suspended = false;
   // Set by the timing model: the core cycle (%clock, %globaltimer); else launch->clock counts.
   std::uint64_t cycle = kNoCycle;
   static constexpr std::uint64_t kNoCycle = ~std::uint64_t{0};

@@ -127,6 +127,12 @@ void FunctionalEngine::step(ExecContext& c, Warp& w) {
     c.mask = mask;
     c.active = active;
     in.fn(c, in);
+    if (c.suspended) {  // an mbarrier.try_wait suspended the warp: as if it had not issued
+      top.pc = pc;
+      w.instructions--;
+      w.thread_instructions -= active == kFullMask ? kWarpSize : std::uint32_t(__builtin_popcount(active));
+      return;
+    }
   }
   const SimtEntry& now = w.stack.back();
   if (now.mask == 0 || now.pc == now.reconverge) {
@@ -165,6 +171,7 @@ struct FunctionalEngine::BlockRun {
   std::uint64_t executed = 0;
   bool done = false;
   bool stalled = false;  // its last turn moved nothing: every live warp waits for the rest of its cluster
+  bool suspend_try_wait = true;  // try_waits suspend (false for one turn after one in which all did)
 };
 
 void FunctionalEngine::startBlock(LaunchState& launch, std::uint64_t linear, BlockRun& r, LaunchResult& result) {
@@ -186,14 +193,18 @@ bool FunctionalEngine::turn(LaunchState& launch, BlockRun& r, std::uint64_t& lau
   ExecContext& c = r.c;
   const ptx::Program& prog = *launch.program;
   try {
-    bool progressed = false;
+    bool progressed = false, executed = false, suspended = false;
+    c.suspend_try_wait = r.suspend_try_wait;
     for (auto& w : b.warps) {
       if (w.state != WarpState::Ready) continue;
       r.current = &w;
       c.warp = &w;
       bindFrame(c, w);
       const std::uint64_t before = w.instructions;
-      for (std::uint32_t n = 0; n < limits_.quantum && w.state == WarpState::Ready; ++n) step(c, w);
+      c.suspended = false;
+      for (std::uint32_t n = 0; n < limits_.quantum && w.state == WarpState::Ready && !c.suspended; ++n) step(c, w);
+      executed |= w.instructions != before;
+      suspended |= c.suspended;
       launch.clock += w.instructions - before;
       r.executed += w.instructions - before;
       launch_total += w.instructions - before;
@@ -212,6 +223,11 @@ bool FunctionalEngine::turn(LaunchState& launch, BlockRun& r, std::uint64_t& lau
       result.fault = makeFaultReport(s, launch, b, w, w.stack.empty() ? 0 : w.stack.back().pc);
       return false;
     }
+    // A turn in which every ready warp was suspended in an mbarrier.try_wait: nothing in the block
+    // can complete their phases (only another block of the cluster could), so in the next turn
+    // their try_waits return false, as when the hardware's time limit expires.
+    r.suspend_try_wait = executed || !suspended;
+    c.suspended = false;
     if (liveWarps(b) == 0) return false;
     if (const run_control::Stop stop = run_control::stopRequested(); stop != run_control::Stop::None) {
       Warp& w = r.current ? *r.current : b.warps.front();
@@ -289,6 +305,7 @@ LaunchResult FunctionalEngine::run(LaunchState& launch) {
     BlockRun r;
     for (std::uint64_t i = 0; i < blocks && !result.fault; ++i) {
       r.c = ExecContext{};
+      r.suspend_try_wait = true;
       r.current = nullptr;
       r.executed = 0;
       r.done = false;
@@ -355,6 +372,7 @@ LaunchResult FunctionalEngine::runClusters(LaunchState& launch, LaunchResult& re
     for (std::uint32_t i = 0; i < size && !result.fault; ++i) {
       BlockRun& r = *runs[i];
       r.c = ExecContext{};
+      r.suspend_try_wait = true;
       r.current = nullptr;
       r.executed = 0;
       r.done = false;

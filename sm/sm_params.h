@@ -119,6 +119,9 @@ struct SmParams {
   // block of the cluster beyond the first.
   std::uint32_t cluster_barrier_latency_cycles = 0;
   double cluster_barrier_cycles_per_block = 0.0;
+  // mbarrier.try_wait suspends the warp until its phase completes, for at most this many cycles
+  // (PTX: "a system-dependent time limit"); then it returns false and the program's loop tries again.
+  std::uint32_t mbarrier_try_wait_limit_cycles = 1000000;
   CacheParams l1;                                // data cache part of L1/shared
   CacheParams constant_cache;
   std::uint32_t constant_miss_latency_cycles = 100;

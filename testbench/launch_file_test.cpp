@@ -711,4 +711,53 @@ args: [data, {scalar: {type: u32, value: 64}}]
   EXPECT_NE(out.find("first at index 5: got 8, expected 0"), std::string::npos) << out;
 }
 
+// Tensor maps as arguments: the suite's TMA transpose kernel over a 40 x 64 float matrix (two
+// tensor maps, one with the 128-byte swizzle), its result checked against the transpose made here;
+// and the refusals of maps that cuTensorMapEncodeTiled refuses or that overrun their buffer.
+TEST_F(LaunchFileTest, TensorMapArgumentsDriveTheCopyEngine) {
+  fs::copy_file(std::string(SCGPU_SOURCE_DIR) + "/kernels/ptx/sm_90/tma_transpose.ptx", path("tma.ptx"));
+  const std::uint32_t rows = 40, cols = 64;
+  std::vector<float> in(rows * cols), want(rows * cols);
+  for (std::uint32_t i = 0; i < rows * cols; ++i) in[i] = float(i) * 0.5f - 7.0f;
+  for (std::uint32_t r = 0; r < rows; ++r)
+    for (std::uint32_t c = 0; c < cols; ++c) want[c * rows + r] = in[r * cols + c];
+  writeRaw("in.bin", in);
+  writeRaw("want.bin", want);
+  const std::string yaml = R"(ptx: tma.ptx
+kernel: tma_transpose
+grid: [2, 2]
+block: [32, 8]
+buffers:
+  in: {type: f32, init: {file: in.bin}}
+  out: {type: f32, count: 2560, expect: want.bin}
+args:
+  - {tensor_map: {buffer: in, type: f32, dims: [64, 40], strides_bytes: [256], box: [32, 32], swizzle: 128B}}
+  - {tensor_map: {buffer: out, type: f32, dims: [40, 64], strides_bytes: [160], box: [32, 32]}}
+)";
+  const LaunchSpec spec = parseLaunchFile(write("tma.yaml", yaml));
+  ASSERT_EQ(spec.args[0].kind, ArgSpec::Kind::TensorMap);
+  EXPECT_EQ(spec.args[0].tensor_map.swizzle, sm::TmaSwizzle::B128);
+  driver::Runtime rt(GpuConfig::loadDefault(), driver::Mode::Functional);
+  const LaunchOutcome out = runLaunch(spec, rt);
+  ASSERT_EQ(out.error, driver::Error::Success) << driver::errorName(out.error);
+  ASSERT_EQ(out.checks.size(), 1u);
+  EXPECT_TRUE(out.checks[0].passed) << out.checks[0].message;
+
+  const std::string head = "ptx: tma.ptx\nkernel: tma_transpose\ngrid: 1\nblock: 32\nbuffers:\n  in: {type: f32, count: 2560}\nargs:\n";
+  EXPECT_NE(parseError(head + "  - {tensor_map: {buffer: in, type: f32, dims: [64, 40], strides_bytes: [100], box: [32, 32]}}\n")
+                .find("globalStrides[0]"),
+            std::string::npos);
+  EXPECT_NE(parseError(head + "  - {tensor_map: {buffer: in, type: f32, dims: [64, 40], strides_bytes: [256], box: [32, 32], "
+                              "swizzle: 64B}}\n")
+                .find("swizzle allows at most 64"),
+            std::string::npos);
+  EXPECT_NE(parseError(head + "  - {tensor_map: {buffer: in, type: f32, dims: [64, 41], strides_bytes: [256], box: [32, 32]}}\n")
+                .find("spans 10496 bytes, but buffer 'in' has 10240"),
+            std::string::npos);
+  EXPECT_NE(parseError(head + "  - {tensor_map: {buffer: nope, type: f32, dims: [4], box: [4]}}\n").find("unknown buffer 'nope'"),
+            std::string::npos);
+  EXPECT_NE(parseError(head + "  - {tensor_map: {buffer: in, type: f32, dims: [4], box: [4], colour: red}}\n").find("colour"),
+            std::string::npos);
+}
+
 }  // namespace

@@ -711,6 +711,7 @@ TEST(PtxHardening, RegisterPressureOfTheSuiteIsUnchanged) {
       {"sm_90/spmv_csr.ptx:spmv_csr_scalar", 31},
       {"sm_90/spmv_csr.ptx:spmv_csr_vector", 31},
       {"sm_90/stencil2d.ptx:stencil2d", 14},
+      {"sm_90/tma_transpose.ptx:tma_transpose", 14},
       {"sm_90/transpose.ptx:transpose_naive", 10},
       {"sm_90/transpose.ptx:transpose_shared", 16},
       {"sm_90/transpose.ptx:transpose_shared_padded", 16},

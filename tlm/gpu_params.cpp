@@ -333,6 +333,9 @@ Schema buildSchema() {
   b.number("sm.cluster_barrier_cycles_per_block", FIELD(sm.cluster_barrier_cycles_per_block), 100000,
            "cycles the cluster barrier takes more per block of the cluster beyond the first")
       .orZero();
+  b.integer("sm.mbarrier_try_wait_limit_cycles", FIELD(sm.mbarrier_try_wait_limit_cycles), 1, 100000000,
+            "cycles an mbarrier.try_wait keeps its warp suspended waiting for the phase to complete before it "
+            "returns false");
   b.number("sm.shared_atomic_cycles_per_lane", FIELD(sm.shared_atomic_cycles_per_lane), 64,
            "cycles a shared-memory atomic spends per lane of its most-loaded bank (same-word lanes serialise "
            "too); at least one cycle");

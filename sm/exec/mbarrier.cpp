@@ -107,6 +107,10 @@ void mbarrier(ExecContext& c, const DecodedInst& in) {
     w = b.store();
     std::memcpy(p, &w, 8);
   });
+  if (in.sub == SubOp::MbarTryWait && c.suspend_try_wait && pred != c.mask) {
+    c.suspended = true;  // FunctionalEngine::step undoes the issue
+    return;
+  }
   if (in.sub == SubOp::MbarTestWait || in.sub == SubOp::MbarTryWait) {
     std::uint32_t& pr = c.P[in.dst[0]];
     pr = (pr & ~c.mask) | pred;
@@ -123,6 +127,22 @@ void mbarrierCompleteTx(std::uint8_t* object, std::uint32_t bytes) {
   b.completeIfDone();
   w = b.store();
   std::memcpy(object, &w, 8);
+}
+
+bool mbarrierWaitPending(ExecContext& c, const DecodedInst& in) {
+  bool pending = false;
+  try {
+    forLanes(c.mask, [&](int lane) {
+      std::uint64_t w;
+      std::memcpy(&w, barrierBytes(c, in, lane, false), 8);
+      const std::uint64_t s = c.R[std::size_t(in.src[0]) * kWarpSize + lane];
+      const std::uint32_t phase = (in.flags & ptx::kMbarParity) ? std::uint32_t(s & 1) : std::uint32_t(s >> 63);
+      pending |= Barrier::load(w).parity == phase;
+    });
+  } catch (const FaultSignal&) {
+    return false;
+  }
+  return pending;
 }
 
 ptx::ExecFn selectMbarrierHandler(const DecodedInst& in) { return in.op == ptx::Op::Mbarrier ? &mbarrier : nullptr; }

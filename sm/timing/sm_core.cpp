@@ -148,6 +148,9 @@ struct WarpSlot {
   std::uint64_t fetch_at = 0;
   std::uint64_t next_issue = 0;   // branch resolution
   std::uint64_t barrier_until = 0;  // released from the cluster barrier: issues from then on
+  // An mbarrier.try_wait at mbar_wait_pc suspended since mbar_wait_since (kNoPc: none).
+  std::uint32_t mbar_wait_pc = 0xFFFFFFFFu;
+  std::uint64_t mbar_wait_since = 0;
   // A scoreboard stall known to last until dep_wake (the earliest pending operand's ready cycle;
   // kNever while only LSU results are pending). Reset when the warp issues or an LSU result
   // arrives for it.
@@ -251,6 +254,11 @@ struct SmCore::Impl {
     subs[warps[slot].sub].eval_due = 0;
   }
   void retireBlocks(std::uint64_t now);
+  // The head instruction is an mbarrier.try_wait whose phase has not completed: true while the warp
+  // stays suspended (until a completion or an arrival in its block wakes it, or the time limit).
+  bool mbarrierTryWaitSuspends(WarpSlot& ws, std::uint64_t t, std::uint64_t* until);
+  // Warps of a block look at their mbarrier waits again (an arrival or a copy's completion).
+  void wakeMbarrierWaiters(const BlockState* block);
   void checkDeadlock(BlockSlot& b);
   void markExited(std::uint32_t slot);
   // A co-simulated block of this SM differed from its model: the run stops with the report.
@@ -553,6 +561,7 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     *until = ws.dep_wake;  // kNever while only LSU results are pending (applyLsuDone())
     return ws.dep_reason;
   }
+  if (ws.head_op == ptx::Op::Mbarrier && mbarrierTryWaitSuspends(ws, t, until)) return Reason::Barrier;
   if (ws.head_op == ptx::Op::CpAsyncWait || ws.head_op == ptx::Op::CpBulkWait) {
     // All but the newest N committed groups (cp.async.wait_all: every group, the open one too)
     // must have arrived: until the last of them does, or an LSU completion (applyLsuDone()).
@@ -679,6 +688,8 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     const ClusterState& cs = *b.state.cluster;
     ws.barrier_until = std::max(ws.barrier_until, cs.released_at + clusterBarrierLatency(p, cs.blocks.size()));
   }
+  if (in.op == ptx::Op::Mbarrier && in.sub != ptx::SubOp::MbarTryWait && in.sub != ptx::SubOp::MbarTestWait)
+    wakeMbarrierWaiters(&b.state);  // an arrival may have completed a phase a warp waits for
   if (in.op == ptx::Op::Bar || in.op == ptx::Op::BarCluster || w.state == WarpState::Exited)  // may have stopped or released warps
     for (std::uint32_t s : b.warp_slots) {
       warps[s].at_barrier = warps[s].w->state == WarpState::AtBarrier;
@@ -939,7 +950,10 @@ void SmCore::Impl::applyLsuDone() {
     if (d.copy_group) ws.cp_groups.arrived(d.copy_group, d.ready);  // one copy fewer in flight
     if (d.bulk_group) ws.bulk_groups.arrived(d.bulk_group, d.ready);
     // A bulk copy's mbarrier completions: a warp waiting on the barrier sees the phase complete now.
-    for (const BulkTrace::Completion& c : d.completions) mbarrierCompleteTx(c.block->shared.data() + c.offset, c.bytes);
+    for (const BulkTrace::Completion& c : d.completions) {
+      mbarrierCompleteTx(c.block->shared.data() + c.offset, c.bytes);
+      wakeMbarrierWaiters(c.block);
+    }
     ws.mem_outstanding--;
     ws.dep_wake = 0;  // a pending result got its time: re-check the scoreboard
     lookAgain(d.warp_slot);
@@ -949,6 +963,43 @@ void SmCore::Impl::applyLsuDone() {
     retire_check_at = 0;  // a draining block may be done now
   }
   done.clear();
+}
+
+bool SmCore::Impl::mbarrierTryWaitSuspends(WarpSlot& ws, std::uint64_t t, std::uint64_t* until) {
+  BlockSlot& b = blocks[ws.block];
+  const ptx::DecodedInst& in = b.prog->program->code[ws.ib_pc];
+  if (in.sub != ptx::SubOp::MbarTryWait) return false;
+  Warp& w = *ws.w;
+  ExecContext c;
+  c.warp = &w;
+  c.block = &b.state;
+  c.launch = b.launch;
+  c.program = b.prog->program;
+  bindFrame(c, w);
+  c.mask = w.stack.back().mask;
+  if (in.guard != ptx::kNoSlot) c.mask &= in.guard_negated ? ~c.P[in.guard] : c.P[in.guard];
+  if (!c.mask || !mbarrierWaitPending(c, in)) {
+    ws.mbar_wait_pc = kNoPc;
+    return false;
+  }
+  if (ws.mbar_wait_pc != ws.ib_pc) {
+    ws.mbar_wait_pc = ws.ib_pc;
+    ws.mbar_wait_since = t;
+  }
+  const std::uint64_t limit = ws.mbar_wait_since + p.mbarrier_try_wait_limit_cycles;
+  if (t >= limit) {  // the time limit: the try_wait issues and returns false
+    ws.mbar_wait_pc = kNoPc;
+    return false;
+  }
+  *until = limit;
+  return true;
+}
+
+void SmCore::Impl::wakeMbarrierWaiters(const BlockState* block) {
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    if (&blocks[i].state == block)
+      for (std::uint32_t s : blocks[i].warp_slots)
+        if (warps[s].head_op == ptx::Op::Mbarrier) lookAgain(s);
 }
 
 void SmCore::Impl::retireBlocks(std::uint64_t t) {
@@ -1157,6 +1208,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     ws.code_size = std::uint32_t(b.launch->program->code.size());
     ws.next_issue = 0;
     ws.barrier_until = 0;
+    ws.mbar_wait_pc = kNoPc;
     ws.reg_ready.assign(w.regs.size() / kWarpSize, 0);
     ws.reg_kind.assign(ws.reg_ready.size(), DepKind::None);
     ws.pred_ready.assign(w.preds.size(), 0);

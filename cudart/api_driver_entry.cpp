@@ -1,0 +1,85 @@
+// cudaGetDriverEntryPoint{,ByVersion}: the driver API functions a runtime program may ask for by
+// name. scgpu has no libcuda; it hands out the tensor-map encoders (cuTensorMapEncodeTiled,
+// cuTensorMapReplaceAddress), which write scgpu's tensor-map layout (sm/tensor_map.h) that the
+// model's copy engine reads, since a TMA program gets them this way rather than by linking
+// libcuda. Any other name is "not found": funcPtr NULL and cudaSuccess, as CUDA documents.
+#include <cstring>
+#include <string>
+
+#include "cudart/api_common.h"
+#include "sm/tensor_map.h"
+
+namespace {
+
+using scgpu::cudart::abi::Error;
+
+// CUresult values the encoders return.
+constexpr int kCuSuccess = 0, kCuInvalidValue = 1;
+enum DriverEntryStatus { kFound = 0, kSymbolNotFound = 1 };
+
+// What cuTensorMapEncodeTiled checks, and the map written on success. Its messages go to stderr
+// once per reason, as CUDA's driver says nothing but CUDA_ERROR_INVALID_VALUE.
+int encodeTiled(void* map, int type, unsigned rank, void* address, const std::uint64_t* dims,
+                const std::uint64_t* strides, const std::uint32_t* box, const std::uint32_t* element_strides,
+                int interleave, int swizzle, int l2_promotion, int oob_fill) {
+  auto refuse = [](const std::string& why) {
+    std::fprintf(stderr, "scgpu: cuTensorMapEncodeTiled: %s\n", why.c_str());
+    return kCuInvalidValue;
+  };
+  if (!map || !dims || !box || !element_strides || (rank > 1 && !strides)) return refuse("a required pointer is NULL");
+  if (reinterpret_cast<std::uintptr_t>(map) % scgpu::sm::kTensorMapAlign) return refuse("the tensor map is not 64-byte aligned");
+  if (rank < 1 || rank > 5) return refuse("tensorRank must be 1 to 5");
+  if (type < 0 || type >= int(scgpu::sm::TmaType::Count)) return refuse("unsupported tensorDataType");
+  if (swizzle < 0 || swizzle > 3) return refuse("unsupported swizzle (only NONE, 32B, 64B, 128B)");
+  scgpu::sm::TensorMap m;
+  m.global_address = reinterpret_cast<std::uint64_t>(address);
+  m.rank = rank;
+  m.type = scgpu::sm::TmaType(type);
+  m.interleave = std::uint8_t(interleave);
+  m.swizzle = scgpu::sm::TmaSwizzle(swizzle);
+  m.l2_promotion = std::uint8_t(l2_promotion);
+  m.oob_nan = oob_fill != 0;
+  for (unsigned d = 0; d < rank; ++d) {
+    m.size[d] = dims[d];
+    m.stride_bytes[d] = d ? strides[d - 1] : scgpu::sm::tmaTypeBytes(m.type);
+    m.box[d] = box[d];
+    m.element_stride[d] = element_strides[d];
+  }
+  const std::string err = scgpu::sm::checkTensorMap(m);
+  if (!err.empty()) return refuse(err);
+  scgpu::sm::encodeTensorMap(m, static_cast<std::uint8_t*>(map));
+  return kCuSuccess;
+}
+
+// cuTensorMapReplaceAddress: the same map over another global address.
+int replaceAddress(void* map, void* address) {
+  if (!map) return kCuInvalidValue;
+  scgpu::sm::TensorMap m;
+  if (!scgpu::sm::decodeTensorMap(static_cast<const std::uint8_t*>(map), m, nullptr)) return kCuInvalidValue;
+  m.global_address = reinterpret_cast<std::uint64_t>(address);
+  if (!scgpu::sm::checkTensorMap(m).empty()) return kCuInvalidValue;
+  scgpu::sm::encodeTensorMap(m, static_cast<std::uint8_t*>(map));
+  return kCuSuccess;
+}
+
+Error lookUp(const char* symbol, void** fn, int* status) {
+  if (!symbol || !fn) return scgpu::cudart::abi::kInvalidValue;
+  const std::string name = symbol;
+  *fn = nullptr;
+  if (name == "cuTensorMapEncodeTiled") *fn = reinterpret_cast<void*>(&encodeTiled);
+  if (name == "cuTensorMapReplaceAddress") *fn = reinterpret_cast<void*>(&replaceAddress);
+  if (status) *status = *fn ? kFound : kSymbolNotFound;
+  return scgpu::cudart::abi::kSuccess;
+}
+
+}  // namespace
+
+SCGPU_CUDART_API Error cudaGetDriverEntryPoint(const char* symbol, void** fn, unsigned long long, int* status) {
+  return lookUp(symbol, fn, status);
+}
+SCGPU_CUDART_API Error cudaGetDriverEntryPointByVersion(const char* symbol, void** fn, unsigned int, unsigned long long,
+                                                        int* status) {
+  return lookUp(symbol, fn, status);
+}
+SCGPU_CUDART_PTSZ(cudaGetDriverEntryPoint)
+SCGPU_CUDART_PTSZ(cudaGetDriverEntryPointByVersion)
