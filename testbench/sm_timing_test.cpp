@@ -1000,3 +1000,48 @@ TEST(SmTiming, IdleIsExactAndTheDumpNamesEveryWarp) {
 
 }  // namespace
 }  // namespace scgpu::sm
+
+namespace scgpu::sm {
+namespace {
+
+// wgmma.mma_async: each warp of the warpgroup (one a sub-core here) holds its tensor pipe
+// wgmma_issue_cycles + max(work, shared bytes) cycles, and wgmma.wait_group waits until its group's
+// last wgmma is wgmma_latency_cycles past the pipe. m64n64k16 .f32.f16.f16 with A and B from
+// descriptors: a warp's work is 16 x 64 x 16 / 512 = 32 cycles; it reads 16 x 16 x 2 bytes of A and
+// a quarter of B's 64 x 16 x 2: 1024 bytes.
+TEST(SmTiming, WgmmaHoldsTheTensorPipeAndWaitGroupWaitsForItsGroup) {
+  std::string d;
+  for (int i = 0; i < 32; ++i) d += (i ? ", %f" : "%f") + std::to_string(i);
+  const std::string body = ".visible .entry wg()\n{\n  .shared .align 1024 .b8 s[4096];\n  .reg .f32 %f<32>;\n"
+                           "  .reg .b64 %rd<4>;\n  mov.u64 %rd1, 0;\n  mov.u64 %rd2, 0;\n"
+                           "  wgmma.fence.sync.aligned;\n"
+                           "  wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" + d + "}, %rd1, %rd2, 1, 1, 1, 0, 0;\n"
+                           "  wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" + d + "}, %rd1, %rd2, 1, 1, 1, 0, 0;\n"
+                           "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n  ret;\n}\n";
+  for (double smem_rate : {1e6, 64.0}) {
+    SmParams p = testParams();
+    p.sub_cores = 4;
+    p.wgmma_work_per_cycle = 512;
+    p.wgmma_issue_cycles = 2;
+    p.wgmma_latency_cycles = 20;
+    p.wgmma_smem_bytes_per_cycle = smem_rate;
+    Bench b(body, "wg", p);
+    b.configure(128, 2);
+    b.runBlock(0);
+    b.issues_.clear();
+    b.runBlock(1);
+    // 64 bytes a cycle over 4 sub-cores: 16 a warp, 1024 / 16 = 64 cycles beyond the work's 32.
+    const std::uint64_t held = 2 + (smem_rate < 100 ? 64 : 32), latency = held + 20;
+    const std::uint32_t first = b.pcOf(ptx::Op::Wgmma), wait = b.pcOf(ptx::Op::WgmmaWait);
+    for (int w = 0; w < 4; ++w) {
+      EXPECT_EQ(b.issueCycle(w, first + 1) - b.issueCycle(w, first), held) << "warp " << w << " smem " << smem_rate;
+      EXPECT_EQ(b.issueCycle(w, wait) - b.issueCycle(w, first + 1), latency) << "warp " << w << " smem " << smem_rate;
+    }
+    EXPECT_EQ(b.stat("wgmma.smem_bytes"), 2u * 2 * 4 * 1024);  // two blocks, two wgmma, four warps
+    EXPECT_EQ(b.stat("pipe.tensor.busy_cycles"), 2u * 2 * 4 * held);
+    b.checkOneReasonPerCycle();
+  }
+}
+
+}  // namespace
+}  // namespace scgpu::sm
