@@ -1566,9 +1566,19 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
   if (opc == "wgmma") {  // sm_90a warpgroup MMA: ptx/wgmma_decode.cpp
     TensorOp t;
     bool has_operands = false;
-    const WgmmaDecodeHooks hooks{L_.module().source_name, [&](const Operand& o) { return regSlot(o); },
-                                 [&](const Operand& o, Type ty) { return source(o, ty); },
-                                 [&](const Operand& o) { return predSource(o); }};
+    // An operand the decoder rejects (an undeclared register, say) is malformed text here.
+    auto malformedOnError = [](auto&& f) {
+      try {
+        return f();
+      } catch (ParseError& e) {
+        e.markMalformed();
+        throw;
+      }
+    };
+    const WgmmaDecodeHooks hooks{
+        L_.module().source_name, [&](const Operand& o) { return malformedOnError([&] { return regSlot(o); }); },
+        [&](const Operand& o, Type ty) { return malformedOnError([&] { return source(o, ty); }); },
+        [&](const Operand& o) { return malformedOnError([&] { return predSource(o); }); }};
     decodeWgmma(in, out, t, &has_operands, hooks);
     if (has_operands) {
       out.target = std::uint32_t(L_.program().tensor_ops.size());

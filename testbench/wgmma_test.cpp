@@ -679,6 +679,8 @@ TEST(Wgmma, MalformedTextAndUnimplementedForms) {
       {"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0, %f1, %f2, %f3}, %rd1, %rd2, 1, 1, 1;", "operands"},
       {"wgmma.wait_group.sync.aligned %rd1;", "non-negative integer constant"},
       {"wgmma.fence.aligned;", ".sync.aligned"},
+      {"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0, %f1, %f2, %f3}, %rd1, %rd2, %r1, 1, 1, 0, 0;",
+       "undeclared"},
   };
   for (const Bad& b : bad) {
     Runtime rt;
