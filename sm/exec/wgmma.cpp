@@ -122,15 +122,17 @@ void aCell(int lane, std::uint32_t i, std::uint32_t per, int& row, int& col) {
   col = t * int(per) + j + (r >> 1) * 4 * int(per);
 }
 
-// The value of absolute register slot `abs` in `lane` as the next wgmma sees it: the newest
-// pending result that writes it, else the register.
-std::uint64_t accumulatorInput(const Warp& w, std::uint32_t abs, int lane) {
+// Where the next wgmma reads absolute register slot `abs` (its `index`-th D register) in `lane`:
+// the newest pending result that writes it, else the register. Chained wgmma name the same D
+// registers in the same order, so the result's `index`-th slot is looked at first.
+const std::uint64_t* accumulatorInput(const Warp& w, std::uint32_t abs, std::size_t index, int lane) {
   for (auto it = w.wgmma_pending.rbegin(); it != w.wgmma_pending.rend(); ++it) {
     if (!((it->mask >> lane) & 1)) continue;
+    if (index < it->slots.size() && it->slots[index] == abs) return &it->values[index * kWarpSize + std::size_t(lane)];
     for (std::size_t s = 0; s < it->slots.size(); ++s)
-      if (it->slots[s] == abs) return it->values[s * kWarpSize + std::size_t(lane)];
+      if (it->slots[s] == abs) return &it->values[s * kWarpSize + std::size_t(lane)];
   }
-  return w.regs[std::size_t(abs) * kWarpSize + std::size_t(lane)];
+  return &w.regs[std::size_t(abs) * kWarpSize + std::size_t(lane)];
 }
 
 int firstLane(std::uint32_t mask) { return mask ? __builtin_ctz(mask) : 0; }
@@ -179,7 +181,7 @@ void wgmmaMmaAsync(ExecContext& c, const DecodedInst& in) {
   if (scale_d)
     for (int lane = 0; lane < kWarpSize; ++lane)
       for (std::uint32_t s = 0; s < nd; ++s) {
-        const std::uint64_t word = accumulatorInput(w, reg_base + t.dst[s], lane);
+        const std::uint64_t word = *accumulatorInput(w, reg_base + t.dst[s], s, lane);
         for (std::uint32_t j = 0; j < per_d; ++j) {
           int row, col;
           accumulatorCell(lane, s * per_d + j, row, col);
