@@ -6,7 +6,8 @@
 // chunk N-major (imm-trans-b) with the 128-byte swizzle (atoms of 8 K-rows x 64 columns: LBO 1024
 // bytes to the next 64 columns, SBO 2048 to the next 8 K-rows). Each chunk is four
 // wgmma.mma_async.m64n128k16, their descriptors advanced 32 bytes (A) and 4096 bytes (B) a step.
-// Grid (N/128, M/64).
+// Grid (N/128, M/64). Built for sm_90a (nvcc -arch=sm_90a also embeds compute_90 PTX, whose body
+// only traps).
 #include <cuda_fp16.h>
 #include <stdint.h>
 
@@ -45,6 +46,7 @@ __device__ __forceinline__ void loadChunk(const __half* A, const __half* B, int 
 
 // D += A B for one k16 step: descriptors of A (K-major) and B (N-major).
 __device__ __forceinline__ void wgmma16(float (&d)[64], uint64_t da, uint64_t db) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile(
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, 1, 1, 1, 0, 1;\n"
@@ -57,10 +59,12 @@ __device__ __forceinline__ void wgmma16(float (&d)[64], uint64_t da, uint64_t db
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "l"(da), "l"(db));
+#endif
 }
 
 extern "C" __global__ void __launch_bounds__(128) hgemm_wgmma(int M, int N, int K, const __half* A, const __half* B,
                                                              float* C) {
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __shared__ __align__(1024) char sA[2][BM * BK * 2];
   __shared__ __align__(1024) char sB[2][BK * BN * 2];
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
@@ -93,4 +97,7 @@ extern "C" __global__ void __launch_bounds__(128) hgemm_wgmma(int M, int N, int 
     const int row = m0 + 16 * w + lane / 4 + 8 * ((i / 2) % 2), col = n0 + 8 * (i / 4) + 2 * (lane % 4);
     *reinterpret_cast<float2*>(&C[size_t(row) * N + col]) = make_float2(d[i], d[i + 1]);
   }
+#else
+  __trap();  // the compute_90 PTX nvcc adds beside sm_90a's: wgmma needs sm_90a
+#endif
 }
