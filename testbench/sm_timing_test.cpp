@@ -14,6 +14,9 @@
 #include "sm/exec/handlers.h"
 #include "sm/functional_engine.h"
 #include "sm/timing/sm_core.h"
+#include "tlm/gpu_config.h"
+#include "tlm/gpu_params.h"
+#include "validation/tensor/wgmma_inputs.h"
 
 namespace scgpu::sm {
 namespace {
@@ -1041,6 +1044,36 @@ TEST(SmTiming, WgmmaHoldsTheTensorPipeAndWaitGroupWaitsForItsGroup) {
     EXPECT_EQ(b.stat("pipe.tensor.busy_cycles"), 2u * 2 * 4 * held);
     b.checkOneReasonPerCycle();
   }
+}
+
+// The hopper preset's wgmma timing against the silicon (docs/data/h200_wgmma_timing.csv, on an
+// H200: the GH100 die), with the probe's own kernels (validation/tensor/wgmma_inputs.h): one
+// warpgroup issuing m64n256k16 .f32.f16.f16 back to back, chained through its accumulator, gets one
+// through every 128 SM-cycles (4096 dense FLOP a cycle: 512 f16 multiply-adds a sub-core's tensor
+// core); one such wgmma waited for at once takes 194.55 cycles from issue to wait_group 0.
+TEST(SmTiming, WgmmaOnTheHopperPresetFollowsTheSilicon) {
+  std::string text = wgmma_probe::timingPtx();
+  text = text.substr(text.find(".visible"));  // Bench gives the module its header
+  const SmParams p = GpuConfig::load(GpuConfig::resolve("hopper")).params().sm;
+  auto cycles = [&](const char* kernel, unsigned iters) {
+    Bench b(text, kernel, p);
+    const std::uint64_t out = b.alloc(16);
+    b.param(0, out);
+    b.param(1, iters);
+    b.configure(128);
+    b.runBlock(0);
+    std::uint64_t c = 0;
+    b.memory_.read(out, &c, 8);
+    return double(c);
+  };
+  // The difference of two lengths: the start and the last wgmma's wait cancel (the silicon's 4096
+  // wgmma a run made them negligible).
+  const double per_wgmma = (cycles("wgmma_throughput", 64) - cycles("wgmma_throughput", 32)) / 32;
+  const double latency = (cycles("wgmma_latency", 64) - cycles("wgmma_latency", 32)) / 32;
+  std::printf("model: %.2f cycles a chained m64n256k16 (silicon 128.0), %.2f issue to wait_group 0 (silicon 194.55)\n",
+              per_wgmma, latency);
+  EXPECT_NEAR(per_wgmma, 128.0, 0.02 * 128);
+  EXPECT_NEAR(latency, 194.55, 0.02 * 194.55);
 }
 
 }  // namespace

@@ -774,28 +774,5 @@ INSTANTIATE_TEST_SUITE_P(Variants, WgmmaVsH200, ::testing::Range(0, wgmma_probe:
                            return std::string(wgmma_probe::kVariants[p.param].name);
                          });
 
-// The hopper preset's wgmma timing against the silicon (docs/data/h200_wgmma_timing.csv): one
-// warpgroup issuing m64n256k16 .f32.f16.f16 back to back, chained through its accumulator, gets
-// one through every 128 SM-cycles (4096 dense FLOP a cycle: 512 f16 multiply-adds a sub-core's
-// tensor core); one wgmma waited for at once takes 194.5 cycles from issue to wait_group.
-TEST(WgmmaTiming, ThroughputAndLatencyFollowTheSilicon) {
-  Runtime rt(GpuConfig::load(GpuConfig::resolve("hopper")), driver::Mode::Timing);
-  auto& m = rt.loadModuleString(wgmma_probe::timingPtx(), "wgmma_timing.ptx");
-  const DevicePtr cycles = rt.malloc(16);
-  auto run = [&](const char* kernel, unsigned iters) {
-    EXPECT_EQ(rt.launch(rt.getFunction(m, kernel), Dim3(1), Dim3(128), 0, KernelArgs().add(cycles).add(iters)),
-              Error::Success);
-    return double(rt.download<std::uint64_t>(cycles, 1)[0]);
-  };
-  // The difference of two lengths: the start and the last wgmma's wait cancel (the silicon's 4096
-  // wgmma a run made them negligible).
-  const double per_wgmma = (run("wgmma_throughput", 64) - run("wgmma_throughput", 32)) / 32;
-  const double latency = (run("wgmma_latency", 64) - run("wgmma_latency", 32)) / 32;
-  std::printf("model: %.2f cycles a chained m64n256k16 (silicon 128.0), %.2f issue to wait_group 0 (silicon 194.55)\n",
-              per_wgmma, latency);
-  EXPECT_NEAR(per_wgmma, 128.0, 0.02 * 128);
-  EXPECT_NEAR(latency, 194.55, 0.02 * 194.55);
-}
-
 }  // namespace
 }  // namespace scgpu
