@@ -1046,6 +1046,38 @@ TEST(SmTiming, WgmmaHoldsTheTensorPipeAndWaitGroupWaitsForItsGroup) {
   }
 }
 
+// Two groups: wgmma.wait_group 1 waits for the first only, wait_group 0 then for the second.
+TEST(SmTiming, WgmmaWaitGroupNLeavesTheNewestNGroupsInFlight) {
+  std::string d;
+  for (int i = 0; i < 32; ++i) d += (i ? ", %f" : "%f") + std::to_string(i);
+  const std::string mma = "  wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" + d + "}, %rd1, %rd2, 1, 1, 1, 0, 0;\n";
+  const std::string body = ".visible .entry wg()\n{\n  .shared .align 1024 .b8 s[4096];\n  .reg .f32 %f<32>;\n"
+                           "  .reg .b64 %rd<4>;\n  mov.u64 %rd1, 0;\n  mov.u64 %rd2, 0;\n  wgmma.fence.sync.aligned;\n" +
+                           mma + "  wgmma.commit_group.sync.aligned;\n" + mma +
+                           "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 1;\n"
+                           "  wgmma.wait_group.sync.aligned 0;\n  ret;\n}\n";
+  SmParams p = testParams();
+  p.sub_cores = 4;
+  p.wgmma_work_per_cycle = 512;
+  p.wgmma_issue_cycles = 2;
+  p.wgmma_latency_cycles = 20;
+  p.wgmma_smem_bytes_per_cycle = 1e6;
+  Bench b(body, "wg", p);
+  b.configure(128, 2);
+  b.runBlock(0);
+  b.issues_.clear();
+  b.runBlock(1);
+  const std::uint64_t held = 2 + 32, latency = held + 20;
+  const std::uint32_t first = b.pcOf(ptx::Op::Wgmma), second = b.pcOf(ptx::Op::Wgmma, 1);
+  const std::uint32_t wait1 = b.pcOf(ptx::Op::WgmmaWait), wait0 = b.pcOf(ptx::Op::WgmmaWait, 1);
+  for (int w = 0; w < 4; ++w) {
+    EXPECT_EQ(b.issueCycle(w, second) - b.issueCycle(w, first), held) << "warp " << w;
+    EXPECT_EQ(b.issueCycle(w, wait1) - b.issueCycle(w, first), latency) << "warp " << w;
+    EXPECT_EQ(b.issueCycle(w, wait0) - b.issueCycle(w, second), latency) << "warp " << w;
+  }
+  b.checkOneReasonPerCycle();
+}
+
 // The hopper preset's wgmma timing against the silicon (docs/data/h200_wgmma_timing.csv, on an
 // H200: the GH100 die), with the probe's own kernels (validation/tensor/wgmma_inputs.h): one
 // warpgroup issuing m64n256k16 .f32.f16.f16 back to back, chained through its accumulator, gets one
