@@ -15,6 +15,8 @@ constexpr std::size_t kEntryHeaderMinBytes = 64;
 constexpr std::uint16_t kKindPtx = 1, kKindElf = 2;
 // Entry flags: how the payload is compressed.
 constexpr std::uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000;
+// Set on nvcc 13's sm_90a ELF and compute_90a PTX entries (not on compute_90's).
+constexpr std::uint64_t kFlagArchSpecific = 0x100000;
 
 template <typename T> T load(const std::uint8_t* p) {
   T v;
@@ -88,6 +90,7 @@ std::vector<FatbinEntry> parseFatbin(const void* data, std::size_t bytes, std::s
     entry.arch = load<std::uint32_t>(e + 28);
     entry.ptx_version = major * 10u + minor;
     entry.compressed = (flags & (kFlagLz4 | kFlagZstd)) != 0;
+    entry.arch_specific = (flags & kFlagArchSpecific) != 0;
     if (entry.kind == FatbinEntry::Kind::Ptx) {
       const std::uint8_t* p = e + header;
       if (entry.compressed) {
@@ -110,8 +113,10 @@ std::vector<FatbinEntry> parseFatbin(const void* data, std::size_t bytes, std::s
 
 const FatbinEntry* bestPtx(const std::vector<FatbinEntry>& entries, unsigned arch) {
   const FatbinEntry* best = nullptr;
-  for (const FatbinEntry& e : entries)
-    if (e.kind == FatbinEntry::Kind::Ptx && e.arch <= arch && (!best || e.arch > best->arch)) best = &e;
+  for (const FatbinEntry& e : entries) {
+    if (e.kind != FatbinEntry::Kind::Ptx || e.arch > arch || (e.arch_specific && e.arch != arch)) continue;
+    if (!best || e.arch > best->arch || (e.arch == best->arch && e.arch_specific && !best->arch_specific)) best = &e;
+  }
   return best;
 }
 

@@ -25,6 +25,8 @@ struct FatbinEntry {
   unsigned arch = 0;             // 75 for sm_75 / compute_75
   std::uint32_t ptx_version = 0; // major * 10 + minor of the entry header (PTX ISA version)
   bool compressed = false;
+  // sm_90a / compute_90a: architecture-specific features (wgmma), for exactly that architecture.
+  bool arch_specific = false;
   std::string text;              // PTX entries: the decompressed text (NULs at the end removed)
 };
 
@@ -37,8 +39,10 @@ std::uint64_t fatbinContainerBytes(const void* container);
 std::vector<FatbinEntry> parseFatbin(const void* data, std::size_t bytes, std::size_t max_text_bytes);
 
 // The PTX entry to run on a device of compute capability `arch` (90 for sm_90): the highest
-// architecture not above it, as the driver JIT-compiles; null when every PTX entry is for a newer
-// architecture or there is none.
+// architecture not above it, as the driver JIT-compiles, its architecture-specific PTX (compute_90a,
+// which nvcc -arch=sm_90a embeds beside plain compute_90) first when it is the device's own: the
+// simulated device has sm_90a's features; null when every PTX entry is for a newer architecture or
+// there is none.
 const FatbinEntry* bestPtx(const std::vector<FatbinEntry>& entries, unsigned arch);
 
 }  // namespace scgpu::cudart

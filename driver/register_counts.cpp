@@ -78,6 +78,13 @@ struct Operands {
 
 Operands operands(const ptx::Program& p, const DecodedInst& in) {
   Operands o;
+  if (in.op == Op::Wgmma) {  // descriptors or A's registers; D (read and written) as far as it fits
+    const ptx::TensorOp& t = p.tensor_ops[in.target];
+    for (const auto* list : {&t.src_a, &t.src_b, &t.dst})
+      for (std::uint32_t s : *list)
+        if (o.nuses < 46) o.uses[o.nuses++] = s;
+    return o;
+  }
   if (ptx::isMatrixOp(in.op)) {
     // Fragments: one 32-bit register per slot (two for f64 elements).
     const ptx::TensorOp& t = p.tensor_ops[in.target];

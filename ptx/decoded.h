@@ -48,6 +48,8 @@ enum class Op : std::uint8_t {
   // bulk asynchronous copies (cp.async.bulk[.tensor], cp.reduce.async.bulk[.tensor], their L2
   // prefetches; operands in Program::bulk_ops[target]), cp.async.bulk.commit_group, .wait_group[.read]
   CpBulk, CpBulkCommit, CpBulkWait,
+  // wgmma (sm_90a warpgroup MMA, sm/exec/wgmma.cpp): mma_async (operands in Program::tensor_ops), fence, commit_group, wait_group N (imm)
+  Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait,
   Count
 };
 const char* toString(Op op);
@@ -170,7 +172,7 @@ inline std::uint32_t fragmentSlots(std::uint32_t elems, MatElem e) {
 // DecodedInst::target). Each list holds register slots in operand order; an f64 element takes a
 // whole 64-bit slot, narrower ones are packed 32 bits per slot (two f16, four s8, ...).
 struct TensorOp {
-  enum class Kind : std::uint8_t { Mma, WmmaLoad, WmmaStore, WmmaMma, Ldmatrix, Stmatrix, Movmatrix };
+  enum class Kind : std::uint8_t { Mma, WmmaLoad, WmmaStore, WmmaMma, Ldmatrix, Stmatrix, Movmatrix, Wgmma };
   Kind kind = Kind::Mma;
   std::uint16_t m = 0, n = 0, k = 0;
   MatElem a = MatElem::None, b = MatElem::None, c = MatElem::None, d = MatElem::None;
@@ -185,6 +187,11 @@ struct TensorOp {
   std::uint8_t count = 1;
   bool trans = false;
   std::vector<std::uint32_t> dst, src_a, src_b, src_c;  // register slots
+  // wgmma.mma_async (m = 64): dst is D (also its accumulator input), src_a A's four registers or
+  // its descriptor (a_desc), src_b B's descriptor; scale_d a predicate slot (D = A*B where false);
+  // imm-scale-a/b of -1 negate A/B; imm-trans-a/b read A/B MN-major (a_row false / b_row true).
+  bool a_desc = false, neg_a = false, neg_b = false;
+  std::uint32_t scale_d = 0xFFFFFFFFu;
   // The matrix a wmma.load/store moves: A is m x k, B k x n, C and D m x n.
   std::uint32_t rows() const { return which == 'b' ? k : m; }
   std::uint32_t cols() const { return which == 'a' ? k : n; }

@@ -1,4 +1,5 @@
 #include "ptx/decoder.h"
+#include "ptx/wgmma_decode.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -1563,6 +1564,29 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
     out.src[0] = source(ops[1], out.type);
     out.src[1] = source(ops[2], Type::U32);
     out.nsrc = 2;
+    return;
+  }
+  if (opc == "wgmma") {  // sm_90a warpgroup MMA: ptx/wgmma_decode.cpp
+    TensorOp t;
+    bool has_operands = false;
+    // An operand the decoder rejects (an undeclared register, say) is malformed text here.
+    auto malformedOnError = [](auto&& f) {
+      try {
+        return f();
+      } catch (ParseError& e) {
+        e.markMalformed();
+        throw;
+      }
+    };
+    const WgmmaDecodeHooks hooks{
+        L_.module().source_name, [&](const Operand& o) { return malformedOnError([&] { return regSlot(o); }); },
+        [&](const Operand& o, Type ty) { return malformedOnError([&] { return source(o, ty); }); },
+        [&](const Operand& o) { return malformedOnError([&] { return predSource(o); }); }};
+    decodeWgmma(in, out, t, &has_operands, hooks);
+    if (has_operands) {
+      out.target = std::uint32_t(L_.program().tensor_ops.size());
+      L_.program().tensor_ops.push_back(std::move(t));
+    }
     return;
   }
   if (decodeTensor(in, out)) return;

@@ -15,6 +15,7 @@ flags=(-ptx -O3 -lineinfo)
 subset=(vector_add saxpy reduce_tree reduce_shuffle sgemm_tiled transpose histogram mandelbrot
         int_hash f16_math)
 subset_sm80=(hgemm_tensor)  # mma.sync m16n8k16 and ldmatrix need sm_80
+sm90a=(hgemm_wgmma)         # wgmma exists on sm_90a only: compiled for it, kept with the sm_90 PTX
 
 [ -x "$NVCC" ] || { echo "gen_ptx: nvcc not found at $NVCC" >&2; exit 1; }
 echo "gen_ptx: $("$NVCC" --version | grep -o 'release [0-9.]*, V[0-9.]*')"
@@ -23,9 +24,10 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 compile() {  # compile <stem> <arch>; returns non-zero (and keeps no file) if nvcc fails
-  local stem="$1" arch="$2"
+  local stem="$1" arch="$2" target="$2"
+  [ "$arch" = sm_90 ] && [[ " ${sm90a[*]} " == *" $stem "* ]] && target=sm_90a
   mkdir -p "$dst/$arch"
-  if "$NVCC" "${flags[@]}" -arch="$arch" "$src/$stem.cu" -o "$tmp/$stem.$arch.ptx" 2>"$tmp/err"; then
+  if "$NVCC" "${flags[@]}" -arch="$target" "$src/$stem.cu" -o "$tmp/$stem.$arch.ptx" 2>"$tmp/err"; then
     # nvcc writes absolute .file paths; make ours relative to the repository root so that the
     # output does not depend on where the checkout lives (fault reports show kernels/cuda/X.cu:N).
     sed -i "s|\"$root/|\"|" "$tmp/$stem.$arch.ptx"
@@ -59,7 +61,9 @@ done
 
 # Resource usage per kernel from ptxas -v on the sm_90 PTX.
 for ptx in "$dst"/sm_90/*.ptx; do
-  "$PTXAS" -arch=sm_90 -v "$ptx" -o /dev/null 2>>"$tmp/ptxas.log" || { echo "gen_ptx: ptxas failed on $ptx" >&2; cat "$tmp/ptxas.log" >&2; exit 1; }
+  target=sm_90
+  grep -q '^\.target sm_90a' "$ptx" && target=sm_90a
+  "$PTXAS" -arch=$target -v "$ptx" -o /dev/null 2>>"$tmp/ptxas.log" || { echo "gen_ptx: ptxas failed on $ptx" >&2; cat "$tmp/ptxas.log" >&2; exit 1; }
 done
 python3 - "$tmp/ptxas.log" "$dst/regs.json" <<'PY'
 import json, re, sys

@@ -21,6 +21,8 @@ ptx::ExecFn selectHandler(const ptx::DecodedInst& in) {
       return selectMbarrierHandler(in);
     case ptx::Op::CpBulk: case ptx::Op::CpBulkCommit: case ptx::Op::CpBulkWait:
       return selectBulkCopyHandler(in);
+    case ptx::Op::Wgmma: case ptx::Op::WgmmaFence: case ptx::Op::WgmmaCommit: case ptx::Op::WgmmaWait:
+      return selectWgmmaHandler(in);
     case ptx::Op::Mov:
       if (in.src[0] == ptx::kNoSlot && in.nsrc == 0) return selectControlHandler(in);  // %clock and friends
       return selectAluHandler(in);

@@ -85,6 +85,15 @@ struct SmParams {
   double tensor_latency_cycles_per_work_cycle = 1;
   double tensor_fp64_fma_per_cycle = 16;
   std::uint32_t tensor_fp64_latency_cycles = 16;
+  // wgmma.mma_async (sm_90a): each warp of the warpgroup runs its 16 rows on its sub-core's tensor
+  // pipe, holding it wgmma_issue_cycles + max(work / wgmma_work_per_cycle, its shared-memory
+  // operand bytes / (wgmma_smem_bytes_per_cycle / sub_cores)) cycles (work = 16*n*k*b/16; bytes:
+  // its A rows when A comes from shared memory, and a quarter of B); its group completes
+  // wgmma_latency_cycles after the pipe lets it go.
+  double wgmma_work_per_cycle = 512;
+  double wgmma_smem_bytes_per_cycle = 128;
+  std::uint32_t wgmma_issue_cycles = 2;
+  std::uint32_t wgmma_latency_cycles = 20;
 
   // Memory instructions.
   std::uint32_t lsu_queue_entries = 16;          // per SM: memory instructions waiting for the L1/shared pipe

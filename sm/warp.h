@@ -48,6 +48,15 @@ class Warp {
   // waited for it yet.
   bool cluster_arrived = false;
   std::uint32_t cluster_phase = 0;
+  // wgmma.mma_async results not yet in the registers (sm/exec/wgmma.cpp): each lands when a
+  // wgmma.wait_group waits for its group (the number of wgmma.commit_group before it).
+  struct WgmmaResult {
+    std::uint32_t group = 0, mask = 0;
+    std::vector<std::uint32_t> slots;   // absolute register slots (frame reg_base + slot)
+    std::vector<std::uint64_t> values;  // [slot index][lane]
+  };
+  std::vector<WgmmaResult> wgmma_pending;
+  std::uint32_t wgmma_groups = 0;       // wgmma.commit_group executed
   std::uint64_t instructions = 0;       // warp instructions executed
   std::uint64_t thread_instructions = 0;
   std::uint32_t tid[kWarpSize][3] = {};

@@ -117,6 +117,27 @@ TEST(Fatbin, BestPtxIsTheNewestNotAboveTheDevice) {
   EXPECT_EQ(bestPtx(entries, 80), nullptr) << "no PTX an sm_80 device could run";
 }
 
+// nvcc -arch=sm_90a embeds compute_90 PTX beside compute_90a's: an sm_90 device takes the
+// architecture-specific one (wgmma is in it only; the compute_90 kernel of hgemm_wgmma traps).
+TEST(Fatbin, ArchSpecificPtxIsPreferredOnItsOwnArchitecture) {
+  const auto fb = fatbinOf("hgemm_wgmma");
+  ASSERT_GT(fb.size(), 16u);
+  const auto entries = parseFatbin(fb.data(), scgpu::cudart::fatbinContainerBytes(fb.data()), kLimit);
+  int plain = 0, specific = 0;
+  for (const auto& e : entries)
+    if (e.kind == FatbinEntry::Kind::Ptx && e.arch == 90) ++(e.arch_specific ? specific : plain);
+  EXPECT_EQ(plain, 1);
+  EXPECT_EQ(specific, 1);
+  const FatbinEntry* p90 = bestPtx(entries, 90);
+  ASSERT_NE(p90, nullptr);
+  EXPECT_TRUE(p90->arch_specific);
+  EXPECT_NE(p90->text.find(".target sm_90a"), std::string::npos);
+  EXPECT_NE(p90->text.find("wgmma.mma_async"), std::string::npos);
+  const FatbinEntry* p100 = bestPtx(entries, 100);  // a newer device: compute_90a is not for it
+  ASSERT_NE(p100, nullptr);
+  EXPECT_FALSE(p100->arch_specific);
+}
+
 TEST(Fatbin, DamageIsAnErrorNeverACrash) {
   const auto fb = fatbinOf("saxpy");
   ASSERT_GT(fb.size(), 16u);

@@ -454,7 +454,7 @@ void expectLoadError(const std::string& body, unsigned line, const std::string& 
 }
 
 TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
-  // Valid PTX the core does not implement (a texture fetch, a TMA commit, a wgmma fence in a
+  // Valid PTX the core does not implement (a texture fetch, a TMA commit, a setmaxnreg in a
   // called function) loads; the kernel that uses it is refused at
   // launch with every such instruction and its place, and the module's other kernel runs.
   Runtime rt;
@@ -463,7 +463,7 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
 {
   .reg .b64 %rd<2>;
   ld.param.b64 %rd1, [p];
-  wgmma.fence.sync.aligned;
+  setmaxnreg.inc.sync.aligned.u32 240;
   ret;
 }
 .visible .entry uses(.param .u64 p)
@@ -497,7 +497,7 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
   const std::string why = rt.lastLaunchError();
   EXPECT_NE(why.find("3 PTX instructions that scgpu does not implement"), std::string::npos) << why;
   for (const char* place : {"mixed.ptx:19:3: 'tex.1d.v4.s32.s32'", "mixed.ptx:20:3: 'cp.async.bulk.commit_group'",
-                            "mixed.ptx:9:3: 'wgmma.fence.sync.aligned'"})
+                            "mixed.ptx:9:3: 'setmaxnreg.inc.sync.aligned.u32'"})
     EXPECT_NE(why.find(place), std::string::npos) << place << " in " << why;
 }
 

@@ -14,6 +14,9 @@
 #include "sm/exec/handlers.h"
 #include "sm/functional_engine.h"
 #include "sm/timing/sm_core.h"
+#include "tlm/gpu_config.h"
+#include "tlm/gpu_params.h"
+#include "validation/tensor/wgmma_inputs.h"
 
 namespace scgpu::sm {
 namespace {
@@ -996,6 +999,113 @@ TEST(SmTiming, IdleIsExactAndTheDumpNamesEveryWarp) {
   while (!b.sm_->popFinishedBlock(nullptr, nullptr)) b.tick();
   EXPECT_TRUE(b.sm_->idle());
   EXPECT_EQ(b.sm_->instructionsIssued(), b.stat("warp_instructions"));
+}
+
+}  // namespace
+}  // namespace scgpu::sm
+
+namespace scgpu::sm {
+namespace {
+
+// wgmma.mma_async: each warp of the warpgroup (one a sub-core here) holds its tensor pipe
+// wgmma_issue_cycles + max(work, shared bytes) cycles, and wgmma.wait_group waits until its group's
+// last wgmma is wgmma_latency_cycles past the pipe. m64n64k16 .f32.f16.f16 with A and B from
+// descriptors: a warp's work is 16 x 64 x 16 / 512 = 32 cycles; it reads 16 x 16 x 2 bytes of A and
+// a quarter of B's 64 x 16 x 2: 1024 bytes.
+TEST(SmTiming, WgmmaHoldsTheTensorPipeAndWaitGroupWaitsForItsGroup) {
+  std::string d;
+  for (int i = 0; i < 32; ++i) d += (i ? ", %f" : "%f") + std::to_string(i);
+  const std::string body = ".visible .entry wg()\n{\n  .shared .align 1024 .b8 s[4096];\n  .reg .f32 %f<32>;\n"
+                           "  .reg .b64 %rd<4>;\n  mov.u64 %rd1, 0;\n  mov.u64 %rd2, 0;\n"
+                           "  wgmma.fence.sync.aligned;\n"
+                           "  wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" + d + "}, %rd1, %rd2, 1, 1, 1, 0, 0;\n"
+                           "  wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" + d + "}, %rd1, %rd2, 1, 1, 1, 0, 0;\n"
+                           "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n  ret;\n}\n";
+  for (double smem_rate : {1e6, 64.0}) {
+    SmParams p = testParams();
+    p.sub_cores = 4;
+    p.wgmma_work_per_cycle = 512;
+    p.wgmma_issue_cycles = 2;
+    p.wgmma_latency_cycles = 20;
+    p.wgmma_smem_bytes_per_cycle = smem_rate;
+    Bench b(body, "wg", p);
+    b.configure(128, 2);
+    b.runBlock(0);
+    b.issues_.clear();
+    b.runBlock(1);
+    // 64 bytes a cycle over 4 sub-cores: 16 a warp, 1024 / 16 = 64 cycles beyond the work's 32.
+    const std::uint64_t held = 2 + (smem_rate < 100 ? 64 : 32), latency = held + 20;
+    const std::uint32_t first = b.pcOf(ptx::Op::Wgmma), wait = b.pcOf(ptx::Op::WgmmaWait);
+    for (int w = 0; w < 4; ++w) {
+      EXPECT_EQ(b.issueCycle(w, first + 1) - b.issueCycle(w, first), held) << "warp " << w << " smem " << smem_rate;
+      EXPECT_EQ(b.issueCycle(w, wait) - b.issueCycle(w, first + 1), latency) << "warp " << w << " smem " << smem_rate;
+    }
+    EXPECT_EQ(b.stat("wgmma.smem_bytes"), 2u * 2 * 4 * 1024);  // two blocks, two wgmma, four warps
+    EXPECT_EQ(b.stat("pipe.tensor.busy_cycles"), 2u * 2 * 4 * held);
+    b.checkOneReasonPerCycle();
+  }
+}
+
+// Two groups: wgmma.wait_group 1 waits for the first only, wait_group 0 then for the second.
+TEST(SmTiming, WgmmaWaitGroupNLeavesTheNewestNGroupsInFlight) {
+  std::string d;
+  for (int i = 0; i < 32; ++i) d += (i ? ", %f" : "%f") + std::to_string(i);
+  const std::string mma = "  wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" + d + "}, %rd1, %rd2, 1, 1, 1, 0, 0;\n";
+  const std::string body = ".visible .entry wg()\n{\n  .shared .align 1024 .b8 s[4096];\n  .reg .f32 %f<32>;\n"
+                           "  .reg .b64 %rd<4>;\n  mov.u64 %rd1, 0;\n  mov.u64 %rd2, 0;\n  wgmma.fence.sync.aligned;\n" +
+                           mma + "  wgmma.commit_group.sync.aligned;\n" + mma +
+                           "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 1;\n"
+                           "  wgmma.wait_group.sync.aligned 0;\n  ret;\n}\n";
+  SmParams p = testParams();
+  p.sub_cores = 4;
+  p.wgmma_work_per_cycle = 512;
+  p.wgmma_issue_cycles = 2;
+  p.wgmma_latency_cycles = 20;
+  p.wgmma_smem_bytes_per_cycle = 1e6;
+  Bench b(body, "wg", p);
+  b.configure(128, 2);
+  b.runBlock(0);
+  b.issues_.clear();
+  b.runBlock(1);
+  const std::uint64_t held = 2 + 32, latency = held + 20;
+  const std::uint32_t first = b.pcOf(ptx::Op::Wgmma), second = b.pcOf(ptx::Op::Wgmma, 1);
+  const std::uint32_t wait1 = b.pcOf(ptx::Op::WgmmaWait), wait0 = b.pcOf(ptx::Op::WgmmaWait, 1);
+  for (int w = 0; w < 4; ++w) {
+    EXPECT_EQ(b.issueCycle(w, second) - b.issueCycle(w, first), held) << "warp " << w;
+    EXPECT_EQ(b.issueCycle(w, wait1) - b.issueCycle(w, first), latency) << "warp " << w;
+    EXPECT_EQ(b.issueCycle(w, wait0) - b.issueCycle(w, second), latency) << "warp " << w;
+  }
+  b.checkOneReasonPerCycle();
+}
+
+// The hopper preset's wgmma timing against the silicon (docs/data/h200_wgmma_timing.csv, on an
+// H200: the GH100 die), with the probe's own kernels (validation/tensor/wgmma_inputs.h): one
+// warpgroup issuing m64n256k16 .f32.f16.f16 back to back, chained through its accumulator, gets one
+// through every 128 SM-cycles (4096 dense FLOP a cycle: 512 f16 multiply-adds a sub-core's tensor
+// core); one such wgmma waited for at once takes 194.55 cycles from issue to wait_group 0.
+TEST(SmTiming, WgmmaOnTheHopperPresetFollowsTheSilicon) {
+  std::string text = wgmma_probe::timingPtx();
+  text = text.substr(text.find(".visible"));  // Bench gives the module its header
+  const SmParams p = GpuConfig::load(GpuConfig::resolve("hopper")).params().sm;
+  auto cycles = [&](const char* kernel, unsigned iters) {
+    Bench b(text, kernel, p);
+    const std::uint64_t out = b.alloc(16);
+    b.param(0, out);
+    b.param(1, iters);
+    b.configure(128);
+    b.runBlock(0);
+    std::uint64_t c = 0;
+    b.memory_.read(out, &c, 8);
+    return double(c);
+  };
+  // The difference of two lengths: the start and the last wgmma's wait cancel (the silicon's 4096
+  // wgmma a run made them negligible).
+  const double per_wgmma = (cycles("wgmma_throughput", 64) - cycles("wgmma_throughput", 32)) / 32;
+  const double latency = (cycles("wgmma_latency", 64) - cycles("wgmma_latency", 32)) / 32;
+  std::printf("model: %.2f cycles a chained m64n256k16 (silicon 128.0), %.2f issue to wait_group 0 (silicon 194.55)\n",
+              per_wgmma, latency);
+  EXPECT_NEAR(per_wgmma, 128.0, 0.02 * 128);
+  EXPECT_NEAR(latency, 194.55, 0.02 * 194.55);
 }
 
 }  // namespace

@@ -297,6 +297,17 @@ Schema buildSchema() {
            "this cycles beyond pipes.tensor.initiation_interval_cycles");
   b.integer("sm.tensor_fp64_latency_cycles", FIELD(sm.tensor_fp64_latency_cycles), 1, 10000,
             "result latency of an f64 mma (m8n8k4; larger shapes scale with their multiply-adds)");
+  b.number("sm.wgmma_work_per_cycle", FIELD(sm.wgmma_work_per_cycle), 1e6,
+           "16-bit multiply-adds per cycle of a sub-core's tensor core for wgmma.mma_async: each warp of the "
+           "warpgroup holds its tensor pipe 16*n*k*b/16 / this cycles for its 16 rows (b: input bits)");
+  b.number("sm.wgmma_smem_bytes_per_cycle", FIELD(sm.wgmma_smem_bytes_per_cycle), 1e6,
+           "shared-memory bytes per SM-cycle wgmma.mma_async reads its operands at, split evenly over the "
+           "sub-cores (a warp reads its A rows from a descriptor and a quarter of B)");
+  b.integer("sm.wgmma_issue_cycles", FIELD(sm.wgmma_issue_cycles), 0, 10000,
+            "cycles a wgmma.mma_async holds the tensor pipe beyond its work");
+  b.integer("sm.wgmma_latency_cycles", FIELD(sm.wgmma_latency_cycles), 0, 100000,
+            "cycles from a wgmma.mma_async leaving the tensor pipe to its results being available to "
+            "wgmma.wait_group");
   b.integer("sm.lsu_queue_entries", FIELD(sm.lsu_queue_entries), 1, 4096,
             "memory instructions waiting for the L1/shared pipe, per SM");
   b.integer("sm.shared_memory_banks", FIELD(sm.shared_memory_banks), 1, 64, "shared-memory banks").powerOfTwo();

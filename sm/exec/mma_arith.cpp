@@ -63,7 +63,7 @@ std::uint32_t roundSum(std::int64_t sum, int q, bool f16acc) {
 }  // namespace
 
 std::uint32_t fusedDot(const Element* a, const Element* b, std::size_t b_stride, int k, std::uint32_t c,
-                       MatElem acc) {
+                       MatElem acc, int align_bits) {
   const bool f16acc = acc == MatElem::F16;
   const std::uint32_t nan_bits = f16acc ? 0x7FFFu : 0x7FFFFFFFu;
   struct Term { bool neg; std::uint64_t sig; int lsb, top; };
@@ -92,7 +92,7 @@ std::uint32_t fusedDot(const Element* a, const Element* b, std::size_t b_stride,
   if (n == 0) return 0;
   int top = INT_MIN;
   for (int i = 0; i < n; ++i) top = std::max(top, terms[i].top);
-  const int q = top - kAlignBits;
+  const int q = top - align_bits;
   std::int64_t sum = 0;
   for (int i = 0; i < n; ++i) {
     const int shift = q - terms[i].lsb;
@@ -129,7 +129,7 @@ bool FiniteElements::assign(const std::uint64_t* raw, std::size_t n, std::size_t
 }
 
 std::uint32_t fusedDotFinite(const FiniteElements& a, std::size_t a0, const FiniteElements& b, std::size_t b0, int k,
-                             std::uint32_t c, MatElem acc) {
+                             std::uint32_t c, MatElem acc, int align_bits) {
   const bool f16acc = acc == MatElem::F16;
   const Element z = decode(c, f16acc ? MatElem::F16 : MatElem::F32);
   if (z.nan || z.inf) {  // rare: the general path
@@ -138,7 +138,7 @@ std::uint32_t fusedDotFinite(const FiniteElements& a, std::size_t a0, const Fini
       x[i] = decode(a.bits[a0 + i], a.type);
       y[i] = decode(b.bits[b0 + i], b.type);
     }
-    return fusedDot(x.data(), y.data(), 1, k, c, acc);
+    return fusedDot(x.data(), y.data(), 1, k, c, acc, align_bits);
   }
   const double* va = a.value.data() + a0;
   const double* vb = b.value.data() + b0;
@@ -148,11 +148,11 @@ std::uint32_t fusedDotFinite(const FiniteElements& a, std::size_t a0, const Fini
   int top = z.sig ? z.msb : -(1 << 22);
   for (int i = 0; i < k; ++i) top = std::max(top, ma[i] + mb[i]);
   if (top < -(1 << 19)) return 0;  // every term is zero
-  // A term truncated toward zero below 2^(top - kAlignBits), in units of that: the product (exact
-  // in a double: significands of at most 11 bits) times 2^(kAlignBits - top) (exact: the result
+  // A term truncated toward zero below 2^(top - align_bits), in units of that: the product (exact
+  // in a double: significands of at most 11 bits) times 2^(align_bits - top) (exact: the result
   // is at most 2^27 and at least 2^-600, far from a double's limits), converted toward zero.
   // The terms' sum is exact in 64 bits.
-  std::uint64_t scale_bits = std::uint64_t(1023 + kAlignBits - top) << 52;
+  std::uint64_t scale_bits = std::uint64_t(1023 + align_bits - top) << 52;
   double scale;
   std::memcpy(&scale, &scale_bits, sizeof scale);
   // Four partial sums (k is a multiple of 4 in every shape) for the host's parallel units.
@@ -164,10 +164,10 @@ std::uint32_t fusedDotFinite(const FiniteElements& a, std::size_t a0, const Fini
   std::int64_t sum = part[0] + part[1] + part[2] + part[3];
   if (z.sig) {
     const int shift = top - z.lsb;
-    const std::uint64_t v = shift >= 64 ? 0 : (z.sig << kAlignBits) >> shift;
+    const std::uint64_t v = shift >= 64 ? 0 : (z.sig << align_bits) >> shift;
     sum += z.neg ? -std::int64_t(v) : std::int64_t(v);
   }
-  return roundSum(sum, top - kAlignBits, f16acc);
+  return roundSum(sum, top - align_bits, f16acc);
 }
 
 }  // namespace scgpu::sm::mma

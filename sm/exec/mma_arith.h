@@ -9,7 +9,11 @@
 //   sum of the truncated terms is rounded toward zero to f32 (an f16 accumulator: to nearest even).
 // - f64 (DMMA): one IEEE fused multiply-add per k, in k order, rounded to nearest even.
 // - integers: exact, wrapping to 32 bits (.satfinite: clamped).
-// - e4m3/e5m2 into f32: not identified exactly. Closest found (docs/validation.md, "8-bit float
+// - wgmma.mma_async (sm_90a) on e4m3/e5m2: one fused sum of C and the 32 products as above but
+//   truncated 13 bits below the largest term (kWgmmaFp8AlignBits), rounded toward zero to f32 and
+//   then to 13 fraction bits (an f16 accumulator: to nearest even), bit-exact against the GH100
+//   (docs/data/h200_wgmma_bits.txt); its f16, bf16, tf32 and integer forms compute as mma.sync's.
+// - mma.sync e4m3/e5m2 into f32 (sm_90 has no native 8-bit mma.sync): not identified exactly. Closest found (docs/validation.md, "8-bit float
 //   mma"): the K products' fused sum as above, rounded toward zero to f32, then C added in f32,
 //   rounded to nearest; equal to the H100's for 79 % (e4m3) and 82 % (e5m2) of the words (one fused
 //   sum with C inside: 65 % and 74 %), within 32 ulps for 99.9 %. Where C dominates, nearly all
@@ -25,6 +29,8 @@ namespace scgpu::sm::mma {
 
 // The exponent below the largest term's at which fused sums truncate their terms.
 constexpr int kAlignBits = 25;
+// The same for wgmma's 8-bit float inputs (sm_90a's native FP8 tensor cores).
+constexpr int kWgmmaFp8AlignBits = 13;
 
 // An input element decoded once per instruction: a finite value sig * 2^lsb (sig 0: zero) with
 // its top bit's exponent msb, or a NaN or infinity.
@@ -37,9 +43,9 @@ struct Element {
 Element decode(std::uint32_t bits, ptx::MatElem type);
 
 // d = c + sum_i a[i] * b[i * b_stride] for i < k: c and the result f32 bits (acc F32) or f16 bits
-// (acc F16).
+// (acc F16); terms truncated `align_bits` below the largest.
 std::uint32_t fusedDot(const Element* a, const Element* b, std::size_t b_stride, int k, std::uint32_t c,
-                       ptx::MatElem acc);
+                       ptx::MatElem acc, int align_bits = kAlignBits);
 // Finite elements side by side, for the common case (no NaN or infinity among an instruction's
 // inputs): each element's exact value as a double (every input type's values are doubles, and so
 // is the product of two of them) and its top bit's exponent msb (a large negative number for
@@ -55,6 +61,6 @@ struct FiniteElements {
 };
 // fusedDot on finite elements: a[a0 .. a0+k) and b[b0 .. b0+k) (b stored one column after another).
 std::uint32_t fusedDotFinite(const FiniteElements& a, std::size_t a0, const FiniteElements& b, std::size_t b0, int k,
-                             std::uint32_t c, ptx::MatElem acc);
+                             std::uint32_t c, ptx::MatElem acc, int align_bits = kAlignBits);
 
 }  // namespace scgpu::sm::mma

@@ -13,6 +13,7 @@
 #include "sm/exec/handlers.h"
 #include "sm/exec/mem_access.h"
 #include "sm/exec/mma_arith.h"
+#include "sm/exec/mma_multiply.h"
 
 namespace scgpu::sm {
 namespace {
@@ -101,15 +102,19 @@ double fmaF64(double x, double y, double acc) {
   return n;
 }
 
-// D = A x B + C on whole matrices of raw element bits: a is m x k (row-major), b is k x n
-// (b[kk * n + j]), c and d are m x n.
-void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b,
-              const std::vector<std::uint64_t>& c, std::vector<std::uint64_t>& d) {
-  const int m = t.m, n = t.n, k = t.k;
+}  // namespace
+
+void mmaMultiply(const TensorOp& t, int m, const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b,
+                 const std::vector<std::uint64_t>& c, std::vector<std::uint64_t>& d) {
+  const int n = t.n, k = t.k;
   // The H100 computes wmma's tf32 m16n16k8 as two k = 4 steps (its outputs differ from one fused
   // k = 8 sum in the last place); every other shape is one fused sum over its k.
   const int k_block = t.kind == TensorOp::Kind::WmmaMma && t.a == MatElem::TF32 ? 4 : k;
-  const bool fp8_f32 = (t.a == MatElem::E4M3 || t.a == MatElem::E5M2) && t.c == MatElem::F32;
+  // wgmma's native 8-bit float tensor cores: one fused sum with C, 13 alignment bits, an f32
+  // result cut to 13 fraction bits (mma_arith.h); mma.sync's: the products' sum, then C.
+  const bool fp8 = t.a == MatElem::E4M3 || t.a == MatElem::E5M2, wgmma_fp8 = fp8 && t.kind == TensorOp::Kind::Wgmma;
+  const bool fp8_f32 = fp8 && !wgmma_fp8 && t.c == MatElem::F32;
+  const int align_bits = wgmma_fp8 ? mma::kWgmmaFp8AlignBits : mma::kAlignBits;
   d.assign(std::size_t(m) * n, 0);
   // Float inputs decoded once per instruction (each is used n or m times): A by rows, B by
   // columns, side by side; the general path when one of them is a NaN or an infinity.
@@ -172,10 +177,12 @@ void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std:
           std::uint32_t acc = fp8_f32 ? 0u : std::uint32_t(cij);
           for (int k0 = 0; k0 < k; k0 += k_block) {
             const int kb = std::min(k_block, k - k0);
-            acc = finite ? mma::fusedDotFinite(fa, std::size_t(i) * k + k0, fb, std::size_t(j) * k + k0, kb, acc, t.c)
+            acc = finite ? mma::fusedDotFinite(fa, std::size_t(i) * k + k0, fb, std::size_t(j) * k + k0, kb, acc, t.c,
+                                               align_bits)
                          : mma::fusedDot(&ea[std::size_t(i) * k + k0], &eb[std::size_t(k0) * n + j], std::size_t(n), kb,
-                                         acc, t.c);
+                                         acc, t.c, align_bits);
           }
+          if (wgmma_fp8 && t.c == MatElem::F32 && (acc & 0x7F800000u) != 0x7F800000u) acc &= ~0x3FFu;
           if (fp8_f32) {
             const float sum = fp::f32(std::uint32_t(cij)) + fp::f32(acc);
             acc = std::isnan(sum) ? 0x7FFFFFFFu : fp::bits(sum);
@@ -185,6 +192,13 @@ void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std:
         }
       }
     }
+}
+
+namespace {
+
+void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b,
+              const std::vector<std::uint64_t>& c, std::vector<std::uint64_t>& d) {
+  mmaMultiply(t, t.m, a, b, c, d);
 }
 
 const TensorOp& tensorOp(const ExecContext& c, const DecodedInst& in) { return c.program->tensor_ops[in.target]; }

@@ -34,8 +34,10 @@ Pipe pipeOf(const ptx::DecodedInst& in) {
     case Op::Ld: case Op::St: case Op::Atom: case Op::Red: case Op::Ldmatrix: case Op::Stmatrix: case Op::CpAsync:
     case Op::CpBulk:
       return Pipe::Lsu;
-    case Op::Mma:
+    case Op::Mma: case Op::Wgmma:
       return Pipe::Tensor;
+    case Op::WgmmaFence: case Op::WgmmaCommit: case Op::WgmmaWait:
+      return Pipe::Branch;
     case Op::Wmma:  // wmma.load/store have an address (a state space); wmma.mma does not
       return in.space == ptx::Space::None ? Pipe::Tensor : Pipe::Lsu;
     case Op::Bra: case Op::BrxIdx: case Op::Call: case Op::Ret: case Op::Exit: case Op::Trap: case Op::Brkpt:
@@ -406,6 +408,13 @@ void operands(const ptx::Program& program, const ptx::DecodedInst& in, const Ins
   if (in.op == Op::CpBulk)
     for (std::uint32_t s : program.bulk_ops[in.target].reads())
       if (o.n_reg_src < kMaxRegSrc - 2) o.reg_src[o.n_reg_src++] = s;
+  if (in.op == Op::Wgmma) {  // descriptors or A's registers, scale-d; D is tracked by its group (sm_core.cpp)
+    const ptx::TensorOp& t = program.tensor_ops[in.target];
+    for (const auto* list : {&t.src_a, &t.src_b})
+      for (std::uint32_t s : *list)
+        if (o.n_reg_src < kMaxRegSrc - 2) o.reg_src[o.n_reg_src++] = s;
+    if (o.n_pred_src < 6) o.pred_src[o.n_pred_src++] = t.scale_d;
+  }
   if (info.flags & kReadsAux) o.reg_src[o.n_reg_src++] = in.aux;
   if (info.flags & kWritesAux) o.reg_dst[o.n_reg_dst++] = in.aux;
   if (in.op == Op::Call && in.aux < program.calls.size()) {

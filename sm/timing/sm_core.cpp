@@ -108,6 +108,12 @@ struct CopyGroups {
     while (committed.size() > kept) committed.pop_front();
   }
 };
+// Shared-memory bytes one warp's part of a wgmma.mma_async reads: its 16 rows of A when A comes
+// from a descriptor, and a quarter of B (the warpgroup reads B once).
+double wgmmaSharedBytes(const ptx::TensorOp& t) {
+  const double a = t.a_desc ? 16.0 * t.k * ptx::bitsOf(t.a) / 8 : 0;
+  return a + double(t.k) * t.n * ptx::bitsOf(t.b) / 8 / 4;
+}
 
 // Cycles from a cluster barrier's release to its warps' next issue, for a cluster of `blocks`.
 std::uint64_t clusterBarrierLatency(const SmParams& p, std::size_t blocks) {
@@ -167,6 +173,10 @@ struct WarpSlot {
   std::uint32_t mem_outstanding = 0;
   // cp.async groups and bulk async-groups (cp.async.bulk.commit_group).
   CopyGroups cp_groups, bulk_groups;
+  // wgmma groups: the cycle the open group's last wgmma.mma_async completes, and the committed
+  // groups' (oldest first).
+  std::uint64_t wg_open_ready = 0;
+  std::deque<std::uint64_t> wg_groups;
   // The head instruction (at ib_pc) decoded for the scoreboard: absolute register slots (sources
   // first), absolute predicate slots, its pipe and operand-collection cycles. Valid while
   // head_pc == ib_pc; the frame cannot change before the warp issues.
@@ -337,6 +347,7 @@ struct SmCore::Impl {
   void accountSleep(std::uint64_t through);  // the slept cycles up to `through`, inclusive
   std::uint32_t resident_blocks = 0, live_warps = 0, exited_resident = 0, free_warp_slots = 0;
 
+  Counter* wgmma_smem_bytes = nullptr;
   Counter *shared_loads_merged, *cycles, *active_cycles, *warp_instructions, *thread_instructions, *blocks_launched, *active_warps_sum,
       *icache_hits, *icache_misses;
   Counter* warp_state[int(Reason::Count)] = {};
@@ -409,6 +420,8 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
                                  "cycles the pipe was held by its instructions, summed over the sub-cores");
   }
   cycles = stats.counter(name + ".cycles", "core cycles ticked");
+  wgmma_smem_bytes = stats.counter(name + ".wgmma.smem_bytes",
+                                   "shared-memory bytes wgmma.mma_async read as operands (A from descriptors, B)");
   active_cycles = stats.counter(name + ".active_cycles", "cycles with at least one resident block");
   warp_instructions = stats.counter(name + ".warp_instructions", "warp instructions issued");
   thread_instructions = stats.counter(name + ".thread_instructions", "thread instructions (active lanes) issued");
@@ -430,6 +443,16 @@ void SmCore::Impl::tensorTiming(ProgramInfo& pi) const {
   for (std::size_t pc = 0; pc < prog.code.size(); ++pc) {
     if (pi.info[pc].pipe != Pipe::Tensor) continue;
     const ptx::TensorOp& t = prog.tensor_ops[prog.code[pc].target];
+    if (t.kind == ptx::TensorOp::Kind::Wgmma) {
+      // One warp's 16 rows on its sub-core's tensor core; its shared-memory operand bytes (A's rows
+      // from a descriptor, a quarter of B) at its share of the SM's rate.
+      const double work = 16.0 * t.n * t.k * ptx::bitsOf(t.a) / 16.0 / p.wgmma_work_per_cycle;
+      const double smem = wgmmaSharedBytes(t) / (p.wgmma_smem_bytes_per_cycle / std::max<std::uint32_t>(p.sub_cores, 1));
+      const double held = p.wgmma_issue_cycles + std::max(work, smem);
+      pi.tensor_interval[pc] = std::uint16_t(std::min(65535.0, std::ceil(std::max(held, 1.0))));
+      pi.tensor_latency[pc] = std::uint16_t(std::min(65535.0, double(pi.tensor_interval[pc]) + p.wgmma_latency_cycles));
+      continue;
+    }
     const double macs = double(t.m) * t.n * t.k;
     double busy, latency;
     if (t.a == ptx::MatElem::F64) {
@@ -568,6 +591,31 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     const ptx::DecodedInst& wait = blocks[ws.block].prog->program->code[ws.ib_pc];
     const CopyGroups& g = wait.op == ptx::Op::CpAsyncWait ? ws.cp_groups : ws.bulk_groups;
     if (!g.done(copyGroupsKept(wait), waitsForAllCopies(wait), t, until)) return Reason::LongScoreboard;
+  }
+  if (ws.head_op == ptx::Op::WgmmaWait) {
+    // All but the newest N committed wgmma groups must be complete.
+    const std::size_t keep = std::size_t(blocks[ws.block].prog->program->code[ws.ib_pc].imm);
+    std::uint64_t ready = 0;
+    for (std::size_t i = 0; i + keep < ws.wg_groups.size(); ++i) ready = std::max(ready, ws.wg_groups[i]);
+    if (ready > t) {
+      *until = ready;
+      return Reason::Wait;
+    }
+  }
+  if (ws.head_op == ptx::Op::WgmmaFence) {
+    // Orders the warp's earlier register writes before wgmma.mma_async reads its registers: every
+    // pending register result must be in.
+    DepKind worst = DepKind::None;
+    std::uint64_t ready = 0;
+    for (std::size_t a = 0; a < ws.reg_ready.size(); ++a)
+      if (ws.reg_ready[a] > t) {
+        worst = std::max(worst, ws.reg_kind[a]);
+        ready = std::max(ready, ws.reg_ready[a]);
+      }
+    if (worst != DepKind::None) {
+      *until = ready == kNever ? t : ready;
+      return worst == DepKind::Long ? Reason::LongScoreboard : worst == DepKind::Short ? Reason::ShortScoreboard : Reason::Wait;
+    }
   }
   // The sub-core's resources: until they free up, unless an issue of the sub-core takes them
   // first (tick() then has its throttled warps look again). The LSU queue only empties with time.
@@ -781,6 +829,16 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   if (in.op == ptx::Op::CpBulkCommit) ws.bulk_groups.commit();
   if (in.op == ptx::Op::CpAsyncWait) ws.cp_groups.forget(copyGroupsKept(in));  // groups no wait can ask for again
   if (in.op == ptx::Op::CpBulkWait) ws.bulk_groups.forget(copyGroupsKept(in));
+  if (in.op == ptx::Op::Wgmma) {
+    ws.wg_open_ready = std::max(ws.wg_open_ready, dispatch + pi.tensor_latency[pc]);
+    *wgmma_smem_bytes += std::uint64_t(wgmmaSharedBytes(pi.program->tensor_ops[in.target]));
+  }
+  if (in.op == ptx::Op::WgmmaCommit) {
+    ws.wg_groups.push_back(ws.wg_open_ready);
+    ws.wg_open_ready = 0;
+  }
+  if (in.op == ptx::Op::WgmmaWait)
+    while (ws.wg_groups.size() > std::size_t(in.imm)) ws.wg_groups.pop_front();
 
   if (w.state == WarpState::Exited) {
     markExited(slot);
@@ -1216,6 +1274,8 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     ws.mem_outstanding = 0;
     ws.cp_groups.reset();
     ws.bulk_groups.reset();
+    ws.wg_open_ready = 0;
+    ws.wg_groups.clear();
     ws.head_pc = kNoPc;
     ws.dep_wake = 0;
     ws.extra = 0;

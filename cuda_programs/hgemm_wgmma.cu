@@ -1,0 +1,77 @@
+// hgemm_wgmma: C = A * B with wgmma.mma_async, A and B half precision, C single; M x N x K =
+// 128 x 256 x 256, tiles through 128B-swizzled shared memory by cp.async; grid (N/128, M/64), 128
+// threads. wgmma exists on sm_90a only: built with -arch=sm_90a. Reference: the exact products
+// summed in double.
+// Plain CUDA runtime port of kernels/host/hgemm_wgmma.cpp (the suite at scale 1); the kernel is
+// the suite's own. Usage: hgemm_wgmma [seed]. Prints PASSED/FAILED; exit 0 passed, 1 failed, 2 CUDA error.
+#include "../kernels/cuda/hgemm_wgmma.cu"
+
+#include <algorithm>
+
+#define CUDA_PROGRAM_NAME "hgemm_wgmma"
+#include "program_support.cuh"  // CHECK, Rng, device buffers, the result line: shared by every program
+
+// ---- The workload -----------------------------------------------------------------------------
+// k / 1024 for |k| <= 1024 in binary16 (exact: at most 11 significant bits).
+inline std::uint16_t halfOf(int k) {
+  if (k == 0) return 0;
+  const std::uint16_t sign = k < 0 ? 0x8000 : 0;
+  const unsigned m = unsigned(std::abs(k));
+  int e = 0;
+  while ((m >> (e + 1)) != 0) ++e;  // 2^e <= m < 2^(e+1)
+  const unsigned frac = (m << (10 - e)) & 0x3FF;
+  return std::uint16_t(sign | unsigned(e - 10 + 15) << 10 | frac);
+}
+
+int main(int argc, char** argv) {
+  const int M = 128, N = 256, K = 256;
+  Rng rng(seedFrom(argc, argv));
+  std::vector<std::uint16_t> A(std::size_t(M) * K), B(std::size_t(K) * N);
+  std::vector<double> a(A.size()), b(B.size());
+  for (std::size_t i = 0; i < A.size(); ++i) {
+    const int k = int(rng.range(-1024, 1024));
+    A[i] = halfOf(k);
+    a[i] = k / 1024.0;
+  }
+  for (std::size_t i = 0; i < B.size(); ++i) {
+    const int k = int(rng.range(-1024, 1024));
+    B[i] = halfOf(k);
+    b[i] = k / 1024.0;
+  }
+  std::vector<float> want(std::size_t(M) * N);
+  std::vector<double> row(N);
+  for (int r = 0; r < M; ++r) {
+    std::fill(row.begin(), row.end(), 0.0);
+    for (int k = 0; k < K; ++k) {
+      const double x = a[std::size_t(r) * K + k];
+      for (int c = 0; c < N; ++c) row[c] += x * b[std::size_t(k) * N + c];
+    }
+    for (int c = 0; c < N; ++c) want[std::size_t(r) * N + c] = float(row[c]);
+  }
+
+  const __half* dA = reinterpret_cast<const __half*>(upload(A));
+  const __half* dB = reinterpret_cast<const __half*>(upload(B));
+  float* dC = deviceAlloc<float>(want.size());
+  // Products are exact and each 16-term block of the tensor cores truncates below 2^-25 of its
+  // largest term and rounds toward zero: with |a|, |b| <= 1 the error is at most K/16 blocks x
+  // 18 x 2^-24 x max(|C|, 1), well within 1e-5 rel + 1e-6 x K abs.
+  const float rel = 1e-5f, abs = 1e-6f * float(K);
+  struct Variant {
+    const char* name;
+    void (*kernel)(int, int, int, const __half*, const __half*, float*);
+  };
+  const Variant variants[] = {{"hgemm_wgmma", hgemm_wgmma}};
+  std::string detail;
+  for (const Variant& v : variants) {
+    CHECK(cudaMemset(dC, 0, want.size() * sizeof(float)));
+    v.kernel<<<dim3(N / 128, M / 64), dim3(128)>>>(M, N, K, dA, dB, dC);
+    CHECK_LAUNCH(v.name);
+    const std::vector<float> got = download(dC, want.size());
+    if (long i = firstMismatch(got, want, rel, abs); i >= 0)
+      return failed(std::string(v.name) + ": " + mismatchMessage("C", i, got[i], want[i]));
+    detail += std::string(detail.empty() ? "" : ", ") + v.name;
+  }
+  return passed(std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + " f16 wgmma GEMM (" + detail +
+                "): " + std::to_string(want.size()) + " floats match within " + tolText(rel) + " rel + " +
+                tolText(abs) + " abs");
+}
