@@ -15,7 +15,7 @@ flags=(-ptx -O3 -lineinfo)
 subset=(vector_add saxpy reduce_tree reduce_shuffle sgemm_tiled transpose histogram mandelbrot
         int_hash f16_math)
 subset_sm80=(hgemm_tensor)  # mma.sync m16n8k16 and ldmatrix need sm_80
-sm90a=(hgemm_wgmma)         # wgmma exists on sm_90a only: compiled for it, kept with the sm_90 PTX
+sm90a=(hgemm_wgmma hgemm_tma_wgmma)  # wgmma exists on sm_90a only: compiled for it, kept with the sm_90 PTX
 
 [ -x "$NVCC" ] || { echo "gen_ptx: nvcc not found at $NVCC" >&2; exit 1; }
 echo "gen_ptx: $("$NVCC" --version | grep -o 'release [0-9.]*, V[0-9.]*')"
