@@ -390,6 +390,9 @@ Schema buildSchema() {
       .defaultFrom("crossbar.impl");
   b.integer("crossbar.request_header_bytes", FIELD(crossbar.request_header_bytes), 0, 1024,
             "a request's header on the wire (a read request is only this)");
+  b.integer("crossbar.bulk_response_header_bytes", FIELD(crossbar.bulk_response_header_bytes), 0, 1024,
+            "the header of a bulk copy's (TMA's) read response on the wire; other responses carry "
+            "crossbar.request_header_bytes");
 
   b.section("l2", "L2 cache slices (memory-side, shared by all SMs)");
   b.integer("l2.slices", FIELD(l2.slices), 1, 4096,

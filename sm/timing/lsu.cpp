@@ -406,6 +406,7 @@ void Lsu::enqueueBulk(const BulkTrace& t, const LsuRequest& req) {
   Op& op = ops_[id];
   op.req = req;
   op.req.bypass_l1 = true;
+  op.req.bulk = true;
   if (t.shared_bytes) {
     Step s;
     s.kind = Step::Kind::Shared;
@@ -497,6 +498,7 @@ bool Lsu::stepLine(Op& op, Step& s, std::uint64_t now) {
     r.atomic_ops = s.atomic_ops;
     r.atomic_integer = s.atomic_integer;
     if (kind == MemOp::Write) r.word_mask = s.words;
+    r.bulk = op.req.bulk;
     dispatch(r, now);
   };
   if (s.mem == MemOp::Read) {
