@@ -21,6 +21,8 @@ ptx::ExecFn selectHandler(const ptx::DecodedInst& in) {
       return selectMbarrierHandler(in);
     case ptx::Op::CpBulk: case ptx::Op::CpBulkCommit: case ptx::Op::CpBulkWait:
       return selectBulkCopyHandler(in);
+    case ptx::Op::Tex: case ptx::Op::Tld4: case ptx::Op::Txq: case ptx::Op::Suld: case ptx::Op::Sust: case ptx::Op::Suq:
+      return selectTextureHandler(in);
     case ptx::Op::Mov:
       if (in.src[0] == ptx::kNoSlot && in.nsrc == 0) return selectControlHandler(in);  // %clock and friends
       return selectAluHandler(in);
