@@ -207,7 +207,8 @@ bool surfaceAddress(ExecContext& c, const DecodedInst& in, const TextureDesc& d,
                     arr ? (", layer " + std::to_string(layer) + " of " + std::to_string(layers)).c_str() : "");
       throw FaultSignal{"illegal address", buf, std::uint32_t(lane), d.base};
     }
-    x = std::clamp<std::int64_t>(x, 0, lim[0]) / size * size;
+    x = std::clamp<std::int64_t>(x, 0, std::max<std::int64_t>(lim[0], 0)) / size * size;  // (an access wider
+    // than a row reads from the row's start; the allocation check still applies)
     for (std::uint32_t k = 1; k < nd; ++k) coord[k] = std::clamp<std::int64_t>(coord[k], 0, lim[k]);
     layer = std::min(layer, layers - 1);
   }
