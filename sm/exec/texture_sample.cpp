@@ -79,8 +79,11 @@ Texel borderTexel(const TextureDesc& d) {
   Texel t;
   for (int c = 0; c < 4; ++c) {
     t.f[c] = d.border[c];
-    t.u[c] = std::uint32_t(std::int32_t(d.border[c]));
-    t.raw[c] = d.kind == ChannelKind::Float ? 0 : std::int64_t(std::lround(double(d.border[c]) * normScale(d)));
+    const float bc = d.border[c];  // integer reads: the colour truncated, inside the int32 range
+    t.u[c] = std::isnan(bc) ? 0u : std::uint32_t(std::int32_t(std::clamp(double(bc), -2147483648.0, 2147483647.0)));
+    // (a border colour outside [-1, 1], or not a number, is clamped for the fixed-point sum)
+    const double b = std::isnan(d.border[c]) ? 0.0 : std::clamp(double(d.border[c]), -1.0, 1.0);
+    t.raw[c] = d.kind == ChannelKind::Float ? 0 : std::int64_t(std::lround(b * normScale(d)));
   }
   return t;
 }
