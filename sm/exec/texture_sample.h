@@ -1,8 +1,8 @@
 // The texture unit's arithmetic, apart from the SM so that tests can drive it on host memory:
 // addressing (wrap, clamp, mirror, border), point and linear filtering with the weights in 1.8
 // fixed point, format conversion (normalized-float reads, f16), gathers (tld4). Identified
-// against the H100/H200 (docs/data/tex_probe/: every case of h200_tex_probe.txt is reproduced bit
-// for bit; testbench/texture_test.cpp replays them).
+// against an H200 (docs/data/tex_probe/: every case of h200_tex_probe.txt is reproduced bit for
+// bit but 28 of 256 trilinear samples; testbench/texture_test.cpp replays them).
 #pragma once
 
 #include <cstdint>
