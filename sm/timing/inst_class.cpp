@@ -33,6 +33,7 @@ Pipe pipeOf(const ptx::DecodedInst& in) {
   switch (in.op) {
     case Op::Ld: case Op::St: case Op::Atom: case Op::Red: case Op::Ldmatrix: case Op::Stmatrix: case Op::CpAsync:
     case Op::CpBulk:
+    case Op::Tex: case Op::Tld4: case Op::Txq: case Op::Suld: case Op::Sust: case Op::Suq:  // texture: through the LSU/L1
       return Pipe::Lsu;
     case Op::Mma: case Op::Wgmma:
       return Pipe::Tensor;
