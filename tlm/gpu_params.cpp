@@ -344,6 +344,18 @@ Schema buildSchema() {
   b.number("sm.cluster_barrier_cycles_per_block", FIELD(sm.cluster_barrier_cycles_per_block), 100000,
            "cycles the cluster barrier takes more per block of the cluster beyond the first")
       .orZero();
+  b.integer("sm.int_div32_issue_cycles", FIELD(sm.int_div32_issue_cycles), 1, 10000,
+            "cycles a 32-bit integer div/rem by a run-time divisor holds the integer pipe (the issue slots of "
+            "ptxas's instruction sequence)");
+  b.integer("sm.int_div32_latency_cycles", FIELD(sm.int_div32_latency_cycles), 1, 100000,
+            "cycles from a 32-bit integer div/rem's issue to its result");
+  b.integer("sm.int_div64_issue_cycles", FIELD(sm.int_div64_issue_cycles), 1, 10000,
+            "the same as int_div32_issue_cycles for 64-bit operands (a called subroutine)");
+  b.integer("sm.int_div64_latency_cycles", FIELD(sm.int_div64_latency_cycles), 1, 100000,
+            "cycles from a 64-bit integer div/rem's issue to its result");
+  b.integer("sm.tma_setup_cycles", FIELD(sm.tma_setup_cycles), 0, 100000,
+            "cycles a bulk copy (cp.async.bulk, the TMA unit) takes from its issue to its first memory request "
+            "beyond the LSU's latency (tensor-map read, address generation)");
   b.integer("sm.mbarrier_try_wait_limit_cycles", FIELD(sm.mbarrier_try_wait_limit_cycles), 1, 100000000,
             "cycles an mbarrier.try_wait keeps its warp suspended waiting for the phase to complete before it "
             "returns false");
