@@ -21,6 +21,7 @@
 #include "base/input_file.h"
 #include "base/output_file.h"
 #include "base/yaml_input.h"
+#include "driver/texture_objects.h"
 
 namespace scgpu::cli {
 namespace fs = std::filesystem;
@@ -642,14 +643,16 @@ class Parser {
                              numeric ? "; a scalar argument is written {scalar: {type: u32, value: 5}}" : ""));
     }
     if (!node.IsMap())
-      fail(node, fmt::format("an argument is a buffer name, {{scalar: {{type: T, value: V}}}} or {{tensor_map: {{...}}}}, "
-                             "found {}", describe(node)));
-    Fields f = fields(node, "an argument", {"scalar", "tensor_map"});
+      fail(node, fmt::format("an argument is a buffer name, {{scalar: {{type: T, value: V}}}}, {{tensor_map: {{...}}}}, "
+                             "{{texture: {{...}}}} or {{surface: {{...}}}}, found {}", describe(node)));
+    Fields f = fields(node, "an argument", {"scalar", "tensor_map", "texture", "surface"});
+    if (f.entries.size() > 1) fail(node, "an argument is one of scalar, tensor_map, texture or surface, not several");
     if (const YAML::Node* tm = f.find("tensor_map")) {
-      if (f.find("scalar")) fail(node, "an argument is either a scalar or a tensor_map");
       tensorMapArg(*tm, spec, a);
       return a;
     }
+    if (const YAML::Node* t = f.find("texture")) return textureArg(*t, spec, false, a);
+    if (const YAML::Node* t = f.find("surface")) return textureArg(*t, spec, true, a);
     const YAML::Node& scalar = required(f, "scalar", "an argument");
     if (!scalar.IsMap()) fail(scalar, fmt::format("'scalar' expects {{type: T, value: V}}, found {}", describe(scalar)));
     Fields sf = fields(scalar, "scalar", {"type", "value"});
@@ -726,6 +729,103 @@ class Parser {
     if (last + sm::tmaTypeBytes(m.type) > it->bytes())
       fail(node, fmt::format("the tensor_map spans {} bytes, but buffer '{}' has {}", last + sm::tmaTypeBytes(m.type), name,
                              it->bytes()));
+  }
+
+  // {texture: {...}} / {surface: {...}}: an object over a buffer, passed as its handle (a u64).
+  ArgSpec textureArg(const YAML::Node& node, const LaunchSpec& spec, bool surface, ArgSpec a) {
+    const char* what = surface ? "surface" : "texture";
+    if (!node.IsMap()) fail(node, fmt::format("'{}' expects a mapping with buffer, width, ..., found {}", what, describe(node)));
+    Fields f = surface ? fields(node, what, {"buffer", "channels", "width", "height", "depth", "layers", "pitch_bytes"})
+                       : fields(node, what, {"buffer", "channels", "width", "height", "depth", "layers", "pitch_bytes",
+                                             "filter", "address", "normalized_coords", "read", "border_color"});
+    const YAML::Node& bnode = required(f, "buffer", what);
+    const std::string name = string(bnode, "buffer");
+    const BufferSpec* b = spec.findBuffer(name);
+    if (!b) fail(bnode, fmt::format("unknown buffer '{}' in {}", name, what));
+    a.kind = ArgSpec::Kind::Texture;
+    a.buffer = std::size_t(b - spec.buffers.data());
+    sm::TextureDesc& d = a.texture;
+    d.magic = surface ? sm::kSurfaceMagic : sm::kTextureMagic;
+    switch (b->type) {
+      case ElemType::U8: case ElemType::U16: case ElemType::U32: d.kind = sm::ChannelKind::Unsigned; break;
+      case ElemType::S8: case ElemType::S16: case ElemType::S32: d.kind = sm::ChannelKind::Signed; break;
+      case ElemType::F16: case ElemType::F32: d.kind = sm::ChannelKind::Float; break;
+      default:
+        fail(bnode, fmt::format("buffer '{}' is {}: a {} takes u8, s8, u16, s16, u32, s32, f16 or f32 elements", name,
+                                elemName(b->type), what));
+    }
+    d.bits = std::uint8_t(8 * elemSize(b->type));
+    auto dim = [&](const char* key, std::uint64_t dflt) {
+      const YAML::Node* n = f.find(key);
+      if (!n) return dflt;
+      const std::uint64_t v = positive(*n, ElemType::U32, key);
+      if (v > (1u << 30)) fail(*n, fmt::format("'{}' is at most 2^30", key));
+      return v;
+    };
+    const std::uint64_t channels = dim("channels", 1);
+    if (channels != 1 && channels != 2 && channels != 4) fail(*f.find("channels"), "'channels' is 1, 2 or 4");
+    d.channels = std::uint8_t(channels);
+    d.width = std::uint32_t(dim("width", 0));
+    if (!f.find("width")) required(f, "width", what);
+    d.height = std::uint32_t(dim("height", 1));
+    d.depth = std::uint32_t(dim("depth", 1));
+    d.dims = f.find("depth") ? 3 : f.find("height") ? 2 : 1;
+    if (f.find("layers")) {
+      if (f.find("depth")) fail(*f.find("layers"), "a layered texture has no depth");
+      d.layers = std::uint32_t(dim("layers", 1));
+      d.flags |= sm::kTexLayered;
+    }
+    d.pitch = f.find("pitch_bytes") ? integer(*f.find("pitch_bytes"), ElemType::U64, "pitch_bytes")
+                                    : std::uint64_t(d.width) * d.texelBytes();
+    if (d.pitch < std::uint64_t(d.width) * d.texelBytes() || d.pitch % d.texelBytes())
+      fail(*f.find("pitch_bytes"), fmt::format("'pitch_bytes' must be a multiple of the {}-byte texel and hold a row "
+                                               "of {} texels", d.texelBytes(), d.width));
+    d.slice_pitch = d.pitch * d.height;
+    const std::uint64_t need = d.slice_pitch * std::max<std::uint64_t>(d.depth, std::max<std::uint32_t>(d.layers, 1)) -
+                               (d.pitch - std::uint64_t(d.width) * d.texelBytes());
+    if (need > b->bytes())
+      fail(node, fmt::format("a {} of {} x {} x {} texels of {} bytes needs {} bytes; buffer '{}' holds {}", what, d.width,
+                             d.height, std::max(d.depth, d.layers), d.texelBytes(), need, name, b->bytes()));
+    if (const YAML::Node* n = f.find("filter")) {
+      const std::string v = string(*n, "filter");
+      if (v == "linear") d.flags |= sm::kTexLinearFilter;
+      else if (v != "point") fail(*n, fmt::format("'filter' is point or linear, found '{}'", v));
+    }
+    if (const YAML::Node* n = f.find("address")) {
+      auto mode = [&](const YAML::Node& m) {
+        const std::string v = string(m, "address");
+        static const char* const names[4] = {"wrap", "clamp", "mirror", "border"};
+        for (int i = 0; i < 4; ++i)
+          if (v == names[i]) return sm::TexAddressMode(i);
+        fail(m, fmt::format("'address' is wrap, clamp, mirror or border, found '{}'", v));
+      };
+      if (n->IsSequence()) {
+        if (n->size() < 1 || n->size() > 3) fail(*n, "'address' lists 1 to 3 modes (x, y, z)");
+        for (std::size_t i = 0; i < 3; ++i) d.addr[i] = mode((*n)[std::min(i, n->size() - 1)]);
+      } else {
+        for (auto& m : d.addr) m = mode(*n);
+      }
+    }
+    if (const YAML::Node* n = f.find("normalized_coords")) {
+      const std::string v = string(*n, "normalized_coords");
+      if (v == "true") d.flags |= sm::kTexNormalizedCoords;
+      else if (v != "false") fail(*n, "'normalized_coords' is true or false");
+    }
+    if (const YAML::Node* n = f.find("read")) {
+      const std::string v = string(*n, "read");
+      if (v == "normalized_float") d.flags |= sm::kTexReadNormalized;
+      else if (v != "element") fail(*n, fmt::format("'read' is element or normalized_float, found '{}'", v));
+    }
+    if (const YAML::Node* n = f.find("border_color")) {
+      if (!n->IsSequence() || n->size() != 4) fail(*n, "'border_color' lists 4 numbers (r, g, b, a)");
+      for (std::size_t i = 0; i < 4; ++i) d.border[i] = float(number((*n)[i], "border_color"));
+    }
+    d.base = 0;  // the buffer's address, at the launch
+    sm::TextureDesc check = d;
+    check.base = 256;
+    const std::string why = sm::TextureDesc::validate(check);
+    if (!why.empty()) fail(node, fmt::format("bad {}: {}", what, why));
+    return a;
   }
 
   std::string file_;
@@ -922,6 +1022,7 @@ LaunchOutcome runLaunch(const LaunchSpec& spec, driver::Runtime& rt) {
   }
 
   driver::KernelArgs args;
+  std::vector<driver::DevicePtr> objects;  // texture and surface descriptors, freed at the end
   for (const auto& a : spec.args) {
     if (a.kind == ArgSpec::Kind::Buffer) {
       args.add<driver::DevicePtr>(ptrs[a.buffer]);
@@ -931,6 +1032,11 @@ LaunchOutcome runLaunch(const LaunchSpec& spec, driver::Runtime& rt) {
       std::uint8_t bytes[sm::kTensorMapBytes];
       sm::encodeTensorMap(m, bytes);
       args.addBytes(bytes, sizeof bytes);
+    } else if (a.kind == ArgSpec::Kind::Texture) {  // the handle of a descriptor over the buffer
+      sm::TextureDesc d = a.texture;
+      d.base = ptrs[a.buffer];
+      objects.push_back(driver::createTextureObject(rt, d));
+      args.add<driver::DevicePtr>(objects.back());
     } else {
       args.addBytes(a.bytes.data(), a.bytes.size());
     }
@@ -980,6 +1086,7 @@ LaunchOutcome runLaunch(const LaunchSpec& spec, driver::Runtime& rt) {
     }
   }
   for (auto p : ptrs) rt.free(p);
+  for (auto h : objects) driver::destroyTextureObject(rt, h);
   return outcome;
 }
 

@@ -17,6 +17,7 @@
 
 #include "driver/runtime.h"
 #include "sm/tensor_map.h"
+#include "sm/texture_desc.h"
 #include "tlm/gpu_config.h"
 
 namespace scgpu::cli {
@@ -76,12 +77,13 @@ struct BufferSpec {
 };
 
 struct ArgSpec {
-  enum class Kind { Buffer, Scalar, TensorMap };
+  enum class Kind { Buffer, Scalar, TensorMap, Texture };  // Texture: a texture or surface object over a buffer
   Kind kind = Kind::Buffer;
-  std::size_t buffer = 0;           // index into LaunchSpec::buffers (Buffer, TensorMap)
+  std::size_t buffer = 0;           // index into LaunchSpec::buffers (Buffer, TensorMap, Texture)
   // TensorMap: a tensor map over the buffer (its 128 bytes, by value, for a __grid_constant__
   // CUtensorMap parameter); global_address is filled in with the buffer's address at run time.
   sm::TensorMap tensor_map;
+  sm::TextureDesc texture;          // Texture: the descriptor, its base filled in at the launch
   ElemType type = ElemType::U32;    // Scalar
   std::vector<std::uint8_t> bytes;  // Scalar: its value, little-endian
   SourceLoc loc;

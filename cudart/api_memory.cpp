@@ -291,13 +291,4 @@ SCGPU_CUDART_API Error cudaStreamAttachMemAsync(void* stream, void* p, std::size
   });
 }
 SCGPU_CUDART_PTSZ(cudaStreamAttachMemAsync)
-
-// cudaChannelFormatDesc: what a texture's or array's element is (bits per channel and kind). Only
-// built here; texture objects and arrays are not supported.
-struct ChannelFormatDesc {
-  int x, y, z, w;
-  int kind;
-};
-SCGPU_CUDART_API ChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, int kind) {
-  return ChannelFormatDesc{x, y, z, w, kind};
-}
+// cudaCreateChannelDesc, arrays, textures and surfaces: cudart/api_texture.cpp.

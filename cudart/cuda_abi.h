@@ -17,6 +17,10 @@ enum Error : int {
   kInitializationError = 3,
   kInvalidConfiguration = 9,
   kInvalidPitchValue = 12,
+  kInvalidTexture = 18,
+  kInvalidChannelDescriptor = 20,
+  kInvalidFilterSetting = 26,
+  kInvalidNormSetting = 27,
   kInvalidSymbol = 13,
   kInvalidHostPointer = 16,
   kInvalidDevicePointer = 17,
@@ -316,6 +320,59 @@ constexpr unsigned kHostAllocMapped = 0x2;
 constexpr unsigned kMemAttachGlobal = 0x1;
 
 // Measured with nvcc 13.0's headers (sizeof / offsetof of the CUDA structs).
+// Arrays, textures and surfaces (cudart/api_texture.cpp).
+struct ChannelFormatDesc {
+  int x, y, z, w;  // bits per channel
+  int f;           // cudaChannelFormatKind: 0 signed, 1 unsigned, 2 float
+};
+enum ChannelFormatKind : int { kChannelSigned = 0, kChannelUnsigned = 1, kChannelFloat = 2 };
+struct Extent {
+  std::size_t width, height, depth;
+};
+struct Pos {
+  std::size_t x, y, z;
+};
+struct PitchedPtr {
+  void* ptr;
+  std::size_t pitch, xsize, ysize;
+};
+struct Memcpy3DParms {
+  void* srcArray;
+  Pos srcPos;
+  PitchedPtr srcPtr;
+  void* dstArray;
+  Pos dstPos;
+  PitchedPtr dstPtr;
+  Extent extent;
+  MemcpyKind kind;
+};
+enum ArrayFlags : unsigned { kArrayLayered = 1, kArraySurfaceLoadStore = 2, kArrayCubemap = 4, kArrayTextureGather = 8 };
+enum ResourceType : int { kResourceArray = 0, kResourceMipmappedArray = 1, kResourceLinear = 2, kResourcePitch2D = 3 };
+struct ResourceDesc {
+  ResourceType resType;
+  union {
+    struct { void* array; } array;
+    struct { void* mipmap; } mipmap;
+    struct { void* devPtr; ChannelFormatDesc desc; std::size_t sizeInBytes; } linear;
+    struct { void* devPtr; ChannelFormatDesc desc; std::size_t width, height, pitchInBytes; } pitch2D;
+    struct { int reserved[32]; } reserved;
+  } res;
+  unsigned flags;
+};
+struct TextureDesc {
+  int addressMode[3];  // cudaTextureAddressMode: 0 wrap, 1 clamp, 2 mirror, 3 border
+  int filterMode;      // 0 point, 1 linear
+  int readMode;        // 0 element type, 1 normalized float
+  int sRGB;
+  float borderColor[4];
+  int normalizedCoords;
+  unsigned maxAnisotropy;
+  int mipmapFilterMode;
+  float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+  int disableTrilinearOptimization;
+  int seamlessCubemap;
+};
+
 static_assert(sizeof(DeviceProp) == 1008, "cudaDeviceProp of CUDA 13");
 static_assert(offsetof(DeviceProp, totalGlobalMem) == 288, "cudaDeviceProp of CUDA 13");
 static_assert(offsetof(DeviceProp, multiProcessorCount) == 384, "cudaDeviceProp of CUDA 13");
@@ -326,5 +383,20 @@ static_assert(sizeof(FuncAttributes) == 144, "cudaFuncAttributes of CUDA 13");
 static_assert(sizeof(PointerAttributes) == 88, "cudaPointerAttributes of CUDA 13");
 static_assert(sizeof(LaunchAttribute) == 72, "cudaLaunchAttribute of CUDA 13");
 static_assert(offsetof(LaunchConfig, attrs) == 40 && sizeof(LaunchConfig) == 56, "cudaLaunchConfig_t of CUDA 13");
+
+static_assert(sizeof(ChannelFormatDesc) == 20, "cudaChannelFormatDesc of CUDA 13");
+static_assert(sizeof(ResourceDesc) == 144, "cudaResourceDesc of CUDA 13");
+static_assert(offsetof(ResourceDesc, res) == 8, "cudaResourceDesc of CUDA 13");
+static_assert(offsetof(ResourceDesc, res.linear.sizeInBytes) == 40, "cudaResourceDesc of CUDA 13");
+static_assert(offsetof(ResourceDesc, res.pitch2D.pitchInBytes) == 56, "cudaResourceDesc of CUDA 13");
+static_assert(offsetof(ResourceDesc, flags) == 136, "cudaResourceDesc of CUDA 13");
+static_assert(sizeof(TextureDesc) == 72, "cudaTextureDesc of CUDA 13");
+static_assert(offsetof(TextureDesc, borderColor) == 24, "cudaTextureDesc of CUDA 13");
+static_assert(offsetof(TextureDesc, normalizedCoords) == 40, "cudaTextureDesc of CUDA 13");
+static_assert(offsetof(TextureDesc, seamlessCubemap) == 68, "cudaTextureDesc of CUDA 13");
+static_assert(sizeof(Memcpy3DParms) == 160, "cudaMemcpy3DParms of CUDA 13");
+static_assert(offsetof(Memcpy3DParms, dstArray) == 64, "cudaMemcpy3DParms of CUDA 13");
+static_assert(offsetof(Memcpy3DParms, extent) == 128, "cudaMemcpy3DParms of CUDA 13");
+static_assert(offsetof(Memcpy3DParms, kind) == 152, "cudaMemcpy3DParms of CUDA 13");
 
 }  // namespace scgpu::cudart::abi

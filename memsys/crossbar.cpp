@@ -160,9 +160,8 @@ Crossbar::Crossbar(const CrossbarParams& params, std::uint32_t sm_ports, std::ui
   need(params.arbitration == "round_robin" || params.arbitration == "fixed_priority",
        "crossbar.arbitration must be round_robin or fixed_priority, got '" + params.arbitration + "'");
   // The larger of the two networks' largest packets (a line with its header).
-  const std::uint32_t header = std::max(params.request_header_bytes, params.bulk_response_header_bytes);
   max_packet_flits_ = std::max(ceilDiv(params.request_header_bytes + kLineBytes, params.flit_bytes),
-                               ceilDiv(header + kLineBytes, params.responseFlitBytes()));
+                               ceilDiv(params.request_header_bytes + kLineBytes, params.responseFlitBytes()));
   need(params.input_buffer_flits >= max_packet_flits_,
        "crossbar.input_buffer_flits (" + std::to_string(params.input_buffer_flits) +
            ") must hold the largest packet, header + 128-byte line = " + std::to_string(max_packet_flits_) + " flits");
@@ -212,9 +211,7 @@ std::uint32_t Crossbar::packetFlits(const MemRequest& req, bool response) const 
     case MemOp::Atomic: payload = req.bytes; break;
   }
   const std::uint32_t flit = response ? params_.responseFlitBytes() : params_.flit_bytes;
-  const std::uint32_t header =
-      response && req.bulk && req.op == MemOp::Read ? params_.bulk_response_header_bytes : params_.request_header_bytes;
-  return std::max<std::uint32_t>(1, ceilDiv(header + payload, flit));
+  return std::max<std::uint32_t>(1, ceilDiv(params_.request_header_bytes + payload, flit));
 }
 
 bool Crossbar::canAcceptRequest(std::uint32_t sm) const {

@@ -6,8 +6,7 @@
 // Packets and flits. A packet is ceil((request_header_bytes + payload) / flit_bytes) flits (at least
 // one). Payload: request network: read and fetch 0 (header only), write and atomic `bytes`;
 // response network: read and fetch `bytes` (or 32 x sectors of sector_mask when bytes is 0), atomic
-// `bytes`, write 0 (an acknowledgement). The header size is the same both ways,
-// except a bulk copy's read response (MemRequest::bulk): bulk_response_header_bytes.
+// `bytes`, write 0 (an acknowledgement). The header size is the same both ways.
 //
 // Timing (virtual cut-through at packet granularity, one flit per output per cycle):
 // - A packet accepted at cycle c may be switched from cycle c+1 (it is written into the input buffer

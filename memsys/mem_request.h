@@ -34,9 +34,6 @@ struct MemRequest {
   // half-word store marks its whole word). 0: not known, every sector of sector_mask written whole.
   // The L2 tells whole sectors from partly written ones by it (l2.write_*_cycles, partial fills).
   std::uint32_t word_mask = 0;
-  // A read of a bulk copy (cp.async.bulk, the TMA): its response is sized with
-  // crossbar.bulk_response_header_bytes.
-  bool bulk = false;
 };
 
 // The words of sector s of a line (8 words of 4 bytes per 32-byte sector).

@@ -34,8 +34,6 @@ struct CrossbarParams {
   // and in order per output; 1: a FIFO (head-of-line blocking).
   std::uint32_t input_window_packets = 1;
   std::uint32_t request_header_bytes = 8;        // a read request's size on the wire
-  // The header of a bulk copy's read response (MemRequest::bulk: the TMA's line fills).
-  std::uint32_t bulk_response_header_bytes = 8;
   std::string impl = "model";                    // switch allocators: model | rtl | cosim (docs/rtl-cosim.md)
   // Each network's allocator alone (`crossbar.request.impl`, `crossbar.response.impl`); empty: as
   // `impl` (the config check fills them in, so the effective config shows what is built).

@@ -50,6 +50,8 @@ enum class Op : std::uint8_t {
   CpBulk, CpBulkCommit, CpBulkWait,
   // wgmma (sm_90a warpgroup MMA, sm/exec/wgmma.cpp): mma_async (operands in Program::tensor_ops), fence, commit_group, wait_group N (imm)
   Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait,
+  // texture and surface objects (sm/exec/texture.cpp); operands in Program::tensor_ops[target], form in imm
+  Tex, Tld4, Txq, Suld, Sust, Suq,
   Count
 };
 const char* toString(Op op);
@@ -172,7 +174,8 @@ inline std::uint32_t fragmentSlots(std::uint32_t elems, MatElem e) {
 // DecodedInst::target). Each list holds register slots in operand order; an f64 element takes a
 // whole 64-bit slot, narrower ones are packed 32 bits per slot (two f16, four s8, ...).
 struct TensorOp {
-  enum class Kind : std::uint8_t { Mma, WmmaLoad, WmmaStore, WmmaMma, Ldmatrix, Stmatrix, Movmatrix, Wgmma };
+  enum class Kind : std::uint8_t { Mma, WmmaLoad, WmmaStore, WmmaMma, Ldmatrix, Stmatrix, Movmatrix, Wgmma,
+                                   Texture };  // Texture: tex/tld4/txq/suld/sust/suq (ptx/texture_decode.h)
   Kind kind = Kind::Mma;
   std::uint16_t m = 0, n = 0, k = 0;
   MatElem a = MatElem::None, b = MatElem::None, c = MatElem::None, d = MatElem::None;
@@ -235,9 +238,13 @@ struct BulkOp {
   }
 };
 
+// Texture and surface instructions: their operands are in Program::tensor_ops too (Kind::Texture:
+// dst = destinations, src_a = the handle, src_b = coordinates, src_c = lod/gradients or sust's values).
+inline bool isTextureOp(Op op) { return op >= Op::Tex && op <= Op::Suq; }
 // The instructions whose operands are in Program::tensor_ops.
 inline bool isMatrixOp(Op op) {
-  return op == Op::Mma || op == Op::Wmma || op == Op::Ldmatrix || op == Op::Stmatrix || op == Op::Movmatrix;
+  return op == Op::Mma || op == Op::Wmma || op == Op::Ldmatrix || op == Op::Stmatrix || op == Op::Movmatrix ||
+         isTextureOp(op);
 }
 
 // A special register that a frame initialises once per thread.

@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "ptx/texture_decode.h"
+
 namespace scgpu::ptx {
 namespace {
 
@@ -754,7 +756,9 @@ void replaceWithTrap(DecodedInst& d) {
 }
 
 // PTX instructions (ISA 8.x) that the functional core implements in no form, and forms of
-// implemented ones that it lacks: a kernel using one loads and is refused at launch.
+// implemented ones that it lacks: a kernel using one loads and is refused at launch. tex, tld4,
+// txq, suld, sust and suq decode in the forms ptx/texture_decode.cpp implements; their other
+// valid forms (cube maps, texel offsets, .texref operands, ...) stay here.
 bool isValidButUnimplemented(const Instruction& in) {
   static const std::set<std::string> opcodes = {
       "wmma", "mma", "wgmma", "ldmatrix", "stmatrix", "movmatrix", "cp", "mbarrier", "tex", "tld4", "txq", "suld",
@@ -1591,6 +1595,18 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
   }
   if (decodeTensor(in, out)) return;
   if (decodeBulk(in, out)) return;
+  {  // tex, tld4, txq, suld, sust, suq: ptx/texture_decode.cpp
+    TensorOp t;
+    const TexDecodeHooks hooks{[&](const Operand& o) { return regSlot(o); },
+                               [&](const Operand& o, Type ty) { return source(o, ty); },
+                               [&](const SourceLoc& l, const std::string& msg) { fail(l, msg); },
+                               [&](const SourceLoc& l, const std::string& msg) { failMalformed(l, msg); }};
+    if (decodeTextureInst(in, hooks, out, t)) {
+      out.target = std::uint32_t(L_.program().tensor_ops.size());
+      L_.program().tensor_ops.push_back(std::move(t));
+      return;
+    }
+  }
   // Operand counts of the mbarrier and cp.async forms: malformed text when they do not match.
   auto needForm = [&](std::size_t lo, std::size_t hi) {
     if (ops.size() < lo || ops.size() > hi)

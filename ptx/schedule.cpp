@@ -74,6 +74,7 @@ Kind kindOf(const Program& prog, const DecodedInst& in, Space& space) {
     case Op::Vote: case Op::Match: case Op::Redux: case Op::Activemask: case Op::CpAsync: case Op::CpAsyncCommit:
     case Op::CpAsyncWait: case Op::Mbarrier: case Op::CpBulk: case Op::CpBulkCommit: case Op::CpBulkWait: case Op::Count:
     case Op::Wgmma: case Op::WgmmaFence: case Op::WgmmaCommit: case Op::WgmmaWait:
+    case Op::Tex: case Op::Tld4: case Op::Txq: case Op::Suld: case Op::Sust: case Op::Suq:  // texture/surface: in place
       return Kind::Fixed;
     case Op::Mov:
       return in.nsrc == 0 && in.src[0] == kNoSlot ? Kind::Fixed : Kind::Compute;  // %clock, %globaltimer

@@ -13,7 +13,7 @@ src="$root/kernels/cuda"
 dst="$root/kernels/ptx"
 flags=(-ptx -O3 -lineinfo)
 subset=(vector_add saxpy reduce_tree reduce_shuffle sgemm_tiled transpose histogram mandelbrot
-        int_hash f16_math)
+        int_hash f16_math texture_filter)
 subset_sm80=(hgemm_tensor)  # mma.sync m16n8k16 and ldmatrix need sm_80
 sm90a=(hgemm_wgmma hgemm_tma_wgmma)  # wgmma exists on sm_90a only: compiled for it, kept with the sm_90 PTX
 

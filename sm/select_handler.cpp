@@ -23,6 +23,8 @@ ptx::ExecFn selectHandler(const ptx::DecodedInst& in) {
       return selectBulkCopyHandler(in);
     case ptx::Op::Wgmma: case ptx::Op::WgmmaFence: case ptx::Op::WgmmaCommit: case ptx::Op::WgmmaWait:
       return selectWgmmaHandler(in);
+    case ptx::Op::Tex: case ptx::Op::Tld4: case ptx::Op::Txq: case ptx::Op::Suld: case ptx::Op::Sust: case ptx::Op::Suq:
+      return selectTextureHandler(in);
     case ptx::Op::Mov:
       if (in.src[0] == ptx::kNoSlot && in.nsrc == 0) return selectControlHandler(in);  // %clock and friends
       return selectAluHandler(in);

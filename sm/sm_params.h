@@ -131,6 +131,13 @@ struct SmParams {
   // mbarrier.try_wait suspends the warp until its phase completes, for at most this many cycles
   // (PTX: "a system-dependent time limit"); then it returns false and the program's loop tries again.
   std::uint32_t mbarrier_try_wait_limit_cycles = 1000000;
+  // Integer div/rem by a run-time divisor, as ptxas expands them: the cycles the sequence holds the
+  // integer pipe (its issue slots) and its dependent latency, for 32- and 64-bit operands.
+  std::uint32_t int_div32_issue_cycles = 7, int_div32_latency_cycles = 61;
+  std::uint32_t int_div64_issue_cycles = 108, int_div64_latency_cycles = 346;
+  // The copy engine (TMA): cycles from a bulk copy's issue to its first request (reading the
+  // tensor map, generating addresses), beyond the LSU's own latency.
+  std::uint32_t tma_setup_cycles = 0;
   CacheParams l1;                                // data cache part of L1/shared
   CacheParams constant_cache;
   std::uint32_t constant_miss_latency_cycles = 100;

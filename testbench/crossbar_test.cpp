@@ -89,22 +89,6 @@ TEST(Crossbar, PacketSizes) {
   EXPECT_EQ(b.xbar.packetFlits(write(0, 0, 0, 128), true), flitsOf(0));            // acknowledgement
 }
 
-// A bulk copy's (TMA's) line fill carries crossbar.bulk_response_header_bytes instead of the
-// request header; its request and every other response keep request_header_bytes.
-TEST(Crossbar, BulkReadResponsesTakeTheirOwnHeader) {
-  CrossbarParams p = xbarParams();
-  p.flit_bytes = 128;
-  p.request_header_bytes = 8;
-  p.bulk_response_header_bytes = 0;
-  StatsRegistry st;
-  Crossbar xbar(p, kSms, kSlices, linearMap(), st, "gpu.xbar");
-  MemRequest r = read(0, 0, 0);
-  EXPECT_EQ(xbar.packetFlits(r, true), 2u);  // 8 + 128 bytes: two 128-byte flits
-  r.bulk = true;
-  EXPECT_EQ(xbar.packetFlits(r, true), 1u);  // the line alone
-  EXPECT_EQ(xbar.packetFlits(r, false), 1u); // the request: its header
-}
-
 TEST(Crossbar, UnloadedLatencyIsFlitsPlusTraversal) {
   Bench b;
   EXPECT_TRUE(b.xbar.idle());

@@ -760,4 +760,79 @@ args:
             std::string::npos);
 }
 
+// Texture and surface arguments: a point-sampled 2D texture over a u16 buffer copied through a
+// surface into another buffer; the expected bytes are the texels at the sampled coordinates.
+constexpr const char* kTexCopyPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry tex_copy(.param .u64 tex, .param .u64 surf)
+{
+  .reg .b32 %r<12>;
+  .reg .f32 %f<8>;
+  .reg .b16 %rs<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [tex];
+  ld.param.u64 %rd2, [surf];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  cvt.rn.f32.u32 %f1, %r1;
+  cvt.rn.f32.u32 %f2, %r2;
+  add.f32 %f1, %f1, 0f3F000000;
+  add.f32 %f2, %f2, 0f3F000000;
+  tex.2d.v4.u32.f32 {%r3, %r4, %r5, %r6}, [%rd1, {%f1, %f2}];
+  shl.b32 %r7, %r1, 2;
+  cvt.u16.u32 %rs1, %r3;
+  cvt.u16.u32 %rs2, %r4;
+  sust.b.2d.v2.b16.trap [%rd2, {%r7, %r2}], {%rs1, %rs2};
+  ret;
+}
+)";
+
+TEST_F(LaunchFileTest, TextureAndSurfaceArguments) {
+  write("tex_copy.ptx", kTexCopyPtx);
+  // 8 x 4 texels of two u16 channels: element i is i (iota), so texel (x, y) is (2k, 2k+1), k = y*8+x.
+  std::vector<std::uint16_t> expected(64);
+  for (std::uint16_t i = 0; i < 64; ++i) expected[i] = i;
+  writeRaw("expected.bin", expected);
+  const std::string yaml = R"(ptx: tex_copy.ptx
+kernel: tex_copy
+grid: 1
+block: [8, 4]
+buffers:
+  src: {type: u16, count: 64, init: iota}
+  dst: {type: u16, count: 64, expect: expected.bin}
+args:
+  - {texture: {buffer: src, channels: 2, width: 8, height: 4, filter: point, address: [clamp, border]}}
+  - {surface: {buffer: dst, channels: 2, width: 8, height: 4}}
+)";
+  const LaunchSpec spec = parseLaunchFile(write("tex.yaml", yaml));
+  ASSERT_EQ(spec.args.size(), 2u);
+  EXPECT_EQ(spec.args[0].kind, ArgSpec::Kind::Texture);
+  EXPECT_EQ(spec.args[0].texture.addr[1], sm::TexAddressMode::Border);
+  EXPECT_EQ(spec.args[1].texture.magic, sm::kSurfaceMagic);
+  driver::Runtime rt(GpuConfig::loadDefault());
+  const LaunchOutcome out = runLaunch(spec, rt);
+  ASSERT_EQ(out.error, driver::Error::Success) << driver::errorName(out.error);
+  ASSERT_EQ(out.checks.size(), 1u);
+  EXPECT_TRUE(out.checks[0].passed) << out.checks[0].message;
+}
+
+TEST_F(LaunchFileTest, TextureArgumentErrorsNameTheirPlace) {
+  const std::string head = std::string(kHead) + "buffers:\n  img: {type: u8, count: 64}\n  d: {type: f64, count: 8}\nargs:\n";
+  struct Case { const char* arg; const char* message; };
+  for (const Case& c : {
+           Case{"  - {texture: {buffer: img, width: 8, height: 9}}", "t.yaml:9:15: error: a texture of 8 x 9 x 1 texels of 1 bytes needs 72 bytes; buffer 'img' holds 64"},
+           Case{"  - {texture: {buffer: nope, width: 8}}", "unknown buffer 'nope' in texture"},
+           Case{"  - {texture: {buffer: d, width: 8}}", "buffer 'd' is f64: a texture takes"},
+           Case{"  - {texture: {buffer: img, width: 8, filter: linear}}", "linear filtering needs a float format or normalized-float reads"},
+           Case{"  - {texture: {buffer: img, width: 8, address: repeat}}", "'address' is wrap, clamp, mirror or border, found 'repeat'"},
+           Case{"  - {texture: {buffer: img, width: 8, channels: 3}}", "'channels' is 1, 2 or 4"},
+           Case{"  - {surface: {buffer: img, width: 8, filter: point}}", "unknown key 'filter' in surface"},
+           Case{"  - {texture: {buffer: img}}", "missing key 'width' in texture"},
+       }) {
+    const std::string err = parseError(head + c.arg + "\n");
+    EXPECT_NE(err.find(c.message), std::string::npos) << c.arg << "\n -> " << err;
+  }
+}
+
 }  // namespace

@@ -653,6 +653,7 @@ TEST(PtxHardening, RegisterPressureOfTheSuiteIsUnchanged) {
       {"sm_75/transpose.ptx:transpose_naive", 10},
       {"sm_75/transpose.ptx:transpose_shared", 16},
       {"sm_75/transpose.ptx:transpose_shared_padded", 16},
+      {"sm_75/texture_filter.ptx:texture_filter", 15},
       {"sm_75/vector_add.ptx:vector_add", 15},
       {"sm_80/f16_math.ptx:f16_arith", 12},
       {"sm_80/f16_math.ptx:f16_convert", 24},
@@ -670,6 +671,7 @@ TEST(PtxHardening, RegisterPressureOfTheSuiteIsUnchanged) {
       {"sm_80/transpose.ptx:transpose_naive", 10},
       {"sm_80/transpose.ptx:transpose_shared", 16},
       {"sm_80/transpose.ptx:transpose_shared_padded", 16},
+      {"sm_80/texture_filter.ptx:texture_filter", 15},
       {"sm_80/vector_add.ptx:vector_add", 15},
       {"sm_90/bfs.ptx:bfs_level", 29},
       {"sm_90/bitonic_sort.ptx:bitonic_step", 8},
@@ -717,6 +719,7 @@ TEST(PtxHardening, RegisterPressureOfTheSuiteIsUnchanged) {
       {"sm_90/transpose.ptx:transpose_naive", 10},
       {"sm_90/transpose.ptx:transpose_shared", 16},
       {"sm_90/transpose.ptx:transpose_shared_padded", 16},
+      {"sm_90/texture_filter.ptx:texture_filter", 15},
       {"sm_90/vector_add.ptx:vector_add", 15},
       {"sm_90/vote_match.ptx:vote_match", 13},
   };

@@ -454,7 +454,7 @@ void expectLoadError(const std::string& body, unsigned line, const std::string& 
 }
 
 TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
-  // Valid PTX the core does not implement (a texture fetch, a TMA commit, a setmaxnreg in a
+  // Valid PTX the core does not implement (a cube-map texture fetch, a performance-monitor event, a setmaxnreg in a
   // called function) loads; the kernel that uses it is refused at
   // launch with every such instruction and its place, and the module's other kernel runs.
   Runtime rt;
@@ -473,8 +473,8 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
   .reg .f32 %f<4>;
   .reg .b64 %rd<2>;
   ld.param.u64 %rd1, [p];
-  tex.1d.v4.s32.s32 {%r0,%r1,%r2,%r3}, [t, {%r0}];
-  cp.async.bulk.commit_group;
+  tex.cube.v4.f32.f32 {%f0,%f1,%f2,%f3}, [%rd1, {%f0,%f1,%f2,%f3}];
+  pmevent 1;
   { .param .b64 a; st.param.b64 [a], %rd1; call.uni helper, (a); }
   ret;
 }
@@ -496,7 +496,7 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
             Error::InvalidConfiguration);
   const std::string why = rt.lastLaunchError();
   EXPECT_NE(why.find("3 PTX instructions that scgpu does not implement"), std::string::npos) << why;
-  for (const char* place : {"mixed.ptx:19:3: 'tex.1d.v4.s32.s32'", "mixed.ptx:20:3: 'cp.async.bulk.commit_group'",
+  for (const char* place : {"mixed.ptx:19:3: 'tex.cube.v4.f32.f32'", "mixed.ptx:20:3: 'pmevent'",
                             "mixed.ptx:9:3: 'setmaxnreg.inc.sync.aligned.u32'"})
     EXPECT_NE(why.find(place), std::string::npos) << place << " in " << why;
 }

@@ -344,6 +344,18 @@ Schema buildSchema() {
   b.number("sm.cluster_barrier_cycles_per_block", FIELD(sm.cluster_barrier_cycles_per_block), 100000,
            "cycles the cluster barrier takes more per block of the cluster beyond the first")
       .orZero();
+  b.integer("sm.int_div32_issue_cycles", FIELD(sm.int_div32_issue_cycles), 1, 10000,
+            "cycles a 32-bit integer div/rem by a run-time divisor holds the integer pipe (the issue slots of "
+            "ptxas's instruction sequence)");
+  b.integer("sm.int_div32_latency_cycles", FIELD(sm.int_div32_latency_cycles), 1, 100000,
+            "cycles from a 32-bit integer div/rem's issue to its result");
+  b.integer("sm.int_div64_issue_cycles", FIELD(sm.int_div64_issue_cycles), 1, 10000,
+            "the same as int_div32_issue_cycles for 64-bit operands (a called subroutine)");
+  b.integer("sm.int_div64_latency_cycles", FIELD(sm.int_div64_latency_cycles), 1, 100000,
+            "cycles from a 64-bit integer div/rem's issue to its result");
+  b.integer("sm.tma_setup_cycles", FIELD(sm.tma_setup_cycles), 0, 100000,
+            "cycles a bulk copy (cp.async.bulk, the TMA unit) takes from its issue to its first memory request "
+            "beyond the LSU's latency (tensor-map read, address generation)");
   b.integer("sm.mbarrier_try_wait_limit_cycles", FIELD(sm.mbarrier_try_wait_limit_cycles), 1, 100000000,
             "cycles an mbarrier.try_wait keeps its warp suspended waiting for the phase to complete before it "
             "returns false");
@@ -390,9 +402,6 @@ Schema buildSchema() {
       .defaultFrom("crossbar.impl");
   b.integer("crossbar.request_header_bytes", FIELD(crossbar.request_header_bytes), 0, 1024,
             "a request's header on the wire (a read request is only this)");
-  b.integer("crossbar.bulk_response_header_bytes", FIELD(crossbar.bulk_response_header_bytes), 0, 1024,
-            "the header of a bulk copy's (TMA's) read response on the wire; other responses carry "
-            "crossbar.request_header_bytes");
 
   b.section("l2", "L2 cache slices (memory-side, shared by all SMs)");
   b.integer("l2.slices", FIELD(l2.slices), 1, 4096,

@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
     const auto I = [&](int i) { return std::atoi(k.args[i].c_str()); };
     const auto U = [&](int i) { return unsigned(std::strtoul(k.args[i].c_str(), nullptr, 10)); };
     const auto F = [&](int i) { return std::strtod(k.args[i].c_str(), nullptr); };
+    const auto U64 = [&](int i) { return u64(std::strtoull(k.args[i].c_str(), nullptr, 10)); };
     const dim3 g(k.grid), b(k.block);
     auto launch = [&] {
       const std::string& n = k.kernel;
@@ -101,6 +102,14 @@ int main(int argc, char** argv) {
       else if (n == "dfma_lat") dfma_lat<<<g, b>>>(I(0), F(1), F(2), cycles, reinterpret_cast<double*>(sink));
       else if (n == "mufu_tput") mufu_tput<<<g, b>>>(I(0), float(F(1)), float(F(2)), cycles, reinterpret_cast<float*>(sink));
       else if (n == "mufu_lat") mufu_lat<<<g, b>>>(I(0), float(F(1)), float(F(2)), cycles, reinterpret_cast<float*>(sink));
+      else if (n == "udiv_tput") udiv_tput<<<g, b>>>(I(0), U(1), U(2), cycles, reinterpret_cast<unsigned*>(sink));
+      else if (n == "udiv_lat") udiv_lat<<<g, b>>>(I(0), U(1), U(2), cycles, reinterpret_cast<unsigned*>(sink));
+      else if (n == "urem_tput") urem_tput<<<g, b>>>(I(0), U(1), U(2), cycles, reinterpret_cast<unsigned*>(sink));
+      else if (n == "urem_lat") urem_lat<<<g, b>>>(I(0), U(1), U(2), cycles, reinterpret_cast<unsigned*>(sink));
+      else if (n == "udiv64_tput") udiv64_tput<<<g, b>>>(I(0), U64(1), U64(2), cycles, reinterpret_cast<u64*>(sink));
+      else if (n == "udiv64_lat") udiv64_lat<<<g, b>>>(I(0), U64(1), U64(2), cycles, reinterpret_cast<u64*>(sink));
+      else if (n == "urem64_tput") urem64_tput<<<g, b>>>(I(0), U64(1), U64(2), cycles, reinterpret_cast<u64*>(sink));
+      else if (n == "urem64_lat") urem64_lat<<<g, b>>>(I(0), U64(1), U64(2), cycles, reinterpret_cast<u64*>(sink));
       else if (n == "chase") chase<<<g, b>>>(buf, U(1), U(2), I(3), I(4), I(5), cycles, reinterpret_cast<unsigned*>(sink));
       else if (n == "smem_chase") smem_chase<<<g, b>>>(I(0), cycles, reinterpret_cast<unsigned*>(sink));
       else if (n == "l1_load") l1_load<<<g, b>>>(U(0), I(1), reinterpret_cast<const int*>(buf), cycles, sink);

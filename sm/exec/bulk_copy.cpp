@@ -276,12 +276,14 @@ TensorMap readTensorMap(ExecContext& c, const BulkOp& b, int lane) {
   return m;
 }
 
-// The fill of an out-of-bound element: zero, or a NaN of the element's type.
+// The fill of an out-of-bound element: zero, or the NaN that CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_
+// REQUEST_ZERO_FMA asks for. The H100 fills f32 elements with 0x7FF77FF7 (docs/data/h100_tma_probe.txt,
+// f32_nanfill): the pattern 0x7FF7 repeated, which the other widths are taken to repeat too.
 void oobFill(const TensorMap& m, std::uint8_t* p) {
   const std::uint32_t eb = m.elementBytes();
   std::memset(p, 0, eb);
   if (!m.oob_nan) return;
-  const std::uint64_t nan = eb == 2 ? 0x7FFFu : eb == 4 ? 0x7FFFFFFFu : 0x7FFFFFFFFFFFFFFFull;
+  const std::uint64_t nan = 0x7FF77FF77FF77FF7ull;
   std::memcpy(p, &nan, eb);
 }
 
@@ -299,6 +301,14 @@ void tensorCopy(ExecContext& c, const BulkOp& b, int lane) {
   std::uint32_t n[5] = {1, 1, 1, 1, 1};
   for (std::uint32_t d = 0; d < m.rank; ++d) n[d] = m.boxCount(d);
   const std::uint64_t row_bytes = std::uint64_t(n[0]) * eb;
+  // Where box byte `off` lies in shared memory: rows are dense without a swizzle; with one, each
+  // row starts a span of its own (a 64-byte row under the 128-byte swizzle leaves 64 bytes unwritten:
+  // H100, docs/data/h100_tma_probe.txt, u32_128B_narrow), and 16-byte chunks move within the span.
+  const std::uint64_t span = m.swizzle == TmaSwizzle::B32 ? 32 : m.swizzle == TmaSwizzle::B64 ? 64 : 128;
+  const std::uint64_t smem_row = m.swizzle == TmaSwizzle::None ? row_bytes : (row_bytes + span - 1) / span * span;
+  const auto placed = [&](std::uint64_t base, std::uint64_t off) {
+    return swizzleSharedAddress(base + off / row_bytes * smem_row + off % row_bytes, m.swizzle);
+  };
   const std::uint64_t box_bytes = m.boxBytes();
   if (b.kind == BulkOp::Kind::Prefetch) {
     if (!c.bulk) return;
@@ -311,7 +321,7 @@ void tensorCopy(ExecContext& c, const BulkOp& b, int lane) {
   std::vector<std::uint8_t> box(box_bytes);
   if (!to_shared && b.kind != BulkOp::Kind::Prefetch) {  // gather the box out of (swizzled) shared memory
     for (std::uint64_t off = 0; off < box_bytes; off += 16)
-      std::memcpy(box.data() + off, sharedBytes(c, lane, swizzleSharedAddress(smem + off, m.swizzle), 16, false), 16);
+      std::memcpy(box.data() + off, sharedBytes(c, lane, placed(smem, off), 16, false), 16);
     if (c.bulk) c.bulk->shared_bytes += box_bytes;
   }
   // Rows: every index of dimensions 1..4.
@@ -347,7 +357,7 @@ void tensorCopy(ExecContext& c, const BulkOp& b, int lane) {
   if (c.bulk) c.bulk->shared_bytes += box_bytes;
   forDestinations(c, b, lane, [&](std::uint64_t dst, std::uint64_t mbar) {
     for (std::uint64_t off = 0; off < box_bytes; off += 16)
-      std::memcpy(sharedBytes(c, lane, swizzleSharedAddress(dst + off, m.swizzle), 16, true), box.data() + off, 16);
+      std::memcpy(sharedBytes(c, lane, placed(dst, off), 16, true), box.data() + off, 16);
     completeTx(c, lane, mbar, std::uint32_t(box_bytes));
   });
 }

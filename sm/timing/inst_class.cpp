@@ -33,6 +33,7 @@ Pipe pipeOf(const ptx::DecodedInst& in) {
   switch (in.op) {
     case Op::Ld: case Op::St: case Op::Atom: case Op::Red: case Op::Ldmatrix: case Op::Stmatrix: case Op::CpAsync:
     case Op::CpBulk:
+    case Op::Tex: case Op::Tld4: case Op::Txq: case Op::Suld: case Op::Sust: case Op::Suq:  // texture: through the LSU/L1
       return Pipe::Lsu;
     case Op::Mma: case Op::Wgmma:
       return Pipe::Tensor;
@@ -46,6 +47,7 @@ Pipe pipeOf(const ptx::DecodedInst& in) {
     // Multi-function unit; f64 versions are DFMA-based sequences on the FP64 pipe.
     case Op::Rcp: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Lg2: case Op::Ex2:
     case Op::Tanh: case Op::Div: case Op::Rem:
+      if ((in.op == Op::Div || in.op == Op::Rem) && !ptx::isFloat(in.type)) return Pipe::Int;  // SmCore::opTiming
       return in.type == Type::F64 ? Pipe::Fp64 : Pipe::Sfu;
     // Arithmetic that exists for integers and floats: the type decides (setp/set/testp: `type` is
     // the compared type).

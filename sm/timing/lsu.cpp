@@ -406,15 +406,14 @@ void Lsu::enqueueBulk(const BulkTrace& t, const LsuRequest& req) {
   Op& op = ops_[id];
   op.req = req;
   op.req.bypass_l1 = true;
-  op.req.bulk = true;
-  if (t.shared_bytes) {
-    Step s;
-    s.kind = Step::Kind::Shared;
-    const std::uint64_t row = std::uint64_t(p_.shared_memory_banks) * p_.shared_memory_bank_width_bytes;
-    s.mask = std::uint32_t(std::max<std::uint64_t>(1, (t.shared_bytes + row - 1) / row));
-    *shared_wavefronts_ += s.mask;
-    op.steps.push_back(s);
-  }
+  // The shared-memory side: a copy into shared memory writes it as the lines arrive (after them in
+  // the pipeline), a copy out of it reads it first.
+  Step shared;
+  shared.kind = Step::Kind::Shared;
+  const std::uint64_t row = std::uint64_t(p_.shared_memory_banks) * p_.shared_memory_bank_width_bytes;
+  shared.mask = std::uint32_t(std::max<std::uint64_t>(1, (t.shared_bytes + row - 1) / row));
+  if (t.shared_bytes) *shared_wavefronts_ += shared.mask;
+  if (t.shared_bytes && t.write) op.steps.push_back(shared);
   for (const BulkTrace::Line& l : t.lines) {
     Step s;
     s.kind = Step::Kind::Line;
@@ -431,6 +430,7 @@ void Lsu::enqueueBulk(const BulkTrace& t, const LsuRequest& req) {
     *global_sectors_ += memsys::sectorCount(l.sectors);
     op.steps.push_back(s);
   }
+  if (t.shared_bytes && !t.write) op.steps.push_back(shared);
   queue_.push_back(id);
 }
 
@@ -498,7 +498,6 @@ bool Lsu::stepLine(Op& op, Step& s, std::uint64_t now) {
     r.atomic_ops = s.atomic_ops;
     r.atomic_integer = s.atomic_integer;
     if (kind == MemOp::Write) r.word_mask = s.words;
-    r.bulk = op.req.bulk;
     dispatch(r, now);
   };
   if (s.mem == MemOp::Read) {

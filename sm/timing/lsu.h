@@ -55,7 +55,6 @@ struct LsuRequest {
   bool bypass_l1 = false;
   std::uint64_t copy_group = 0;      // cp.async: the warp's group it counts in (0: none)
   std::uint64_t bulk_group = 0;      // a bulk copy to global memory: the warp's bulk group (0: none)
-  bool bulk = false;                 // a bulk copy (its requests are MemRequest::bulk)
   std::vector<BulkTrace::Completion> completions;  // a bulk copy's mbarrier completions, applied when done
 };
 

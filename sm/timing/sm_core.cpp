@@ -38,7 +38,9 @@ struct ProgramInfo {
   const ptx::Program* program = nullptr;
   std::vector<InstInfo> info;
   // Per pc, for tensor-pipe instructions: cycles the pipe stays busy and the result latency.
-  std::vector<std::uint16_t> tensor_interval, tensor_latency;
+  // Per pc, where the instruction decides them rather than its pipe (0: the pipe's): tensor-core
+  // shapes, and integer division, which ptxas expands into a sequence of SASS instructions.
+  std::vector<std::uint16_t> op_interval, op_latency;
   std::uint64_t icache_base = 0;
   std::uint64_t param_bank = 0;
 };
@@ -242,8 +244,8 @@ struct SmCore::Impl {
   Reason evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t now, std::uint64_t* until);
   bool operandsReady(WarpSlot& ws, std::uint64_t now);
   void decodeHead(WarpSlot& ws);
-  // Fills ProgramInfo::tensor_interval/latency from the mma shapes and sm.tensor_* (sm_params.h).
-  void tensorTiming(ProgramInfo& pi) const;
+  // Fills ProgramInfo::op_interval/latency from the mma shapes and sm.tensor_* (sm_params.h).
+  void opTiming(ProgramInfo& pi) const;
   void issue(std::uint32_t slot, SubCore& sc, std::uint64_t now, SchedulerTrace& tr);
   void fetch(SubCore& sc, int issued_slot, std::uint64_t now);
   // The warp's instruction buffer has room and there is code left to fetch into it.
@@ -435,12 +437,22 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
 
 // ---- per-warp readiness ----
 
-void SmCore::Impl::tensorTiming(ProgramInfo& pi) const {
+void SmCore::Impl::opTiming(ProgramInfo& pi) const {
   const ptx::Program& prog = *pi.program;
-  pi.tensor_interval.assign(prog.code.size(), 0);
-  pi.tensor_latency.assign(prog.code.size(), 0);
+  pi.op_interval.assign(prog.code.size(), 0);
+  pi.op_latency.assign(prog.code.size(), 0);
   const PipeParams& tp = p.pipe_tensor;
   for (std::size_t pc = 0; pc < prog.code.size(); ++pc) {
+    const ptx::DecodedInst& in = prog.code[pc];
+    if ((in.op == ptx::Op::Div || in.op == ptx::Op::Rem) && !ptx::isFloat(in.type)) {
+      // div/rem by a run-time divisor: ptxas's sequence (a call for 64 bits) takes this many of the
+      // sub-core's issue cycles, on the integer pipe, and this long to its result (H100:
+      // validation/micro udiv*/urem*, docs/validation.md "Integer division").
+      const bool wide = ptx::sizeOf(in.type) == 8;
+      pi.op_interval[pc] = std::uint16_t(std::max<std::uint32_t>(1, wide ? p.int_div64_issue_cycles : p.int_div32_issue_cycles));
+      pi.op_latency[pc] = std::uint16_t(std::max<std::uint32_t>(1, wide ? p.int_div64_latency_cycles : p.int_div32_latency_cycles));
+      continue;
+    }
     if (pi.info[pc].pipe != Pipe::Tensor) continue;
     const ptx::TensorOp& t = prog.tensor_ops[prog.code[pc].target];
     if (t.kind == ptx::TensorOp::Kind::Wgmma) {
@@ -449,8 +461,8 @@ void SmCore::Impl::tensorTiming(ProgramInfo& pi) const {
       const double work = 16.0 * t.n * t.k * ptx::bitsOf(t.a) / 16.0 / p.wgmma_work_per_cycle;
       const double smem = wgmmaSharedBytes(t) / (p.wgmma_smem_bytes_per_cycle / std::max<std::uint32_t>(p.sub_cores, 1));
       const double held = p.wgmma_issue_cycles + std::max(work, smem);
-      pi.tensor_interval[pc] = std::uint16_t(std::min(65535.0, std::ceil(std::max(held, 1.0))));
-      pi.tensor_latency[pc] = std::uint16_t(std::min(65535.0, double(pi.tensor_interval[pc]) + p.wgmma_latency_cycles));
+      pi.op_interval[pc] = std::uint16_t(std::min(65535.0, std::ceil(std::max(held, 1.0))));
+      pi.op_latency[pc] = std::uint16_t(std::min(65535.0, double(pi.op_interval[pc]) + p.wgmma_latency_cycles));
       continue;
     }
     const double macs = double(t.m) * t.n * t.k;
@@ -462,8 +474,8 @@ void SmCore::Impl::tensorTiming(ProgramInfo& pi) const {
       busy = macs * ptx::bitsOf(t.a) / 16.0 / p.tensor_work_per_cycle;
       latency = tp.latency_cycles + busy * p.tensor_latency_cycles_per_work_cycle;
     }
-    pi.tensor_interval[pc] = std::uint16_t(std::min(65535.0, std::ceil(tp.initiation_interval_cycles + busy)));
-    pi.tensor_latency[pc] = std::uint16_t(std::min(65535.0, std::ceil(std::max(latency, 1.0))));
+    pi.op_interval[pc] = std::uint16_t(std::min(65535.0, std::ceil(tp.initiation_interval_cycles + busy)));
+    pi.op_latency[pc] = std::uint16_t(std::min(65535.0, std::ceil(std::max(latency, 1.0))));
   }
 }
 
@@ -698,9 +710,8 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
       c = t + extra + 1;
       break;
     }
-  const bool tensor = info.pipe == Pipe::Tensor;
   if (!merged && !alu_free) {
-    const std::uint32_t held = tensor ? pi.tensor_interval[pc] : pipe[int(info.pipe)].initiation_interval_cycles;
+    const std::uint32_t held = pi.op_interval[pc] ? pi.op_interval[pc] : pipe[int(info.pipe)].initiation_interval_cycles;
     sc.pipe_free[int(info.pipe)] = t + extra + held;
     ++*pipe_instructions[int(info.pipe)];
     *pipe_busy[int(info.pipe)] += held;
@@ -775,7 +786,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     LsuRequest req;
     req.warp_slot = slot;
     req.block_slot = ws.block;
-    req.ready_at = dispatch + pipe[int(Pipe::Lsu)].latency_cycles;
+    req.ready_at = dispatch + pipe[int(Pipe::Lsu)].latency_cycles + p.tma_setup_cycles;
     if (btrace.write) req.bulk_group = ws.bulk_groups.add();
     req.completions = btrace.completions;
     lsu.enqueueBulk(btrace, req);
@@ -818,7 +829,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     ws.mem_outstanding++;
     b.mem_outstanding++;
   } else {
-    std::uint64_t ready = dispatch + (tensor ? pi.tensor_latency[pc] : pipe[int(info.pipe)].latency_cycles);
+    std::uint64_t ready = dispatch + (pi.op_latency[pc] ? pi.op_latency[pc] : pipe[int(info.pipe)].latency_cycles);
     if (alu_free)  // folded away: ready now, or with its fused partner's result
       ready = fused_src != kNoPc && fused_src < ws.reg_ready.size() ? std::max(t, ws.reg_ready[fused_src]) : t;
     for (std::uint32_t i = 0; i < n_reg; ++i) setReg(reg_dst[i], ready, info.result);
@@ -830,7 +841,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   if (in.op == ptx::Op::CpAsyncWait) ws.cp_groups.forget(copyGroupsKept(in));  // groups no wait can ask for again
   if (in.op == ptx::Op::CpBulkWait) ws.bulk_groups.forget(copyGroupsKept(in));
   if (in.op == ptx::Op::Wgmma) {
-    ws.wg_open_ready = std::max(ws.wg_open_ready, dispatch + pi.tensor_latency[pc]);
+    ws.wg_open_ready = std::max(ws.wg_open_ready, dispatch + pi.op_latency[pc]);
     *wgmma_smem_bytes += std::uint64_t(wgmmaSharedBytes(pi.program->tensor_ops[in.target]));
   }
   if (in.op == ptx::Op::WgmmaCommit) {
@@ -1172,7 +1183,7 @@ void SmCore::addLaunch(std::uint32_t kernel, LaunchState* launch, const KernelRe
   auto info = std::make_shared<ProgramInfo>();
   info->program = launch->program;
   info->info = classifyProgram(*launch->program);
-  m.tensorTiming(*info);
+  m.opTiming(*info);
   ++m.launch_seq;
   info->icache_base = m.launch_seq * kIcacheLaunchStride;
   info->param_bank = kParamSyntheticBase + (m.launch_seq % 4096) * kParamBankBytes;

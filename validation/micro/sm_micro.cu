@@ -185,6 +185,15 @@ __device__ __forceinline__ float mufuStep(float a, float b, float) {
   return r * b;
 }
 
+// Integer division and remainder by a divisor known only at run time (div/rem.u32, .u64 in PTX):
+// ptxas expands each into a sequence of SASS instructions (and a call for 64 bits). The 64-bit
+// divisor is above 2^32 and the addend keeps the dividend large, so the full 64-bit path runs.
+__device__ __forceinline__ unsigned udivStep(unsigned a, unsigned b, unsigned c) { return a / b + c; }
+__device__ __forceinline__ unsigned uremStep(unsigned a, unsigned b, unsigned c) { return a % b + c; }
+using u64 = unsigned long long;  // one token, for ALU_KERNEL's T(...) casts
+__device__ __forceinline__ u64 udiv64Step(u64 a, u64 b, u64 c) { return a / b + c; }
+__device__ __forceinline__ u64 urem64Step(u64 a, u64 b, u64 c) { return a % b + c; }
+
 ALU_KERNEL(ffma_tput, float, 8, ffmaStep)
 ALU_KERNEL(ffma_lat, float, 1, ffmaStep)
 ALU_KERNEL(imad_tput, unsigned, 8, imadStep)
@@ -193,6 +202,14 @@ ALU_KERNEL(dfma_tput, double, 8, dfmaStep)
 ALU_KERNEL(dfma_lat, double, 1, dfmaStep)
 ALU_KERNEL(mufu_tput, float, 8, mufuStep)
 ALU_KERNEL(mufu_lat, float, 1, mufuStep)
+ALU_KERNEL(udiv_tput, unsigned, 8, udivStep)
+ALU_KERNEL(udiv_lat, unsigned, 1, udivStep)
+ALU_KERNEL(urem_tput, unsigned, 8, uremStep)
+ALU_KERNEL(urem_lat, unsigned, 1, uremStep)
+ALU_KERNEL(udiv64_tput, u64, 8, udiv64Step)
+ALU_KERNEL(udiv64_lat, u64, 1, udiv64Step)
+ALU_KERNEL(urem64_tput, u64, 8, urem64Step)
+ALU_KERNEL(urem64_lat, u64, 1, urem64Step)
 
 // Pointer chase in global memory, one thread: idx = (idx + stride + a[idx]) & mask over a
 // zero-filled buffer, so every load depends on the previous one and touches a new line when

@@ -1,0 +1,284 @@
+// The texture unit's arithmetic (texture_sample.h). The rules, as the CUDA programming guide's
+// "Texture Fetching" appendix gives them and as the H100/H200 computes them (docs/data/tex_probe):
+// - point sampling takes texel floor(u) (u = x, or x * size with normalized coordinates);
+// - linear filtering takes texels i = floor(xB) and i + 1 with xB = u - 0.5 and the weight
+//   alpha = frac(xB) in 9-bit fixed point with 8 fractional bits (rounded to nearest, ties up), so
+//   alpha is a multiple of 1/256; 2D and 3D weigh 4 and 8 texels by products of these, themselves
+//   rounded to 1/256 (filterWeights); a 1D fetch filters rows -1 and 0 at y = 0 too;
+// - the weighted sum: exact, rounded once to f32 (f32 texels) or to f16 (f16 texels); integers read
+//   as normalized floats are filtered in fixed point: 8-bit unorm sums widened to 16-bit unorm,
+//   16-bit sums rounded to the format's integers, then normalized;
+// - each texel index is addressed on its own: clamp to [0, size-1]; border reads the border
+//   colour; wrap (index mod size) and mirror only with normalized coordinates (otherwise clamp);
+// - integers read as normalized floats are v / (2^8-1) or v / (2^16-1), and v / 127 or v / 32767
+//   clamped to -1 for signed ones; f16 is widened to f32; channels the format lacks read 0;
+// - .s32 coordinates address texels directly, unfiltered; out of range they read 0 from linear
+//   memory (whatever the address mode) and are addressed as point samples otherwise.
+#include "sm/exec/texture_sample.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "sm/exec/float_util.h"
+
+namespace scgpu::sm {
+namespace {
+
+// One texel's channels: as floats (returnsFloat) or as 32-bit integers.
+struct Texel {
+  float f[4] = {0, 0, 0, 0};
+  std::uint32_t u[4] = {0, 0, 0, 0};
+  std::int64_t raw[4] = {0, 0, 0, 0};  // integer formats: the channel's value (filtering in fixed point)
+};
+
+Texel decodeTexel(const TextureDesc& d, const std::uint8_t* p) {
+  Texel t;
+  for (std::uint32_t c = 0; c < d.channels; ++c) {
+    std::int64_t iv = 0;
+    float fv = 0;
+    switch (d.bits) {
+      case 8:
+        iv = d.kind == ChannelKind::Signed ? std::int64_t(std::int8_t(p[c])) : std::int64_t(p[c]);
+        break;
+      case 16: {
+        std::uint16_t h;
+        std::memcpy(&h, p + 2 * c, 2);
+        if (d.kind == ChannelKind::Float) fv = fp::halfToFloat(h);
+        else iv = d.kind == ChannelKind::Signed ? std::int64_t(std::int16_t(h)) : std::int64_t(h);
+        break;
+      }
+      default: {
+        std::uint32_t w;
+        std::memcpy(&w, p + 4 * c, 4);
+        if (d.kind == ChannelKind::Float) std::memcpy(&fv, &w, 4);
+        else iv = d.kind == ChannelKind::Signed ? std::int64_t(std::int32_t(w)) : std::int64_t(w);
+        break;
+      }
+    }
+    t.raw[c] = iv;
+    if (d.kind == ChannelKind::Float) {
+      t.f[c] = fv;
+    } else if (d.readNormalized()) {
+      const float scale = d.kind == ChannelKind::Signed ? (d.bits == 8 ? 127.0f : 32767.0f)
+                                                        : (d.bits == 8 ? 255.0f : 65535.0f);
+      t.f[c] = std::max(float(iv) / scale, -1.0f);
+    } else {
+      t.u[c] = std::uint32_t(iv);
+    }
+  }
+  return t;
+}
+
+// The largest value of a normalized integer format (255, 127, 65535, 32767).
+double normScale(const TextureDesc& d) {
+  return d.kind == ChannelKind::Signed ? (d.bits == 8 ? 127.0 : 32767.0) : (d.bits == 8 ? 255.0 : 65535.0);
+}
+
+Texel borderTexel(const TextureDesc& d) {
+  Texel t;
+  for (int c = 0; c < 4; ++c) {
+    t.f[c] = d.border[c];
+    const float bc = d.border[c];  // integer reads: the colour truncated, inside the int32 range
+    t.u[c] = std::isnan(bc) ? 0u : std::uint32_t(std::int32_t(std::clamp(double(bc), -2147483648.0, 2147483647.0)));
+    // (a border colour outside [-1, 1], or not a number, is clamped for the fixed-point sum)
+    const double b = std::isnan(d.border[c]) ? 0.0 : std::clamp(double(d.border[c]), -1.0, 1.0);
+    t.raw[c] = d.kind == ChannelKind::Float ? 0 : std::int64_t(std::lround(b * normScale(d)));
+  }
+  return t;
+}
+
+// A texel index after addressing, or -1 for the border.
+std::int64_t addressIndex(std::int64_t i, std::uint32_t n, TexAddressMode m, bool normalized) {
+  if (!normalized && (m == TexAddressMode::Wrap || m == TexAddressMode::Mirror)) m = TexAddressMode::Clamp;
+  const std::int64_t N = n;
+  switch (m) {
+    case TexAddressMode::Border: return i < 0 || i >= N ? -1 : i;
+    case TexAddressMode::Wrap: return ((i % N) + N) % N;
+    case TexAddressMode::Mirror: {
+      const std::int64_t k = ((i % (2 * N)) + 2 * N) % (2 * N);
+      return k < N ? k : 2 * N - 1 - k;
+    }
+    default: return std::clamp<std::int64_t>(i, 0, N - 1);
+  }
+}
+
+// The texel coordinate u of a float coordinate (finite and bounded, so that indices fit).
+double texelCoord(float x, std::uint32_t n, bool normalized) {
+  double u = std::isnan(x) ? 0.0 : double(x);
+  if (normalized) u *= n;
+  return std::clamp(u, -double(1 << 30), double(1 << 30));
+}
+
+// Linear filtering's first texel and its weight in 1/256 (the other texel weighs 256 - alpha... of
+// the next): xB = u - 0.5 in fixed point with 8 fractional bits, rounded to nearest.
+void linearSplit(double u, std::int64_t* i0, std::uint32_t* alpha) {
+  const std::int64_t q = std::int64_t(std::floor((u - 0.5) * 256.0 + 0.5));
+  *i0 = q >> 8;  // floor division (arithmetic shift)
+  *alpha = std::uint32_t(q & 255);
+}
+
+// The weights (in 1/256, summing to 256) of the 4 (2D) or 8 (3D) texels of a linear footprint,
+// texel t at offsets (t & 1, t >> 1 & 1, t >> 2 & 1), from the per-dimension fractions a, b, c
+// (in 1/256). As the H200 computes them: the products of fractions rounded to 1/256 (ties up),
+// every other weight derived from those so that rows, columns and slices keep their exact totals
+// (docs/data/tex_probe: bit-exact in 2D; 3D 228 of 256 samples, the others within a few ulps).
+void filterWeights(std::uint32_t dims, std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t w[8]) {
+  auto r8 = [](std::int64_t p) { return (p + 128) >> 8; };
+  if (dims < 3) {
+    const std::int64_t ab = r8(a * b);
+    w[0] = 256 - a - b + ab;
+    w[1] = a - ab;
+    w[2] = b - ab;
+    w[3] = ab;
+    return;
+  }
+  const std::int64_t ab = r8(a * b), ac = r8(a * c), bc = r8(b * c), abc = (a * b * c + 32768) >> 16;
+  w[0] = 256 - a - b - c + ab + ac + bc - abc;
+  w[1] = a - ab - ac + abc;
+  w[2] = b - ab - bc + abc;
+  w[3] = ab - abc;
+  w[4] = c - ac - bc + abc;
+  w[5] = ac - abc;
+  w[6] = bc - abc;
+  w[7] = abc;
+}
+
+class Fetcher {
+ public:
+  Fetcher(const TextureDesc& d, std::uint32_t layer, const TexelReadFn& read) : d_(d), read_(read) {
+    layer_ = d.layered() ? std::min(layer, d.layers ? d.layers - 1 : 0) : 0;
+  }
+  // The texel at addressed indices (any -1: the border colour).
+  Texel at(std::int64_t x, std::int64_t y, std::int64_t z) {
+    if (x < 0 || y < 0 || z < 0) return borderTexel(d_);
+    const std::uint64_t addr = d_.base + std::uint64_t(layer_) * d_.slice_pitch + std::uint64_t(z) * d_.slice_pitch +
+                               std::uint64_t(y) * d_.pitch + std::uint64_t(x) * d_.texelBytes();
+    std::uint8_t bytes[16];
+    read_(addr, d_.texelBytes(), bytes);
+    if (!first_) first_ = addr;
+    ++count_;
+    return decodeTexel(d_, bytes);
+  }
+  std::uint64_t first() const { return first_; }
+  std::uint32_t count() const { return count_; }
+
+ private:
+  const TextureDesc& d_;
+  const TexelReadFn& read_;
+  std::uint32_t layer_ = 0;
+  std::uint64_t first_ = 0;
+  std::uint32_t count_ = 0;
+};
+
+std::uint32_t sizeOf(const TextureDesc& d, int dim) { return dim == 0 ? d.width : dim == 1 ? d.height : d.depth; }
+
+TexResult fromTexel(const TextureDesc& d, const Texel& t) {
+  TexResult r;
+  for (int c = 0; c < 4; ++c) {
+    if (d.returnsFloat()) std::memcpy(&r.v[c], &t.f[c], 4);
+    else r.v[c] = t.u[c];
+  }
+  return r;
+}
+
+}  // namespace
+
+TexResult sampleTexture(const TextureDesc& d, const TexCoords& c, const TexelReadFn& read, std::uint64_t* first_texel,
+                        std::uint32_t* texels) {
+  Fetcher f(d, c.layer, read);
+  const std::uint32_t nd = std::min<std::uint32_t>(c.dims, 3);
+  const bool norm = d.normalizedCoords();
+  TexResult r;
+  if (c.integer) {
+    std::int64_t idx[3] = {0, 0, 0};
+    bool outside = false;
+    for (std::uint32_t k = 0; k < nd; ++k) {
+      const std::uint32_t n = sizeOf(d, int(k));
+      outside |= c.i[k] < 0 || std::uint32_t(c.i[k]) >= n;
+      idx[k] = addressIndex(c.i[k], n, d.addr[k], false);
+    }
+    if (!(outside && d.resource == TexResource::Linear)) r = fromTexel(d, f.at(idx[0], idx[1], idx[2]));
+  } else if (!d.linearFilter()) {
+    std::int64_t idx[3] = {0, 0, 0};
+    for (std::uint32_t k = 0; k < nd; ++k) {
+      const std::uint32_t n = sizeOf(d, int(k));
+      idx[k] = addressIndex(std::int64_t(std::floor(texelCoord(c.f[k], n, norm))), n, d.addr[k], norm);
+    }
+    r = fromTexel(d, f.at(idx[0], idx[1], idx[2]));
+  } else {
+    // Two texel indices per dimension and the weights of the 4 or 8 texels in 1/256 (they sum to
+    // 256). A 1D fetch filters over y = 0 as well (rows -1 and 0, half each: it shows with border
+    // addressing, where row -1 is the border, as on the H200).
+    const std::uint32_t fd = std::max<std::uint32_t>(nd, 2);
+    std::int64_t idx[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+    std::int64_t a[3] = {0, 0, 0};
+    for (std::uint32_t k = 0; k < fd; ++k) {
+      const std::uint32_t n = sizeOf(d, int(k));
+      std::int64_t i0;
+      std::uint32_t frac;
+      linearSplit(texelCoord(k < nd ? c.f[k] : 0.0f, n, norm), &i0, &frac);
+      idx[k][0] = addressIndex(i0, n, d.addr[k], norm);
+      idx[k][1] = addressIndex(i0 + 1, n, d.addr[k], norm);
+      a[k] = frac;
+    }
+    std::int64_t w[8];
+    filterWeights(fd, a[0], a[1], a[2], w);
+    double fsum[4] = {0, 0, 0, 0};
+    std::int64_t isum[4] = {0, 0, 0, 0};
+    const bool fixed = d.kind != ChannelKind::Float;  // normalized integers: filtered in fixed point
+    for (int t = 0; t < (fd == 3 ? 8 : 4); ++t) {
+      if (w[t] == 0) continue;
+      const Texel tx = f.at(idx[0][t & 1], idx[1][(t >> 1) & 1], idx[2][(t >> 2) & 1]);
+      for (int ch = 0; ch < 4; ++ch) {
+        if (fixed) isum[ch] += w[t] * tx.raw[ch];
+        else fsum[ch] += double(w[t]) * double(tx.f[ch]);
+      }
+    }
+    for (int ch = 0; ch < 4; ++ch) {
+      float v;
+      if (!fixed) {
+        const double exact = fsum[ch] / 256.0;  // exact in double (9-bit weights, 24-bit significands)
+        v = d.bits == 16 ? fp::halfToFloat(fp::toHalfRn<fp::FmtF16>(exact)) : float(exact);
+      } else if (d.bits == 8 && d.kind == ChannelKind::Unsigned) {
+        // 8.8 fixed point widened to a 16-bit unorm by repeating the byte (x 257/256), rounded.
+        v = float(double((isum[ch] * 257 + 128) >> 8) / 65535.0);
+      } else if (d.bits == 8) {
+        v = std::max(float(double(isum[ch]) / (256.0 * 127.0)), -1.0f);  // not measured: exact, then rounded
+      } else {
+        // 16-bit: the filtered value rounded to an integer of the format, then normalized.
+        const std::int64_t q = (isum[ch] + 128) >> 8;
+        v = std::max(float(double(q) / normScale(d)), -1.0f);
+      }
+      std::memcpy(&r.v[ch], &v, 4);
+    }
+  }
+  if (first_texel) *first_texel = f.first();
+  if (texels) *texels = f.count();
+  return r;
+}
+
+TexResult gatherTexture(const TextureDesc& d, float x, float y, std::uint32_t layer, int comp, const TexelReadFn& read,
+                        std::uint64_t* first_texel) {
+  Fetcher f(d, layer, read);
+  const bool norm = d.normalizedCoords();
+  std::int64_t i0, j0;
+  std::uint32_t a, b;
+  linearSplit(texelCoord(x, d.width, norm), &i0, &a);
+  linearSplit(texelCoord(y, d.height, norm), &j0, &b);
+  const std::int64_t xi[2] = {addressIndex(i0, d.width, d.addr[0], norm), addressIndex(i0 + 1, d.width, d.addr[0], norm)};
+  const std::int64_t yj[2] = {addressIndex(j0, d.height, d.addr[1], norm),
+                              addressIndex(j0 + 1, d.height, d.addr[1], norm)};
+  const int order[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+  TexResult r;
+  comp &= 3;
+  for (int k = 0; k < 4; ++k) {
+    const Texel t = f.at(xi[order[k][0]], yj[order[k][1]], 0);
+    if (d.returnsFloat()) std::memcpy(&r.v[k], &t.f[comp], 4);
+    else r.v[k] = t.u[comp];
+  }
+  if (first_texel) *first_texel = f.first();
+  return r;
+}
+
+}  // namespace scgpu::sm
