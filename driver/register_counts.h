@@ -52,7 +52,7 @@ std::uint32_t registersPerThread(const ptx::Program& p, const std::string& arch)
 //              function))
 // The constants are fitted to ptxas 13.0 on the suite's 40 sm_90 kernels (8 is the least ptxas
 // reports there; every kernel with an ABI call - a .func, printf, assert - gets 24): mean
-// absolute error 3 registers, worst 16 (kernels that ptxas lets grow to 32 for unrolled
+// absolute error 3.5 registers (with the wgmma kernels added later), worst 16 (kernels that ptxas lets grow to 32 for unrolled
 // independent work, which pressure does not see). testbench/occupancy_test.cpp checks the bounds.
 // Not clamped to .maxnreg (registersPerThread does that).
 std::uint32_t estimateRegistersPerThread(const ptx::Program& p, std::uint32_t max_registers_per_thread = 255);
