@@ -14,20 +14,10 @@
 #include <algorithm>
 
 #define CUDA_PROGRAM_NAME "hgemm_tma_wgmma"
+#include "../kernels/half_gemm.h"
 #include "program_support.cuh"  // CHECK, Rng, device buffers, the result line: shared by every program
 
 // ---- The workload -----------------------------------------------------------------------------
-// k / 1024 for |k| <= 1024 in binary16 (exact: at most 11 significant bits).
-inline std::uint16_t halfOf(int k) {
-  if (k == 0) return 0;
-  const std::uint16_t sign = k < 0 ? 0x8000 : 0;
-  const unsigned m = unsigned(std::abs(k));
-  int e = 0;
-  while ((m >> (e + 1)) != 0) ++e;  // 2^e <= m < 2^(e+1)
-  const unsigned frac = (m << (10 - e)) & 0x3FF;
-  return std::uint16_t(sign | unsigned(e - 10 + 15) << 10 | frac);
-}
-
 // A 2-d f16 tensor map over a rows x cols row-major matrix, box_cols x box_rows boxes, 128B swizzle.
 static CUtensorMap halfMap(PFN_cuTensorMapEncodeTiled_v12000 encode, const void* base, std::uint64_t rows,
                            std::uint64_t cols, std::uint32_t box_cols, std::uint32_t box_rows) {
@@ -47,28 +37,10 @@ static CUtensorMap halfMap(PFN_cuTensorMapEncodeTiled_v12000 encode, const void*
 int main(int argc, char** argv) {
   const int M = 256, N = 256, K = 512;
   Rng rng(seedFrom(argc, argv));
-  std::vector<std::uint16_t> A(std::size_t(M) * K), B(std::size_t(K) * N);
-  std::vector<double> a(A.size()), b(B.size());
-  for (std::size_t i = 0; i < A.size(); ++i) {
-    const int k = int(rng.range(-1024, 1024));
-    A[i] = halfOf(k);
-    a[i] = k / 1024.0;
-  }
-  for (std::size_t i = 0; i < B.size(); ++i) {
-    const int k = int(rng.range(-1024, 1024));
-    B[i] = halfOf(k);
-    b[i] = k / 1024.0;
-  }
-  std::vector<float> want(std::size_t(M) * N);
-  std::vector<double> row(N);
-  for (int r = 0; r < M; ++r) {
-    std::fill(row.begin(), row.end(), 0.0);
-    for (int k = 0; k < K; ++k) {
-      const double x = a[std::size_t(r) * K + k];
-      for (int c = 0; c < N; ++c) row[c] += x * b[std::size_t(k) * N + c];
-    }
-    for (int c = 0; c < N; ++c) want[std::size_t(r) * N + c] = float(row[c]);
-  }
+  const scgpu::kernels::HalfGemm g = scgpu::kernels::makeHalfGemm(rng, M, N, K);  // the suite's inputs and reference
+  const std::vector<std::uint16_t>& A = g.A;
+  const std::vector<std::uint16_t>& B = g.B;
+  const std::vector<float>& want = g.want;
 
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult status;

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "kernels/workload.h"
-#include "kernels/host/half_gemm.h"
+#include "kernels/half_gemm.h"
 #include "kernels/workload_util.h"
 #include "sm/tensor_map.h"
 

@@ -1,7 +1,8 @@
 // Inputs and reference of the suite's f16 GEMMs (hgemm_tensor, hgemm_wgmma, hgemm_tma_wgmma): A
 // (M x K) and B (K x N), row-major binary16, each element k / 1024 for a random k in [-1024, 1024]
 // (exact in binary16 and in double); the reference is the exact sum of products in double,
-// rounded to float.
+// rounded to float. Beside rng.h and, like it, free of project libraries: the plain CUDA programs
+// of cuda_programs/ (built by nvcc) include it too.
 #pragma once
 
 #include <algorithm>
@@ -9,7 +10,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "kernels/workload_util.h"
+#include "rng.h"
 
 namespace scgpu::kernels {
 
