@@ -672,9 +672,9 @@ class Parser {
     a.kind = ArgSpec::Kind::TensorMap;
     const YAML::Node& buf = required(f, "buffer", "tensor_map");
     const std::string name = string(buf, "buffer");
-    const auto it = std::find_if(spec.buffers.begin(), spec.buffers.end(), [&](const BufferSpec& b) { return b.name == name; });
-    if (it == spec.buffers.end()) fail(buf, fmt::format("unknown buffer '{}' in tensor_map", name));
-    a.buffer = std::size_t(it - spec.buffers.begin());
+    const BufferSpec* it = spec.findBuffer(name);
+    if (!it) fail(buf, fmt::format("unknown buffer '{}' in tensor_map", name));
+    a.buffer = std::size_t(it - spec.buffers.data());
     sm::TensorMap& m = a.tensor_map;
     static const std::map<std::string, sm::TmaType> types = {
         {"u8", sm::TmaType::U8},   {"u16", sm::TmaType::U16}, {"u32", sm::TmaType::U32},   {"s32", sm::TmaType::S32},
