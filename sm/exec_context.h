@@ -132,6 +132,16 @@ template <typename T>
 constexpr bool kByValue = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 }  // namespace detail
 
+// The number of set bits of x. Without -mpopcnt (the build runs on any x86-64)
+// __builtin_popcount is a call into libgcc; this is the same count inline, and it vectorises in a
+// lane loop.
+inline std::uint32_t popCount(std::uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return std::uint32_t((x * 0x0101010101010101ull) >> 56);
+}
+
 // Reads a slot's low bits as T; writes T zero-extended to 64 bits.
 template <typename T>
 inline T as(std::uint64_t bits) {
