@@ -118,20 +118,55 @@ inline void forLanes(std::uint32_t mask, F&& f) {
   }
 }
 
+namespace detail {
+template <std::size_t N> struct UIntOf;
+template <> struct UIntOf<1> { using type = std::uint8_t; };
+template <> struct UIntOf<2> { using type = std::uint16_t; };
+template <> struct UIntOf<4> { using type = std::uint32_t; };
+template <> struct UIntOf<8> { using type = std::uint64_t; };
+// Integers convert by value; other types (floats, halves) through an unsigned integer of their
+// size. The same bits as a memcpy of the slot's low bytes (x86-64 is little-endian), but a lane
+// loop over them vectorises: a 4-byte memcpy into a 64-bit variable is an access pattern the
+// vectoriser gives up on, and every ALU handler's loop stayed scalar.
+template <typename T>
+constexpr bool kByValue = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+}  // namespace detail
+
+// The number of set bits of x. Without -mpopcnt (the build runs on any x86-64)
+// __builtin_popcount is a call into libgcc; this is the same count inline, and it vectorises in a
+// lane loop.
+inline std::uint32_t popCount(std::uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return std::uint32_t((x * 0x0101010101010101ull) >> 56);
+}
+
 // Reads a slot's low bits as T; writes T zero-extended to 64 bits.
 template <typename T>
 inline T as(std::uint64_t bits) {
   static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8);
-  T v;
-  std::memcpy(&v, &bits, sizeof(T));
-  return v;
+  if constexpr (detail::kByValue<T>) {
+    return T(bits);
+  } else {
+    using U = typename detail::UIntOf<sizeof(T)>::type;
+    const U low = U(bits);
+    T v;
+    std::memcpy(&v, &low, sizeof(T));
+    return v;
+  }
 }
 template <typename T>
 inline std::uint64_t bitsOf(T v) {
   static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8);
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &v, sizeof(T));
-  return bits;
+  if constexpr (detail::kByValue<T>) {
+    return std::uint64_t(std::make_unsigned_t<T>(v));
+  } else {
+    using U = typename detail::UIntOf<sizeof(T)>::type;
+    U bits;
+    std::memcpy(&bits, &v, sizeof(T));
+    return bits;
+  }
 }
 
 // Pointer to the 32 lanes of a register slot.

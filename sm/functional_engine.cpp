@@ -120,8 +120,8 @@ void FunctionalEngine::step(ExecContext& c, Warp& w) {
   }
   top.pc = pc + 1;
   w.instructions++;
-  // (Without -mpopcnt the count is a library call: a full warp, the common case, skips it.)
-  w.thread_instructions += active == kFullMask ? kWarpSize : std::uint32_t(__builtin_popcount(active));
+  // (A full warp, the common case, skips the count.)
+  w.thread_instructions += active == kFullMask ? kWarpSize : popCount(active);
   if (mask) {
     c.pc = pc;
     c.mask = mask;
@@ -130,7 +130,7 @@ void FunctionalEngine::step(ExecContext& c, Warp& w) {
     if (c.suspended) {  // an mbarrier.try_wait suspended the warp: as if it had not issued
       top.pc = pc;
       w.instructions--;
-      w.thread_instructions -= active == kFullMask ? kWarpSize : std::uint32_t(__builtin_popcount(active));
+      w.thread_instructions -= active == kFullMask ? kWarpSize : popCount(active);
       return;
     }
   }

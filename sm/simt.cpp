@@ -66,6 +66,20 @@ std::uint64_t specialValue(ptx::SpecialReg r, std::uint32_t index, const Warp& w
   }
 }
 
+// Whether a special register may differ between the lanes of a warp (the others are per warp,
+// block or launch).
+bool specialVariesByLane(ptx::SpecialReg r) {
+  using ptx::SpecialReg;
+  switch (r) {
+    case SpecialReg::TidX: case SpecialReg::TidY: case SpecialReg::TidZ: case SpecialReg::LaneId:
+    case SpecialReg::LanemaskEq: case SpecialReg::LanemaskLe: case SpecialReg::LanemaskLt:
+    case SpecialReg::LanemaskGe: case SpecialReg::LanemaskGt:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const BlockState& block,
@@ -123,10 +137,21 @@ void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const B
       case ptx::SlotInit::Kind::PredicateTrue:
         w.preds[fr.pred_base + init.slot] = kFullMask;
         break;
-      case ptx::SlotInit::Kind::Special:
-        for (int lane = 0; lane < kWarpSize; ++lane)
-          slot[lane] = specialValue(ptx::specialOf(init.value), ptx::specialIndexOf(init.value), w, lane, block, launch);
+      case ptx::SlotInit::Kind::Special: {
+        // Most specials (%ctaid, %ntid, ...) are the same in every lane: computed once, not per
+        // lane (the per-lane switch was a fifth of a short kernel's simulation time).
+        const ptx::SpecialReg r = ptx::specialOf(init.value);
+        const std::uint32_t index = ptx::specialIndexOf(init.value);
+        if (r == ptx::SpecialReg::TidX || r == ptx::SpecialReg::TidY || r == ptx::SpecialReg::TidZ) {
+          const int dim = int(r) - int(ptx::SpecialReg::TidX);
+          for (int lane = 0; lane < kWarpSize; ++lane) slot[lane] = w.tid[lane][dim];
+        } else if (specialVariesByLane(r)) {
+          for (int lane = 0; lane < kWarpSize; ++lane) slot[lane] = specialValue(r, index, w, lane, block, launch);
+        } else {
+          std::fill(slot, slot + kWarpSize, specialValue(r, index, w, 0, block, launch));
+        }
         break;
+      }
     }
   }
   w.frames.push_back(fr);
@@ -150,12 +175,23 @@ void initWarp(Warp& w, std::uint32_t index, BlockState& block, const LaunchState
   fresh.local.clear();
   w = std::move(fresh);
   w.index = index;
+  // Thread t's index is (t % bx, t / bx % by, t / (bx * by)): divided once for the first lane,
+  // then counted on (three divisions per lane were a tenth of a short kernel's time).
+  const std::uint32_t t0 = index * kWarpSize;
+  std::uint32_t x = t0 % bx, y = (t0 / bx) % by;
+  auto z = std::uint32_t(t0 / (std::uint64_t(bx) * by));
   for (int lane = 0; lane < kWarpSize; ++lane) {
-    std::uint32_t t = index * kWarpSize + std::uint32_t(lane);
-    if (t < nthreads) w.valid_mask |= 1u << lane;
-    w.tid[lane][0] = t % bx;
-    w.tid[lane][1] = (t / bx) % by;
-    w.tid[lane][2] = std::uint32_t(t / (std::uint64_t(bx) * by));
+    if (t0 + std::uint32_t(lane) < nthreads) w.valid_mask |= 1u << lane;
+    w.tid[lane][0] = x;
+    w.tid[lane][1] = y;
+    w.tid[lane][2] = z;
+    if (++x == bx) {
+      x = 0;
+      if (++y == by) {
+        y = 0;
+        ++z;
+      }
+    }
   }
   const ptx::DecodedFunction& kernel = launch.program->functions[0];
   w.local_stride = kernel.local_frame_bytes + std::uint32_t(launch.stack_size_bytes);

@@ -281,8 +281,7 @@ void minMax(ExecContext& c, const DecodedInst& in) {
 template <class T>
 void popc(ExecContext& c, const DecodedInst& in) {
   map1<std::uint32_t, T>(c, in, [](T a) {
-    if constexpr (sizeof(T) == 8) return std::uint32_t(__builtin_popcountll(a));
-    else return std::uint32_t(__builtin_popcount(a));
+    return popCount(std::uint64_t(std::make_unsigned_t<T>(a)));
   });
 }
 

@@ -9,6 +9,7 @@ namespace scgpu::sm {
 namespace {
 
 using ptx::DecodedInst;
+using ptx::ExecFn;
 using ptx::Space;
 using ptx::Type;
 
@@ -167,27 +168,32 @@ template <Space S>
   return resolve<S>(c, lane, addr, size, write);
 }
 
-// A scalar shared load (most of a tiled kernel's loads): the block's shared memory and the two
-// register columns are looked up once per warp instead of once per lane; lane by lane, a lane
-// out of bounds or misaligned takes resolve() for its fault (after the lanes before it, as the
-// general path; each lane reads its address before its result is written, so d may be the base).
-template <std::uint32_t Bytes, bool Signed>
-void loadSharedScalar(ExecContext& c, const DecodedInst& in) {
+// A shared load or store of Vec elements of Bytes each per lane (most of a tiled kernel's
+// accesses): the block's shared memory and the register columns are looked up once per warp
+// instead of once per lane; lane by lane, a lane out of bounds or misaligned takes resolve() for
+// its fault (after the lanes before it, as the general path; each lane reads its address before
+// its result is written, so a destination may be the base).
+template <std::uint32_t Bytes, bool Signed, std::uint32_t Vec>
+void loadShared(ExecContext& c, const DecodedInst& in) {
+  constexpr std::uint32_t kSize = Bytes * Vec;
   std::uint8_t* const shared = c.block->shared.data();
   const std::uint64_t size = c.block->shared.size();
   const std::uint64_t* base = in.aux == ptx::kNoSlot ? nullptr : lanes(c, in.aux);
-  std::uint64_t* d = lanes(c, in.dst[0]);
+  std::uint64_t* d[Vec];
+  for (std::uint32_t e = 0; e < Vec; ++e) d[e] = lanes(c, in.dst[e]);
   const std::uint64_t imm = std::uint64_t(in.imm);
   // with_base and traced are bools, or std::true_type/false_type where they are known.
   auto readLane = [&](int lane, auto with_base, auto traced) {
     const std::uint64_t addr = (with_base ? base[lane] : 0) + imm;
     const std::uint8_t* p = shared + addr;
-    if (__builtin_expect((addr & (Bytes - 1)) || addr + Bytes > size || addr + Bytes < addr, 0))
-      p = resolveCold<Space::Shared>(c, lane, addr, Bytes, false);
-    if (traced) traceAccess<Space::Shared>(c, lane, addr, Bytes, false, false);
-    std::uint64_t v = 0;
-    std::memcpy(&v, p, Bytes);
-    d[lane] = Signed ? signExtend(v, Bytes) : v;
+    if (__builtin_expect((addr & (kSize - 1)) || addr + kSize > size || addr + kSize < addr, 0))
+      p = resolveCold<Space::Shared>(c, lane, addr, kSize, false);
+    if (traced) traceAccess<Space::Shared>(c, lane, addr, kSize, false, false);
+    for (std::uint32_t e = 0; e < Vec; ++e) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, p + e * Bytes, Bytes);
+      d[e][lane] = Signed ? signExtend(v, Bytes) : v;
+    }
   };
   if (c.mask == kFullMask && base && !c.trace) {
     // The common case, with the tests of the general one known: a tenth fewer instructions in a
@@ -196,6 +202,30 @@ void loadSharedScalar(ExecContext& c, const DecodedInst& in) {
     return;
   }
   forLanes(c.mask, [&](int lane) { readLane(lane, base != nullptr, c.trace != nullptr); });
+}
+
+template <std::uint32_t Bytes, std::uint32_t Vec>
+void storeShared(ExecContext& c, const DecodedInst& in) {
+  constexpr std::uint32_t kSize = Bytes * Vec;
+  std::uint8_t* const shared = c.block->shared.data();
+  const std::uint64_t size = c.block->shared.size();
+  const std::uint64_t* base = in.aux == ptx::kNoSlot ? nullptr : lanes(c, in.aux);
+  const std::uint64_t* v[Vec];
+  for (std::uint32_t e = 0; e < Vec; ++e) v[e] = lanes(c, in.src[e]);
+  const std::uint64_t imm = std::uint64_t(in.imm);
+  auto writeLane = [&](int lane, auto with_base, auto traced) {
+    const std::uint64_t addr = (with_base ? base[lane] : 0) + imm;
+    std::uint8_t* p = shared + addr;
+    if (__builtin_expect((addr & (kSize - 1)) || addr + kSize > size || addr + kSize < addr, 0))
+      p = const_cast<std::uint8_t*>(resolveCold<Space::Shared>(c, lane, addr, kSize, true));
+    if (traced) traceAccess<Space::Shared>(c, lane, addr, kSize, true, false);
+    for (std::uint32_t e = 0; e < Vec; ++e) std::memcpy(p + e * Bytes, &v[e][lane], Bytes);
+  };
+  if (c.mask == kFullMask && base && !c.trace) {
+    for (int lane = 0; lane < kWarpSize; ++lane) writeLane(lane, std::true_type{}, std::false_type{});
+    return;
+  }
+  forLanes(c.mask, [&](int lane) { writeLane(lane, base != nullptr, c.trace != nullptr); });
 }
 
 template <Space S, std::uint32_t Bytes>
@@ -282,6 +312,45 @@ void applyHeldBack(std::uint8_t* p, const GlobalEffects::Effect& e) {
 template <Space S, typename T>
 void atomic(ExecContext& c, const DecodedInst& in) {
   const bool returns = in.op == ptx::Op::Atom;
+  // The functional core's warp-wide paths: the lanes' addresses checked once per warp (global:
+  // warpGlobalSpan) or against the block's shared memory without resolve() (shared; a lane that
+  // faults takes resolve() after the lanes before it applied theirs, as below). Same order.
+  auto apply = [&](int lane, std::uint8_t* p) {
+    T b = as<T>(c.R[std::size_t(in.src[0]) * kWarpSize + lane]);
+    T cmp{};
+    if (in.sub == ptx::SubOp::ACas) {
+      cmp = b;
+      b = as<T>(c.R[std::size_t(in.src[1]) * kWarpSize + lane]);
+    }
+    T old;
+    std::memcpy(&old, p, sizeof(T));
+    T next = atomicApply<T>(in.sub, old, b, cmp);
+    std::memcpy(p, &next, sizeof(T));
+    if (returns) c.R[std::size_t(in.dst[0]) * kWarpSize + lane] = bitsOf<T>(old);
+  };
+  if constexpr (S == Space::Global || S == Space::Generic) {
+    std::uint64_t lo, addr[kWarpSize];
+    bool contiguous;
+    if (std::uint8_t* span = warpGlobalSpan<S>(c, in, sizeof(T), true, addr, &lo, &contiguous)) {
+      if (contiguous)
+        for (int lane = 0; lane < kWarpSize; ++lane) addr[lane] = lo + std::uint64_t(lane) * sizeof(T);
+      forLanes(c.mask, [&](int lane) { apply(lane, span + (addr[lane] - lo)); });
+      return;
+    }
+  } else if constexpr (S == Space::Shared) {
+    if (!c.trace) {
+      std::uint8_t* const shared = c.block->shared.data();
+      const std::uint64_t size = c.block->shared.size();
+      forLanes(c.mask, [&](int lane) {
+        const std::uint64_t addr = effectiveAddress(c, in, lane);
+        std::uint8_t* p = shared + addr;
+        if (__builtin_expect((addr & (sizeof(T) - 1)) || addr + sizeof(T) > size || addr + sizeof(T) < addr, 0))
+          p = const_cast<std::uint8_t*>(resolveCold<Space::Shared>(c, lane, addr, sizeof(T), true));
+        apply(lane, p);
+      });
+      return;
+    }
+  }
   forLanes(c.mask, [&](int lane) {
     const std::uint64_t addr = effectiveAddress(c, in, lane);
     T b = as<T>(c.R[std::size_t(in.src[0]) * kWarpSize + lane]);
@@ -342,20 +411,40 @@ void isspacep(ExecContext& c, const DecodedInst& in) {
   p = (p & ~c.mask) | result;
 }
 
+template <std::uint32_t Bytes, std::uint32_t Vec>
+ExecFn selectSharedSized(bool ld, bool sign) {
+  if (!ld) return &storeShared<Bytes, Vec>;
+  if constexpr (Bytes < 8) {
+    if (sign) return &loadShared<Bytes, true, Vec>;
+  }
+  return &loadShared<Bytes, false, Vec>;
+}
+template <std::uint32_t Bytes>
+ExecFn selectSharedVec(std::uint32_t vec, bool ld, bool sign) {
+  switch (vec) {
+    case 1: return selectSharedSized<Bytes, 1>(ld, sign);
+    case 2: return selectSharedSized<Bytes, 2>(ld, sign);
+    case 4: return selectSharedSized<Bytes, 4>(ld, sign);
+    default: return nullptr;  // (the general handler)
+  }
+}
+// A shared ld/st's warp-wide handler, or nullptr for the general one.
+ExecFn selectShared(const DecodedInst& in, bool ld) {
+  const bool sign = ptx::isSigned(in.type);
+  switch (ptx::sizeOf(in.type)) {
+    case 1: return selectSharedVec<1>(in.vec, ld, sign);
+    case 2: return selectSharedVec<2>(in.vec, ld, sign);
+    case 4: return selectSharedVec<4>(in.vec, ld, sign);
+    case 8: return selectSharedVec<8>(in.vec, ld, sign);
+    default: return nullptr;
+  }
+}
+
 template <Space S>
 ptx::ExecFn selectLdSt(const DecodedInst& in) {
   const bool ld = in.op == ptx::Op::Ld;
   if constexpr (S == Space::Shared) {
-    if (ld && in.vec == 1) {
-      const bool sign = ptx::isSigned(in.type);
-      switch (ptx::sizeOf(in.type)) {
-        case 1: return sign ? &loadSharedScalar<1, true> : &loadSharedScalar<1, false>;
-        case 2: return sign ? &loadSharedScalar<2, true> : &loadSharedScalar<2, false>;
-        case 4: return sign ? &loadSharedScalar<4, true> : &loadSharedScalar<4, false>;
-        case 8: return &loadSharedScalar<8, false>;
-        default: return nullptr;
-      }
-    }
+    if (ExecFn f = selectShared(in, ld)) return f;
   }
   switch (ptx::sizeOf(in.type)) {
     case 1: return ld ? &load<S, 1> : &store<S, 1>;

@@ -16,6 +16,8 @@ using ptx::SubOp;
 // (not executing the shuffle, or outside the member mask) gives 0: the PTX ISA leaves the value
 // undefined, the H200 returns 0 (scripts/h100/shfl_inactive.cu), and the CUDA samples' reduce7
 // relies on it.
+// One instantiation per mode (S), chosen at decode time: the mode's switch is out of the lane loop.
+template <SubOp S>
 void shfl(ExecContext& c, const DecodedInst& in) {
   const std::uint64_t* a = lanes(c, in.src[0]);
   const std::uint64_t* b = lanes(c, in.src[1]);
@@ -31,11 +33,18 @@ void shfl(ExecContext& c, const DecodedInst& in) {
     const int min_lane = lane & segmask;
     int j = lane;
     bool ok = false;
-    switch (in.sub) {
-      case SubOp::ShflUp: j = lane - bval; ok = j >= max_lane; break;
-      case SubOp::ShflDown: j = lane + bval; ok = j <= max_lane; break;
-      case SubOp::ShflBfly: j = lane ^ bval; ok = j <= max_lane; break;
-      default: j = min_lane | (bval & ~segmask); ok = j <= max_lane; break;
+    if constexpr (S == SubOp::ShflUp) {
+      j = lane - bval;
+      ok = j >= max_lane;
+    } else if constexpr (S == SubOp::ShflDown) {
+      j = lane + bval;
+      ok = j <= max_lane;
+    } else if constexpr (S == SubOp::ShflBfly) {
+      j = lane ^ bval;
+      ok = j <= max_lane;
+    } else {
+      j = min_lane | (bval & ~segmask);
+      ok = j <= max_lane;
     }
     if (!ok) j = lane;
     const std::uint32_t taking_part = c.mask & (member ? std::uint32_t(member[lane]) : ~0u);
@@ -123,7 +132,13 @@ void activemask(ExecContext& c, const DecodedInst& in) {
 
 ptx::ExecFn selectWarpHandler(const DecodedInst& in) {
   switch (in.op) {
-    case ptx::Op::Shfl: return &shfl;
+    case ptx::Op::Shfl:
+      switch (in.sub) {
+        case SubOp::ShflUp: return &shfl<SubOp::ShflUp>;
+        case SubOp::ShflDown: return &shfl<SubOp::ShflDown>;
+        case SubOp::ShflBfly: return &shfl<SubOp::ShflBfly>;
+        default: return &shfl<SubOp::ShflIdx>;  // idx (and whatever else the decoder passes: as before)
+      }
     case ptx::Op::Vote: return &vote;
     case ptx::Op::Match: return &match;
     case ptx::Op::Redux:
