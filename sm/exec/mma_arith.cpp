@@ -278,36 +278,42 @@ bool FiniteElements::assign(const std::uint64_t* raw, std::size_t n, MatElem t) 
     std::memcpy(&v, &f, sizeof v);
     return double(v);
   };
-  for (std::size_t o = 0; o < n; ++o) {
-    const std::uint32_t x = bits[o];
-    double v;
-    switch (t) {
-      case MatElem::F16: {
+  // One loop per type (the type's test out of the loop).
+  const auto each = [&](auto&& valueOf) {
+    for (std::size_t o = 0; o < n; ++o) {
+      double v;
+      if (!valueOf(bits[o], v)) return false;
+      value[o] = v;
+      weight[o] = weightOf(v);
+    }
+    return true;
+  };
+  switch (t) {
+    case MatElem::F16:
+      return each([](std::uint32_t x, double& v) {
         const std::uint32_t e = (x >> 10) & 0x1F, f = x & 0x3FF;
-        if (e == 0x1F) return false;
         const double mag = e ? fromBits(std::uint64_t(e + 1023 - 15) << 52 | std::uint64_t(f) << 42) : double(f) * pow2(-24);
         v = (x & 0x8000) ? -mag : mag;
-        break;
-      }
-      case MatElem::BF16:
-        if ((x & 0x7F80) == 0x7F80) return false;
+        return e != 0x1F;
+      });
+    case MatElem::BF16:
+      return each([&](std::uint32_t x, double& v) {
         v = f32Value((x & 0xFFFF) << 16);
-        break;
-      case MatElem::TF32:  // the low 13 bits are ignored
-        if ((x & 0x7F800000u) == 0x7F800000u) return false;
+        return (x & 0x7F80) != 0x7F80;
+      });
+    case MatElem::TF32:  // the low 13 bits are ignored
+      return each([&](std::uint32_t x, double& v) {
         v = f32Value(x & ~0x1FFFu);
-        break;
-      default: {
+        return (x & 0x7F800000u) != 0x7F800000u;
+      });
+    default:
+      return each([t](std::uint32_t x, double& v) {
         const Element e = decode(x, t);
-        if (e.nan || e.inf) return false;
         const double mag = double(e.sig) * pow2(e.lsb);
         v = e.neg ? -mag : mag;
-      }
-    }
-    value[o] = v;
-    weight[o] = weightOf(v);
+        return !e.nan && !e.inf;
+      });
   }
-  return true;
 }
 
 void fusedDotRow(const FiniteElements& a, std::size_t a0, const FiniteElements& b, std::size_t b_row0, int n, int k,
