@@ -119,8 +119,8 @@ double pow2(int e) { return fromBits(std::uint64_t(1023 + e) << 52); }
   const std::size_t count = std::size_t(k);
   std::vector<Element> x(count), y(count);
   for (int i = 0; i < k; ++i) {
-    x[std::size_t(i)] = decode(a.bits[a0 + std::size_t(i)], a.type);
-    y[std::size_t(i)] = decode(b.bits[b0 + std::size_t(i) * b_stride], b.type);
+    x[std::size_t(i)] = decode(std::uint32_t(a.raw[a0 + std::size_t(i)]), a.type);
+    y[std::size_t(i)] = decode(std::uint32_t(b.raw[b0 + std::size_t(i) * b_stride]), b.type);
   }
   return fusedDot(x.data(), y.data(), 1, k, c, acc, align_bits);
 }
@@ -130,10 +130,12 @@ struct RowColumns {
   const double *wa, *va;             // A's row: weights, values (k)
   const double *wb, *vb;             // B's rows from the first: weights, values (k x stride)
   const double *c_weight, *c_value;  // C (n)
-  double *top, *sum;                 // out (n): the largest weight, the truncated terms' sum
+  double *top, *value;               // out (n): the largest weight, the fused sum's exact value
+  float* f32;                        // out (n): the value toward zero as an f32 where that is normal, else 0
   std::size_t stride;
   int n, k;
   std::int64_t numerator;  // (2 x 1023 + align_bits) << 52: scale = 2^align_bits / top as bits
+  double unit;             // 2^-align_bits: the truncation unit is top x unit
 };
 
 // 2^(align_bits - log2 top) for a power of two `top` (the exponent fields subtracted), 0 for 0.
@@ -144,8 +146,14 @@ double scaleOf(double top, std::int64_t numerator) {
   return fromBits(std::uint64_t(s));
 }
 
+// A double's exponent fields from 2^-126 to 2^127 (normal f32s), and the mask that cuts its
+// fraction to f32's 23 bits toward zero (the result is then exact as an f32).
+constexpr std::int64_t kF32NormalLow = 1023 - 126, kF32NormalHigh = 1023 + 127;
+constexpr std::int64_t kF32Cut = ~((std::int64_t(1) << 29) - 1);
+
 // One column: the largest weight, then each term in units of 2^(top - align_bits) truncated
-// toward zero (through a 32-bit integer: |term| < 2^(align_bits + 2)) and summed.
+// toward zero (through a 32-bit integer: |term| < 2^(align_bits + 2)) and summed, and the sum
+// times the unit (exact: powers of two, far from a double's limits).
 void rowColumn(const RowColumns& r, int j) {
   double t = r.c_weight[j];
   for (int kk = 0; kk < r.k; ++kk) t = std::max(t, r.wa[kk] * r.wb[std::size_t(kk) * r.stride + std::size_t(j)]);
@@ -154,16 +162,20 @@ void rowColumn(const RowColumns& r, int j) {
   for (int kk = 0; kk < r.k; ++kk)
     s += double(std::int32_t(r.va[kk] * r.vb[std::size_t(kk) * r.stride + std::size_t(j)] * scale));
   r.top[j] = t;
-  r.sum[j] = s;
+  r.value[j] = s * t * r.unit;
+  std::uint64_t vb;
+  std::memcpy(&vb, &r.value[j], sizeof vb);
+  const std::uint64_t e = (vb >> 52) & 0x7FF;
+  r.f32[j] = e >= kF32NormalLow && e <= kF32NormalHigh ? float(fromBits(vb & kF32Cut)) : 0.0f;
 }
 
 // rowColumn on 2 x W columns at once in vectors of W doubles V (GCC/Clang vector extensions;
-// I: the same bits as integers, I32: W 32-bit integers), as long as whole groups fit; `done` is
+// I: the same bits as integers, I32: W 32-bit integers, F: W floats), as long as whole groups fit; `done` is
 // the columns done. A macro, not a template (GCC 12 refuses __builtin_convertvector on a
 // template's vector types) nor helper functions (they would pass the vectors through memory where
 // they are wider than the default target's registers), so that it compiles for the vector units of
 // each function below.
-#define SCGPU_ROW_COLUMNS_VECTOR(V, I, I32, W, r, done)                                             \
+#define SCGPU_ROW_COLUMNS_VECTOR(V, I, I32, F, W, r, done)                                             \
   for (done = 0; done + 2 * (W) <= (r).n; done += 2 * (W)) {                                       \
     V t0, t1, c0, c1, b0, b1;                                                                      \
     std::memcpy(&t0, (r).c_weight + done, sizeof t0);                                              \
@@ -193,8 +205,18 @@ void rowColumn(const RowColumns& r, int j) {
     }                                                                                              \
     std::memcpy((r).top + done, &t0, sizeof t0);                                                   \
     std::memcpy((r).top + done + (W), &t1, sizeof t1);                                             \
-    std::memcpy((r).sum + done, &s0, sizeof s0);                                                   \
-    std::memcpy((r).sum + done + (W), &s1, sizeof s1);                                             \
+    s0 *= t0 * (r).unit;                                                                           \
+    s1 *= t1 * (r).unit;                                                                           \
+    std::memcpy((r).value + done, &s0, sizeof s0);                                                 \
+    std::memcpy((r).value + done + (W), &s1, sizeof s1);                                           \
+    /* As an f32 where that is normal (else 0): the fraction cut toward zero, then exact. */       \
+    const I e0 = ((I)s0 >> 52) & 0x7FF, e1 = ((I)s1 >> 52) & 0x7FF;                                \
+    const I keep0 = (e0 >= kF32NormalLow) & (e0 <= kF32NormalHigh) & kF32Cut;                      \
+    const I keep1 = (e1 >= kF32NormalLow) & (e1 <= kF32NormalHigh) & kF32Cut;                      \
+    const F f0 = __builtin_convertvector((V)((I)s0 & keep0), F);                                   \
+    const F f1 = __builtin_convertvector((V)((I)s1 & keep1), F);                                   \
+    std::memcpy((r).f32 + done, &f0, sizeof f0);                                                   \
+    std::memcpy((r).f32 + done + (W), &f1, sizeof f1);                                             \
   }
 
 // The vector widths: SSE2's two doubles everywhere on x86-64, AVX2's four where the host has it
@@ -206,8 +228,9 @@ int rowColumnsBase(const RowColumns& r) {
   typedef double V __attribute__((vector_size(16)));
   typedef std::int64_t I __attribute__((vector_size(16)));
   typedef std::int32_t I32 __attribute__((vector_size(8)));
+  typedef float F __attribute__((vector_size(8)));
   int done;
-  SCGPU_ROW_COLUMNS_VECTOR(V, I, I32, 2, r, done)
+  SCGPU_ROW_COLUMNS_VECTOR(V, I, I32, F, 2, r, done)
   return done;
 }
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -215,8 +238,9 @@ int rowColumnsBase(const RowColumns& r) {
   typedef double V __attribute__((vector_size(32)));
   typedef std::int64_t I __attribute__((vector_size(32)));
   typedef std::int32_t I32 __attribute__((vector_size(16)));
+  typedef float F __attribute__((vector_size(16)));
   int done;
-  SCGPU_ROW_COLUMNS_VECTOR(V, I, I32, 4, r, done)
+  SCGPU_ROW_COLUMNS_VECTOR(V, I, I32, F, 4, r, done)
   return done;
 }
 bool use_avx2 = __builtin_cpu_supports("avx2");
@@ -238,22 +262,6 @@ double weightOf(double v) {
   return fromBits(b & 0x7FF0000000000000ull);
 }
 
-// sum * 2^q toward zero to f32 bits: where the result is a normal f32, the exact double
-// (|sum| < 2^53, and 2^q and the product are far from a double's limits) with its fraction cut to
-// f32's 23 bits; elsewhere (zero, subnormal, overflow) roundSum.
-std::uint32_t roundSumF32(std::int64_t sum, int q) {
-  std::uint64_t b;
-  const double v = double(sum) * pow2(q);
-  std::memcpy(&b, &v, sizeof b);
-  const int e = int((b >> 52) & 0x7FF) - 1023;
-  if (sum == 0 || e < -126 || e > 127) return roundSum(sum, q, false);
-  b &= ~((1ull << 29) - 1);
-  float f = float(fromBits(b));  // exact
-  std::uint32_t r;
-  std::memcpy(&r, &f, sizeof r);
-  return r;
-}
-
 }  // namespace
 
 bool useWideVectors(bool on) {
@@ -265,12 +273,13 @@ bool useWideVectors(bool on) {
 #endif
 }
 
-bool FiniteElements::assign(const std::uint64_t* raw, std::size_t n, MatElem t) {
+bool FiniteElements::assign(const std::uint64_t* in, std::size_t n, MatElem t) {
+  if (t == type && n == raw.size() && std::memcmp(in, raw.data(), n * sizeof *in) == 0) return finite;
   type = t;
+  raw.assign(in, in + n);
   value.resize(n);
   weight.resize(n);
-  bits.resize(n);
-  for (std::size_t o = 0; o < n; ++o) bits[o] = std::uint32_t(raw[o]);
+  finite = false;
   // Each element's exact value (at most 11 significant bits; every one a normal double); the
   // 16- and 19-bit types straight from their fields, the others through decode.
   const auto f32Value = [](std::uint32_t f) {
@@ -282,11 +291,11 @@ bool FiniteElements::assign(const std::uint64_t* raw, std::size_t n, MatElem t) 
   const auto each = [&](auto&& valueOf) {
     for (std::size_t o = 0; o < n; ++o) {
       double v;
-      if (!valueOf(bits[o], v)) return false;
+      if (!valueOf(std::uint32_t(raw[o]), v)) return false;
       value[o] = v;
       weight[o] = weightOf(v);
     }
-    return true;
+    return finite = true;
   };
   switch (t) {
     case MatElem::F16:
@@ -322,7 +331,8 @@ void fusedDotRow(const FiniteElements& a, std::size_t a0, const FiniteElements& 
   // factors' weights: exact powers of two), then each term in units of 2^(top - align_bits)
   // truncated toward zero, summed (rowColumns); then the sum rounded.
   const bool f16acc = acc == MatElem::F16;
-  alignas(32) double c_value[kMaxRowColumns], c_weight[kMaxRowColumns], top[kMaxRowColumns], sum[kMaxRowColumns];
+  alignas(32) double c_value[kMaxRowColumns], c_weight[kMaxRowColumns], top[kMaxRowColumns], value[kMaxRowColumns];
+  float f32[kMaxRowColumns];
   bool special = false;  // a NaN or infinite accumulator: its column takes the general path
   for (int j = 0; j < n; ++j) {
     double v;
@@ -348,11 +358,13 @@ void fusedDotRow(const FiniteElements& a, std::size_t a0, const FiniteElements& 
   r.c_weight = c_weight;
   r.c_value = c_value;
   r.top = top;
-  r.sum = sum;
+  r.value = value;
+  r.f32 = f32;
   r.stride = stride;
   r.n = n;
   r.k = k;
   r.numerator = std::int64_t(2 * 1023 + align_bits) << 52;
+  r.unit = pow2(-align_bits);
   // A term: the product (exact: significands of at most 11 bits) times the scale (exact: a power
   // of two, and the result lies below 2^(align_bits + 2) <= 2^30 and, when not zero, above
   // 2^-600), truncated through a 32-bit integer. C (at most 24 significant bits) is one more term.
@@ -363,15 +375,19 @@ void fusedDotRow(const FiniteElements& a, std::size_t a0, const FiniteElements& 
       d[j] = fusedDotGeneral(a, a0, b, b_row0 * stride + std::size_t(j), stride, k, c[j], acc, align_bits);
       continue;
     }
+    if (!f16acc && f32[j] != 0.0f) {  // most: rowColumns rounded it
+      std::memcpy(&d[j], &f32[j], sizeof d[j]);
+      continue;
+    }
     if (top[j] == 0.0) {  // every term is zero
       d[j] = 0;
       continue;
     }
+    // The sum of the truncated terms again (exact: a power of two divides it) and its unit.
     std::uint64_t tb;
     std::memcpy(&tb, &top[j], sizeof tb);
     const int q = int(tb >> 52) - 1023 - align_bits;
-    const std::int64_t total = std::int64_t(sum[j]);
-    d[j] = f16acc ? roundSum(total, q, true) : roundSumF32(total, q);
+    d[j] = roundSum(std::int64_t(value[j] / (top[j] * r.unit)), q, f16acc);
   }
 }
 

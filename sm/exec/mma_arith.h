@@ -53,9 +53,12 @@ std::uint32_t fusedDot(const Element* a, const Element* b, std::size_t b_stride,
 // raw bits (for the rare general path: a NaN or infinite accumulator).
 struct FiniteElements {
   std::vector<double> value, weight;
-  std::vector<std::uint32_t> bits;
+  std::vector<std::uint64_t> raw;
   ptx::MatElem type = ptx::MatElem::None;
+  bool finite = false;
   // Decodes raw[0 .. n) in order; false (and nothing usable) when one is a NaN or an infinity.
+  // The same elements as the last call's are not decoded again: the four warps of a warpgroup
+  // read the same B.
   bool assign(const std::uint64_t* raw, std::size_t n, ptx::MatElem type);
 };
 // The largest n of fusedDotRow (wgmma's m64n256).
