@@ -126,7 +126,7 @@ void mmaMultiply(const TensorOp& t, int m, const std::vector<std::uint64_t>& a, 
     }
     return acc;
   };
-  d.assign(std::size_t(m) * n, 0);
+  d.resize(std::size_t(m) * n);  // every element written below
   // Float inputs decoded once per instruction (each is used n or m times), A and B row by row as
   // they come, and D computed a row at a time (mma::fusedDotRow); the general path when one of
   // them is a NaN or an infinity.
@@ -142,7 +142,10 @@ void mmaMultiply(const TensorOp& t, int m, const std::vector<std::uint64_t>& a, 
       for (int k0 = 0; k0 < k; k0 += k_block)
         mma::fusedDotRow(fa, std::size_t(i) * k + k0, fb, std::size_t(k0), n, std::min(k_block, k - k0), row, row,
                          t.c, align_bits);
-      for (int j = 0; j < n; ++j) d[std::size_t(i) * n + j] = finishFloat(row[j], c[std::size_t(i) * n + j]);
+      if (wgmma_fp8 || fp8_f32)
+        for (int j = 0; j < n; ++j) d[std::size_t(i) * n + j] = finishFloat(row[j], c[std::size_t(i) * n + j]);
+      else
+        std::copy(row, row + n, d.begin() + std::ptrdiff_t(i) * n);
     }
     return;
   }

@@ -238,16 +238,25 @@ void wgmmaMmaAsync(ExecContext& c, const DecodedInst& in) {
   const bool scale_d = (c.P[t.scale_d] >> lead) & 1;
   const std::uint32_t nd = std::uint32_t(t.dst.size()), per_d = ptx::elementsPerSlot(t.d);
   const std::uint32_t reg_base = w.frames.back().reg_base;
+  // With one element a register (f32, s32 D), element i of lane L sits at lane_at[L] + slot_at[i]
+  // of D (accumulatorCell, split into its lane's and its register's parts).
+  std::size_t lane_at[kWarpSize];
+  for (int lane = 0; lane < kWarpSize; ++lane) lane_at[lane] = std::size_t(lane >> 2) * n + 2 * std::size_t(lane & 3);
+  const auto slotAt = [n](std::uint32_t i) { return std::size_t(8 * ((i >> 1) & 1)) * n + 8 * (i >> 2) + (i & 1); };
   if (scale_d) {
     std::uint64_t words[kWarpSize];
     for (std::uint32_t s = 0; s < nd; ++s) {
       accumulatorInput(w, reg_base + t.dst[s], s, words);
+      if (per_d == 1) {
+        const std::size_t at = slotAt(s);
+        for (int lane = 0; lane < kWarpSize; ++lane) cm[lane_at[lane] + at] = words[lane] & 0xFFFFFFFFull;
+        continue;
+      }
       for (int lane = 0; lane < kWarpSize; ++lane)
         for (std::uint32_t j = 0; j < per_d; ++j) {
           int row, col;
           accumulatorCell(lane, s * per_d + j, row, col);
-          // One element a register (f32, s32): the register's low word as it is.
-          cm[std::size_t(row) * n + col] = per_d == 1 ? words[lane] & 0xFFFFFFFFull : fragmentElement(words[lane], t.d, j);
+          cm[std::size_t(row) * n + col] = fragmentElement(words[lane], t.d, j);
         }
     }
   } else {
@@ -269,6 +278,12 @@ void wgmmaMmaAsync(ExecContext& c, const DecodedInst& in) {
   const std::uint64_t emask = dbits == 32 ? 0xFFFFFFFFull : (1ull << dbits) - 1;
   for (std::uint32_t s = 0; s < nd; ++s) {
     res.slots[s] = reg_base + t.dst[s];
+    if (per_d == 1) {
+      const std::size_t at = slotAt(s);
+      for (int lane = 0; lane < kWarpSize; ++lane)
+        res.values[std::size_t(s) * kWarpSize + std::size_t(lane)] = d[lane_at[lane] + at] & emask;
+      continue;
+    }
     for (int lane = 0; lane < kWarpSize; ++lane) {
       std::uint64_t word = 0;
       for (std::uint32_t j = 0; j < per_d; ++j) {
