@@ -216,6 +216,40 @@ void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std:
 
 const TensorOp& tensorOp(const ExecContext& c, const DecodedInst& in) { return c.program->tensor_ops[in.target]; }
 
+// Where element e of lane L of an mma.sync fragment sits in its row-major matrix (mmaA, mmaB,
+// mmaC), as tables per shape and packing: [L * elements + e].
+struct MmaLayout {
+  int m = 0, n = 0, k = 0;
+  std::uint32_t pa = 0, pb = 0;
+  std::vector<std::uint32_t> a_at, b_at, c_at;
+};
+const MmaLayout& mmaLayout(const TensorOp& t) {
+  static thread_local std::vector<MmaLayout> known;  // a program uses a few shapes
+  const std::uint32_t pa = ptx::elementsPerSlot(t.a), pb = ptx::elementsPerSlot(t.b);
+  for (const MmaLayout& l : known)
+    if (l.m == t.m && l.n == t.n && l.k == t.k && l.pa == pa && l.pb == pb) return l;
+  MmaLayout l;
+  l.m = t.m, l.n = t.n, l.k = t.k, l.pa = pa, l.pb = pb;
+  const std::uint32_t na = std::uint32_t(t.m) * t.k / 32, nb = std::uint32_t(t.k) * t.n / 32, nc = std::uint32_t(t.m) * t.n / 32;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    int row, col;
+    for (std::uint32_t e = 0; e < na; ++e) {
+      mmaA(t.m, lane, e, pa, row, col);
+      l.a_at.push_back(std::uint32_t(row * t.k + col));
+    }
+    for (std::uint32_t e = 0; e < nb; ++e) {
+      mmaB(lane, e, pb, row, col);
+      l.b_at.push_back(std::uint32_t(row * t.n + col));
+    }
+    for (std::uint32_t e = 0; e < nc; ++e) {
+      mmaC(t.m, lane, e, row, col);
+      l.c_at.push_back(std::uint32_t(row * t.n + col));
+    }
+  }
+  known.push_back(std::move(l));
+  return known.back();
+}
+
 void mmaSync(ExecContext& c, const DecodedInst& in) {
   const TensorOp& t = tensorOp(c, in);
   // Scratch kept from instruction to instruction (one per host thread): no allocation per mma.
@@ -223,27 +257,27 @@ void mmaSync(ExecContext& c, const DecodedInst& in) {
   a.resize(std::size_t(t.m) * t.k);
   b.resize(std::size_t(t.k) * t.n);
   cm.resize(std::size_t(t.m) * t.n);
-  const std::uint32_t pa = ptx::elementsPerSlot(t.a), pb = ptx::elementsPerSlot(t.b);
+  const MmaLayout& l = mmaLayout(t);
   const std::uint32_t na = std::uint32_t(t.m) * t.k / 32, nb = std::uint32_t(t.k) * t.n / 32, nc = std::uint32_t(t.m) * t.n / 32;
   for (int lane = 0; lane < kWarpSize; ++lane) {
-    int row, col;
-    forFragment(c, t.src_a, t.a, lane, na, [&](std::uint32_t e, std::uint64_t v) {
-      mmaA(t.m, lane, e, pa, row, col);
-      a[std::size_t(row) * t.k + col] = v;
-    });
-    forFragment(c, t.src_b, t.b, lane, nb, [&](std::uint32_t e, std::uint64_t v) {
-      mmaB(lane, e, pb, row, col);
-      b[std::size_t(row) * t.n + col] = v;
-    });
-    forFragment(c, t.src_c, t.c, lane, nc, [&](std::uint32_t e, std::uint64_t v) {
-      mmaC(t.m, lane, e, row, col);
-      cm[std::size_t(row) * t.n + col] = v;
-    });
+    const std::uint32_t* at = &l.a_at[std::size_t(lane) * na];
+    forFragment(c, t.src_a, t.a, lane, na, [&](std::uint32_t e, std::uint64_t v) { a[at[e]] = v; });
+    at = &l.b_at[std::size_t(lane) * nb];
+    forFragment(c, t.src_b, t.b, lane, nb, [&](std::uint32_t e, std::uint64_t v) { b[at[e]] = v; });
+    at = &l.c_at[std::size_t(lane) * nc];
+    forFragment(c, t.src_c, t.c, lane, nc, [&](std::uint32_t e, std::uint64_t v) { cm[at[e]] = v; });
   }
   multiply(t, a, b, cm, d);
+  // One element a register (f32, s32 D): the register is the element (fragSet without its packing).
+  const bool whole = ptx::elementsPerSlot(t.d) == 1 && t.d != MatElem::F64;
   forLanes(c.mask, [&](int lane) {
-    int row, col;
-    for (std::uint32_t e = 0; e < nc; ++e) { mmaC(t.m, lane, e, row, col); fragSet(c, t.dst, t.d, lane, e, d[std::size_t(row) * t.n + col]); }
+    const std::uint32_t* at = &l.c_at[std::size_t(lane) * nc];
+    for (std::uint32_t e = 0; e < nc; ++e) {
+      if (whole)
+        c.R[std::size_t(t.dst[e]) * kWarpSize + lane] = d[at[e]] & 0xFFFFFFFFull;
+      else
+        fragSet(c, t.dst, t.d, lane, e, d[at[e]]);
+    }
   });
 }
 
