@@ -48,19 +48,30 @@ std::uint32_t fusedDot(const Element* a, const Element* b, std::size_t b_stride,
                        ptx::MatElem acc, int align_bits = kAlignBits);
 // Finite elements side by side, for the common case (no NaN or infinity among an instruction's
 // inputs): each element's exact value as a double (every input type's values are doubles, and so
-// is the product of two of them) and its top bit's exponent msb (a large negative number for
-// zeros); the raw bits serve the rare general path (a NaN or infinite accumulator).
+// is the product of two of them), its weight 2^msb (0 for a zero: a product's alignment exponent
+// is the sum of its factors' msb, so the product of their weights is 2^that, exactly) and its
+// raw bits (for the rare general path: a NaN or infinite accumulator).
 struct FiniteElements {
-  std::vector<double> value;
-  std::vector<std::int32_t> msb;
-  std::vector<std::uint32_t> bits;
+  std::vector<double> value, weight;
+  std::vector<std::uint64_t> raw;
   ptx::MatElem type = ptx::MatElem::None;
-  // Decodes n raw elements; false (and nothing usable) when one is a NaN or an infinity.
-  bool assign(const std::uint64_t* raw, std::size_t n, std::size_t stride, std::size_t count, std::size_t step,
-              ptx::MatElem type);
+  bool finite = false;
+  // Decodes raw[0 .. n) in order; false (and nothing usable) when one is a NaN or an infinity.
+  // The same elements as the last call's are not decoded again: the four warps of a warpgroup
+  // read the same B.
+  bool assign(const std::uint64_t* raw, std::size_t n, ptx::MatElem type);
 };
-// fusedDot on finite elements: a[a0 .. a0+k) and b[b0 .. b0+k) (b stored one column after another).
-std::uint32_t fusedDotFinite(const FiniteElements& a, std::size_t a0, const FiniteElements& b, std::size_t b0, int k,
-                             std::uint32_t c, ptx::MatElem acc, int align_bits = kAlignBits);
+// The largest n of fusedDotRow (wgmma's m64n256).
+constexpr int kMaxRowColumns = 256;
+// One row of D, fusedDot for each of its n <= kMaxRowColumns columns: d[j] = c[j] + sum_kk
+// a[a0 + kk] * b[(b_row0 + kk) * n + j] for kk < k (b stored row by row, n to a row, as PTX's K x N
+// B), terms truncated `align_bits` (at most 28) below each column's largest term. c and d may be
+// the same array.
+void fusedDotRow(const FiniteElements& a, std::size_t a0, const FiniteElements& b, std::size_t b_row0, int n, int k,
+                 const std::uint32_t* c, std::uint32_t* d, ptx::MatElem acc, int align_bits = kAlignBits);
+
+// fusedDotRow's vectors: the host's widest (AVX2 where it has it; the default) or SSE2's (false).
+// For tests, which run both; returns whether the wide ones are in use. Not thread-safe.
+bool useWideVectors(bool on);
 
 }  // namespace scgpu::sm::mma

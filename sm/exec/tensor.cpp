@@ -115,23 +115,45 @@ void mmaMultiply(const TensorOp& t, int m, const std::vector<std::uint64_t>& a, 
   const bool fp8 = t.a == MatElem::E4M3 || t.a == MatElem::E5M2, wgmma_fp8 = fp8 && t.kind == TensorOp::Kind::Wgmma;
   const bool fp8_f32 = fp8 && !wgmma_fp8 && t.c == MatElem::F32;
   const int align_bits = wgmma_fp8 ? mma::kWgmmaFp8AlignBits : mma::kAlignBits;
-  d.assign(std::size_t(m) * n, 0);
-  // Float inputs decoded once per instruction (each is used n or m times): A by rows, B by
-  // columns, side by side; the general path when one of them is a NaN or an infinity.
+  // After a float element's fused sums: wgmma's 8-bit float result cut to 13 fraction bits;
+  // mma.sync's 8-bit floats into f32 (whose fused sum left C out) add C in f32, rounded to nearest
+  // (sm/exec/mma_arith.h).
+  const auto finishFloat = [&](std::uint32_t acc, std::uint64_t cij) -> std::uint64_t {
+    if (wgmma_fp8 && t.c == MatElem::F32 && (acc & 0x7F800000u) != 0x7F800000u) acc &= ~0x3FFu;
+    if (fp8_f32) {
+      const float sum = fp::f32(std::uint32_t(cij)) + fp::f32(acc);
+      acc = std::isnan(sum) ? 0x7FFFFFFFu : fp::bits(sum);
+    }
+    return acc;
+  };
+  d.resize(std::size_t(m) * n);  // every element written below
+  // Float inputs decoded once per instruction (each is used n or m times), A and B row by row as
+  // they come, and D computed a row at a time (mma::fusedDotRow); the general path when one of
+  // them is a NaN or an infinity.
   static thread_local std::vector<mma::Element> ea, eb;
   static thread_local mma::FiniteElements fa, fb;
   const bool floats = t.a == MatElem::F16 || t.a == MatElem::BF16 || t.a == MatElem::TF32 || t.a == MatElem::E4M3 ||
                       t.a == MatElem::E5M2;
-  bool finite = false;
-  if (floats) {
-    finite = fa.assign(a.data(), std::size_t(k), std::size_t(k), std::size_t(m), 1, t.a) &&
-             fb.assign(b.data(), std::size_t(k), 1, std::size_t(n), std::size_t(n), t.b);
-    if (!finite) {
-      ea.resize(a.size());
-      eb.resize(b.size());
-      for (std::size_t i = 0; i < a.size(); ++i) ea[i] = mma::decode(std::uint32_t(a[i]), t.a);
-      for (std::size_t i = 0; i < b.size(); ++i) eb[i] = mma::decode(std::uint32_t(b[i]), t.b);
+  if (floats && n <= mma::kMaxRowColumns && fa.assign(a.data(), a.size(), t.a) && fb.assign(b.data(), b.size(), t.b)) {
+    std::uint32_t row[mma::kMaxRowColumns];
+    for (int i = 0; i < m; ++i) {
+      // 8-bit floats into f32 on mma.sync: the products' fused sum first, C added after (below).
+      for (int j = 0; j < n; ++j) row[j] = fp8_f32 ? 0u : std::uint32_t(c[std::size_t(i) * n + j]);
+      for (int k0 = 0; k0 < k; k0 += k_block)
+        mma::fusedDotRow(fa, std::size_t(i) * k + k0, fb, std::size_t(k0), n, std::min(k_block, k - k0), row, row,
+                         t.c, align_bits);
+      if (wgmma_fp8 || fp8_f32)
+        for (int j = 0; j < n; ++j) d[std::size_t(i) * n + j] = finishFloat(row[j], c[std::size_t(i) * n + j]);
+      else
+        std::copy(row, row + n, d.begin() + std::ptrdiff_t(i) * n);
     }
+    return;
+  }
+  if (floats) {
+    ea.resize(a.size());
+    eb.resize(b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) ea[i] = mma::decode(std::uint32_t(a[i]), t.a);
+    for (std::size_t i = 0; i < b.size(); ++i) eb[i] = mma::decode(std::uint32_t(b[i]), t.b);
   }
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
@@ -172,22 +194,13 @@ void mmaMultiply(const TensorOp& t, int m, const std::vector<std::uint64_t>& a, 
           break;
         }
         default: {  // f16, bf16, tf32, e4m3, e5m2: one fused sum per block of k
-          // 8-bit floats into f32: the products' fused sum (rounded toward zero to f32), then C
-          // added in f32, rounded to nearest (sm/exec/mma_arith.h).
           std::uint32_t acc = fp8_f32 ? 0u : std::uint32_t(cij);
           for (int k0 = 0; k0 < k; k0 += k_block) {
             const int kb = std::min(k_block, k - k0);
-            acc = finite ? mma::fusedDotFinite(fa, std::size_t(i) * k + k0, fb, std::size_t(j) * k + k0, kb, acc, t.c,
-                                               align_bits)
-                         : mma::fusedDot(&ea[std::size_t(i) * k + k0], &eb[std::size_t(k0) * n + j], std::size_t(n), kb,
-                                         acc, t.c, align_bits);
+            acc = mma::fusedDot(&ea[std::size_t(i) * k + k0], &eb[std::size_t(k0) * n + j], std::size_t(n), kb, acc, t.c,
+                                align_bits);
           }
-          if (wgmma_fp8 && t.c == MatElem::F32 && (acc & 0x7F800000u) != 0x7F800000u) acc &= ~0x3FFu;
-          if (fp8_f32) {
-            const float sum = fp::f32(std::uint32_t(cij)) + fp::f32(acc);
-            acc = std::isnan(sum) ? 0x7FFFFFFFu : fp::bits(sum);
-          }
-          out = acc;
+          out = finishFloat(acc, cij);
           break;
         }
       }
@@ -203,6 +216,40 @@ void multiply(const TensorOp& t, const std::vector<std::uint64_t>& a, const std:
 
 const TensorOp& tensorOp(const ExecContext& c, const DecodedInst& in) { return c.program->tensor_ops[in.target]; }
 
+// Where element e of lane L of an mma.sync fragment sits in its row-major matrix (mmaA, mmaB,
+// mmaC), as tables per shape and packing: [L * elements + e].
+struct MmaLayout {
+  int m = 0, n = 0, k = 0;
+  std::uint32_t pa = 0, pb = 0;
+  std::vector<std::uint32_t> a_at, b_at, c_at;
+};
+const MmaLayout& mmaLayout(const TensorOp& t) {
+  static thread_local std::vector<MmaLayout> known;  // a program uses a few shapes
+  const std::uint32_t pa = ptx::elementsPerSlot(t.a), pb = ptx::elementsPerSlot(t.b);
+  for (const MmaLayout& l : known)
+    if (l.m == t.m && l.n == t.n && l.k == t.k && l.pa == pa && l.pb == pb) return l;
+  MmaLayout l;
+  l.m = t.m, l.n = t.n, l.k = t.k, l.pa = pa, l.pb = pb;
+  const std::uint32_t na = std::uint32_t(t.m) * t.k / 32, nb = std::uint32_t(t.k) * t.n / 32, nc = std::uint32_t(t.m) * t.n / 32;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    int row, col;
+    for (std::uint32_t e = 0; e < na; ++e) {
+      mmaA(t.m, lane, e, pa, row, col);
+      l.a_at.push_back(std::uint32_t(row * t.k + col));
+    }
+    for (std::uint32_t e = 0; e < nb; ++e) {
+      mmaB(lane, e, pb, row, col);
+      l.b_at.push_back(std::uint32_t(row * t.n + col));
+    }
+    for (std::uint32_t e = 0; e < nc; ++e) {
+      mmaC(t.m, lane, e, row, col);
+      l.c_at.push_back(std::uint32_t(row * t.n + col));
+    }
+  }
+  known.push_back(std::move(l));
+  return known.back();
+}
+
 void mmaSync(ExecContext& c, const DecodedInst& in) {
   const TensorOp& t = tensorOp(c, in);
   // Scratch kept from instruction to instruction (one per host thread): no allocation per mma.
@@ -210,27 +257,27 @@ void mmaSync(ExecContext& c, const DecodedInst& in) {
   a.resize(std::size_t(t.m) * t.k);
   b.resize(std::size_t(t.k) * t.n);
   cm.resize(std::size_t(t.m) * t.n);
-  const std::uint32_t pa = ptx::elementsPerSlot(t.a), pb = ptx::elementsPerSlot(t.b);
+  const MmaLayout& l = mmaLayout(t);
   const std::uint32_t na = std::uint32_t(t.m) * t.k / 32, nb = std::uint32_t(t.k) * t.n / 32, nc = std::uint32_t(t.m) * t.n / 32;
   for (int lane = 0; lane < kWarpSize; ++lane) {
-    int row, col;
-    forFragment(c, t.src_a, t.a, lane, na, [&](std::uint32_t e, std::uint64_t v) {
-      mmaA(t.m, lane, e, pa, row, col);
-      a[std::size_t(row) * t.k + col] = v;
-    });
-    forFragment(c, t.src_b, t.b, lane, nb, [&](std::uint32_t e, std::uint64_t v) {
-      mmaB(lane, e, pb, row, col);
-      b[std::size_t(row) * t.n + col] = v;
-    });
-    forFragment(c, t.src_c, t.c, lane, nc, [&](std::uint32_t e, std::uint64_t v) {
-      mmaC(t.m, lane, e, row, col);
-      cm[std::size_t(row) * t.n + col] = v;
-    });
+    const std::uint32_t* at = &l.a_at[std::size_t(lane) * na];
+    forFragment(c, t.src_a, t.a, lane, na, [&](std::uint32_t e, std::uint64_t v) { a[at[e]] = v; });
+    at = &l.b_at[std::size_t(lane) * nb];
+    forFragment(c, t.src_b, t.b, lane, nb, [&](std::uint32_t e, std::uint64_t v) { b[at[e]] = v; });
+    at = &l.c_at[std::size_t(lane) * nc];
+    forFragment(c, t.src_c, t.c, lane, nc, [&](std::uint32_t e, std::uint64_t v) { cm[at[e]] = v; });
   }
   multiply(t, a, b, cm, d);
+  // One element a register (f32, s32 D): the register is the element (fragSet without its packing).
+  const bool whole = ptx::elementsPerSlot(t.d) == 1 && t.d != MatElem::F64;
   forLanes(c.mask, [&](int lane) {
-    int row, col;
-    for (std::uint32_t e = 0; e < nc; ++e) { mmaC(t.m, lane, e, row, col); fragSet(c, t.dst, t.d, lane, e, d[std::size_t(row) * t.n + col]); }
+    const std::uint32_t* at = &l.c_at[std::size_t(lane) * nc];
+    for (std::uint32_t e = 0; e < nc; ++e) {
+      if (whole)
+        c.R[std::size_t(t.dst[e]) * kWarpSize + lane] = d[at[e]] & 0xFFFFFFFFull;
+      else
+        fragSet(c, t.dst, t.d, lane, e, d[at[e]]);
+    }
   });
 }
 

@@ -90,16 +90,65 @@ std::uint64_t pieceAddress(const Descriptor& d, bool k_major, std::uint32_t bits
   return addr;
 }
 
-// Element (mn, kk) of a matrix in shared memory, through its descriptor; `lane` reports a fault.
-std::uint64_t sharedElement(ExecContext& c, int lane, const Descriptor& d, bool k_major, std::uint32_t bits,
-                            std::uint32_t mn, std::uint32_t kk) {
+// Element `index` of a 16-byte piece of Bits-bit elements.
+template <std::uint32_t Bits>
+std::uint64_t pieceElement(const std::uint8_t* piece, std::uint32_t index) {
+  if constexpr (Bits == 1) {
+    return (piece[index / 8] >> (index % 8)) & 1u;
+  } else if constexpr (Bits == 8) {
+    return piece[index];
+  } else if constexpr (Bits == 16) {
+    std::uint16_t v;
+    std::memcpy(&v, piece + 2 * index, 2);
+    return v;
+  } else {
+    static_assert(Bits == 32);
+    std::uint32_t v;
+    std::memcpy(&v, piece + 4 * index, 4);
+    return v;
+  }
+}
+
+// Elements (mn0 + i, kk) of a matrix in shared memory for i < mn_count, kk < k_count, through its
+// descriptor, into out[i * mn_stride + kk * k_stride]; `lane` reports a fault. Each 16-byte piece
+// is looked up once for the elements it holds, in the order in which an element-by-element walk
+// (mn, then kk) first reaches the pieces, so that a fault names the same address.
+template <std::uint32_t Bits>
+void sharedMatrixOf(ExecContext& c, int lane, const Descriptor& d, bool k_major, std::uint32_t mn0,
+                    std::uint32_t mn_count, std::uint32_t k_count, std::uint64_t* out, std::size_t mn_stride,
+                    std::size_t k_stride) {
+  constexpr std::uint32_t per = 128 / Bits;  // elements a piece
   std::uint32_t index;
-  const std::uint64_t addr = pieceAddress(d, k_major, bits, mn, kk, &index);
-  const std::uint8_t* piece = resolve<ptx::Space::Shared>(c, lane, addr, 16, false);
-  if (bits == 1) return (piece[index / 8] >> (index % 8)) & 1u;
-  std::uint64_t v = 0;
-  std::memcpy(&v, piece + index * (bits / 8), bits / 8);
-  return v;
+  if (k_major) {  // a piece holds `per` consecutive kk of one mn
+    for (std::uint32_t i = 0; i < mn_count; ++i)
+      for (std::uint32_t k0 = 0; k0 < k_count; k0 += per) {
+        const std::uint64_t addr = pieceAddress(d, true, Bits, mn0 + i, k0, &index);
+        const std::uint8_t* piece = resolve<ptx::Space::Shared>(c, lane, addr, 16, false);
+        for (std::uint32_t kk = k0; kk < std::min(k_count, k0 + per); ++kk)
+          out[i * mn_stride + kk * k_stride] = pieceElement<Bits>(piece, index + (kk - k0));
+      }
+  } else {  // a piece holds `per` consecutive mn (from a multiple of per) of one kk
+    for (std::uint32_t i = 0; i < mn_count;) {
+      const std::uint32_t mn = mn0 + i, next = std::min(mn_count, i + (per - mn % per));
+      for (std::uint32_t kk = 0; kk < k_count; ++kk) {
+        const std::uint64_t addr = pieceAddress(d, false, Bits, mn, kk, &index);
+        const std::uint8_t* piece = resolve<ptx::Space::Shared>(c, lane, addr, 16, false);
+        for (std::uint32_t i2 = i; i2 < next; ++i2)
+          out[i2 * mn_stride + kk * k_stride] = pieceElement<Bits>(piece, index + (i2 - i));
+      }
+      i = next;
+    }
+  }
+}
+void sharedMatrix(ExecContext& c, int lane, const Descriptor& d, bool k_major, std::uint32_t bits, std::uint32_t mn0,
+                  std::uint32_t mn_count, std::uint32_t k_count, std::uint64_t* out, std::size_t mn_stride,
+                  std::size_t k_stride) {
+  switch (bits) {  // the decoder admits the ISA's types only: 1, 8, 16 or 32 bits
+    case 1: return sharedMatrixOf<1>(c, lane, d, k_major, mn0, mn_count, k_count, out, mn_stride, k_stride);
+    case 8: return sharedMatrixOf<8>(c, lane, d, k_major, mn0, mn_count, k_count, out, mn_stride, k_stride);
+    case 16: return sharedMatrixOf<16>(c, lane, d, k_major, mn0, mn_count, k_count, out, mn_stride, k_stride);
+    default: return sharedMatrixOf<32>(c, lane, d, k_major, mn0, mn_count, k_count, out, mn_stride, k_stride);
+  }
 }
 
 // Element `idx` of a lane's fragment in `slots` (elements packed from the low bits, 32 bits a slot).
@@ -122,17 +171,31 @@ void aCell(int lane, std::uint32_t i, std::uint32_t per, int& row, int& col) {
   col = t * int(per) + j + (r >> 1) * 4 * int(per);
 }
 
-// Where the next wgmma reads absolute register slot `abs` (its `index`-th D register) in `lane`:
-// the newest pending result that writes it, else the register. Chained wgmma name the same D
-// registers in the same order, so the result's `index`-th slot is looked at first.
-const std::uint64_t* accumulatorInput(const Warp& w, std::uint32_t abs, std::size_t index, int lane) {
-  for (auto it = w.wgmma_pending.rbegin(); it != w.wgmma_pending.rend(); ++it) {
-    if (!((it->mask >> lane) & 1)) continue;
-    if (index < it->slots.size() && it->slots[index] == abs) return &it->values[index * kWarpSize + std::size_t(lane)];
-    for (std::size_t s = 0; s < it->slots.size(); ++s)
-      if (it->slots[s] == abs) return &it->values[s * kWarpSize + std::size_t(lane)];
+// The words that the next wgmma reads as absolute register slot `abs` (its `index`-th D
+// register), lane by lane: from the newest pending result that writes it for the lane, else from
+// the register. Chained wgmma name the same D registers in the same order, so a result's
+// `index`-th slot is looked at first.
+void accumulatorInput(const Warp& w, std::uint32_t abs, std::size_t index, std::uint64_t words[kWarpSize]) {
+  std::uint32_t left = ~0u;  // lanes still to find
+  for (auto it = w.wgmma_pending.rbegin(); it != w.wgmma_pending.rend() && left; ++it) {
+    const std::uint32_t lanes = left & it->mask;
+    if (!lanes) continue;
+    std::size_t at = index;
+    if (at >= it->slots.size() || it->slots[at] != abs)
+      at = std::size_t(std::find(it->slots.begin(), it->slots.end(), abs) - it->slots.begin());
+    if (at == it->slots.size()) continue;
+    forLanes(lanes, [&](int lane) { words[lane] = it->values[at * kWarpSize + std::size_t(lane)]; });
+    left &= ~lanes;
   }
-  return &w.regs[std::size_t(abs) * kWarpSize + std::size_t(lane)];
+  forLanes(left, [&](int lane) { words[lane] = w.regs[std::size_t(abs) * kWarpSize + std::size_t(lane)]; });
+}
+
+// Result buffers that a wait_group has emptied, for the next wgmma.mma_async to fill (one pool per
+// host thread, at most kPooledResults): no allocation per wgmma.
+constexpr std::size_t kPooledResults = 64;
+std::vector<Warp::WgmmaResult>& resultPool() {
+  static thread_local std::vector<Warp::WgmmaResult> pool;
+  return pool;
 }
 
 int firstLane(std::uint32_t mask) { return mask ? __builtin_ctz(mask) : 0; }
@@ -145,16 +208,15 @@ void wgmmaMmaAsync(ExecContext& c, const DecodedInst& in) {
   const int n = t.n, k = t.k;
   const std::uint32_t abits = ptx::bitsOf(t.a), bbits = ptx::bitsOf(t.b);
   static thread_local std::vector<std::uint64_t> a, b, cm, d;
-  a.assign(std::size_t(16) * k, 0);
-  b.assign(std::size_t(k) * n, 0);
-  cm.assign(std::size_t(16) * n, 0);
+  // A and B are written whole below, C unless scale-d is false.
+  a.resize(std::size_t(16) * k);
+  b.resize(std::size_t(k) * n);
+  cm.resize(std::size_t(16) * n);
   auto negate = [](std::uint64_t v, std::uint32_t bits) { return v ^ (1ull << (bits - 1)); };
   // A: this warp's 16 rows.
   if (t.a_desc) {
     const Descriptor da = decodeDescriptor(c.R[std::size_t(t.src_a[0]) * kWarpSize + std::size_t(lead)]);
-    for (int r = 0; r < 16; ++r)
-      for (int kk = 0; kk < k; ++kk)
-        a[std::size_t(r) * k + kk] = sharedElement(c, lead, da, t.a_row, abits, row0 + std::uint32_t(r), std::uint32_t(kk));
+    sharedMatrix(c, lead, da, t.a_row, abits, row0, 16, std::uint32_t(k), a.data(), std::size_t(k), 1);
   } else {
     const std::uint32_t per = ptx::elementsPerSlot(t.a), elems = std::uint32_t(16 * k / kWarpSize);
     for (int lane = 0; lane < kWarpSize; ++lane)
@@ -167,9 +229,7 @@ void wgmmaMmaAsync(ExecContext& c, const DecodedInst& in) {
   }
   // B: all N columns (B is K x N; K-major: column j's K elements are contiguous).
   const Descriptor db = decodeDescriptor(c.R[std::size_t(t.src_b[0]) * kWarpSize + std::size_t(lead)]);
-  for (int j = 0; j < n; ++j)
-    for (int kk = 0; kk < k; ++kk)
-      b[std::size_t(kk) * n + j] = sharedElement(c, lead, db, !t.b_row, bbits, std::uint32_t(j), std::uint32_t(kk));
+  sharedMatrix(c, lead, db, !t.b_row, bbits, 0, std::uint32_t(n), std::uint32_t(k), b.data(), 1, std::size_t(n));
   if (t.neg_a)
     for (auto& v : a) v = negate(v, abits);
   if (t.neg_b)
@@ -178,27 +238,52 @@ void wgmmaMmaAsync(ExecContext& c, const DecodedInst& in) {
   const bool scale_d = (c.P[t.scale_d] >> lead) & 1;
   const std::uint32_t nd = std::uint32_t(t.dst.size()), per_d = ptx::elementsPerSlot(t.d);
   const std::uint32_t reg_base = w.frames.back().reg_base;
-  if (scale_d)
-    for (int lane = 0; lane < kWarpSize; ++lane)
-      for (std::uint32_t s = 0; s < nd; ++s) {
-        const std::uint64_t word = *accumulatorInput(w, reg_base + t.dst[s], s, lane);
+  // With one element a register (f32, s32 D), element i of lane L sits at lane_at[L] + slot_at[i]
+  // of D (accumulatorCell, split into its lane's and its register's parts).
+  std::size_t lane_at[kWarpSize];
+  for (int lane = 0; lane < kWarpSize; ++lane) lane_at[lane] = std::size_t(lane >> 2) * n + 2 * std::size_t(lane & 3);
+  const auto slotAt = [n](std::uint32_t i) { return std::size_t(8 * ((i >> 1) & 1)) * n + 8 * (i >> 2) + (i & 1); };
+  if (scale_d) {
+    std::uint64_t words[kWarpSize];
+    for (std::uint32_t s = 0; s < nd; ++s) {
+      accumulatorInput(w, reg_base + t.dst[s], s, words);
+      if (per_d == 1) {
+        const std::size_t at = slotAt(s);
+        for (int lane = 0; lane < kWarpSize; ++lane) cm[lane_at[lane] + at] = words[lane] & 0xFFFFFFFFull;
+        continue;
+      }
+      for (int lane = 0; lane < kWarpSize; ++lane)
         for (std::uint32_t j = 0; j < per_d; ++j) {
           int row, col;
           accumulatorCell(lane, s * per_d + j, row, col);
-          cm[std::size_t(row) * n + col] = fragmentElement(word, t.d, j);
+          cm[std::size_t(row) * n + col] = fragmentElement(words[lane], t.d, j);
         }
-      }
+    }
+  } else {
+    std::fill(cm.begin(), cm.end(), 0);
+  }
   mmaMultiply(t, 16, a, b, cm, d);
-  // D waits for its wgmma.wait_group.
+  // D waits for its wgmma.wait_group, in a pooled buffer (slots and values written whole below).
   Warp::WgmmaResult res;
+  std::vector<Warp::WgmmaResult>& pool = resultPool();
+  if (!pool.empty()) {
+    res = std::move(pool.back());
+    pool.pop_back();
+  }
   res.group = w.wgmma_groups;
   res.mask = c.mask;
   res.slots.resize(nd);
-  res.values.assign(std::size_t(nd) * kWarpSize, 0);
+  res.values.resize(std::size_t(nd) * kWarpSize);
   const std::uint32_t dbits = ptx::bitsOf(t.d);
   const std::uint64_t emask = dbits == 32 ? 0xFFFFFFFFull : (1ull << dbits) - 1;
   for (std::uint32_t s = 0; s < nd; ++s) {
     res.slots[s] = reg_base + t.dst[s];
+    if (per_d == 1) {
+      const std::size_t at = slotAt(s);
+      for (int lane = 0; lane < kWarpSize; ++lane)
+        res.values[std::size_t(s) * kWarpSize + std::size_t(lane)] = d[lane_at[lane] + at] & emask;
+      continue;
+    }
     for (int lane = 0; lane < kWarpSize; ++lane) {
       std::uint64_t word = 0;
       for (std::uint32_t j = 0; j < per_d; ++j) {
@@ -227,7 +312,7 @@ void wgmmaWait(ExecContext& c, const DecodedInst& in) {
   for (std::size_t i = 0; i < pending.size(); ++i) {
     Warp::WgmmaResult& r = pending[i];
     if (r.group >= done_below) {
-      if (kept != i) pending[kept] = std::move(r);
+      if (kept != i) std::swap(pending[kept], r);  // the landed result moves back, to the pool
       ++kept;
       continue;
     }
@@ -236,6 +321,8 @@ void wgmmaWait(ExecContext& c, const DecodedInst& in) {
         w.regs[std::size_t(r.slots[s]) * kWarpSize + std::size_t(lane)] = r.values[s * kWarpSize + std::size_t(lane)];
       });
   }
+  std::vector<Warp::WgmmaResult>& pool = resultPool();
+  for (std::size_t i = kept; i < pending.size() && pool.size() < kPooledResults; ++i) pool.push_back(std::move(pending[i]));
   pending.resize(kept);
 }
 
