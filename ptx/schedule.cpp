@@ -55,8 +55,8 @@ enum class Kind { Load, Store, Compute, Fixed };
 Kind kindOf(const Program& prog, const DecodedInst& in, Space& space) {
   space = in.space;
   switch (in.op) {
-    case Op::Ld:
-      return (in.flags & kVolatile) || in.space == Space::Generic ? Kind::Fixed : Kind::Load;
+    case Op::Ld:  // volatile and generic loads too: they pass arithmetic only (mayPass)
+      return Kind::Load;
     case Op::St:
       return (in.flags & kVolatile) ? Kind::Fixed : Kind::Store;
     case Op::Ldmatrix: space = Space::Shared; return Kind::Load;
@@ -101,14 +101,18 @@ bool noRegisterHazard(const Program& prog, const DecodedInst& a, const DecodedIn
 }
 
 // Whether a load may move above `prev`: arithmetic (tensor-core ops included) or a store it cannot
-// alias, and no register dependence; never above another load (loads keep their order).
+// alias, and no register dependence; never above another load (loads keep their order). A
+// volatile load keeps its place among memory accesses and a generic one may alias any store, so
+// both pass arithmetic only: ptxas issues `ld.volatile` ahead of independent arithmetic as it does
+// any load (validation/micro smem_load_*: eight volatile loads, then their adds).
 bool mayPass(const Program& prog, const DecodedInst& load, const DecodedInst& prev) {
   Space ls, ps;
   kindOf(prog, load, ls);
+  const bool pinned = load.op == Op::Ld && ((load.flags & kVolatile) || ls == Space::Generic);
   switch (kindOf(prog, prev, ps)) {
     case Kind::Compute: break;
     case Kind::Store:
-      if (!independent(ls, load.op == Op::Ld && (load.flags & kNc), ps)) return false;
+      if (pinned || !independent(ls, load.op == Op::Ld && (load.flags & kNc), ps)) return false;
       break;
     default: return false;
   }
@@ -123,6 +127,7 @@ bool maySink(const Program& prog, const DecodedInst& store, const DecodedInst& n
   switch (kindOf(prog, next, ns)) {
     case Kind::Compute: break;
     case Kind::Load:
+      if (next.op == Op::Ld && ((next.flags & kVolatile) || ns == Space::Generic)) return false;
       if (!independent(ns, next.op == Op::Ld && (next.flags & kNc), ss)) return false;
       break;
     default: return false;

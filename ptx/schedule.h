@@ -9,10 +9,10 @@
 namespace scgpu::ptx {
 
 // A copy of `program` in which each load (global, shared, constant, parameter, ldmatrix,
-// wmma.load; not volatile, not generic) sits as early in its basic block as it may legally be
-// (past arithmetic and tensor-core ops it does not depend on, and stores it cannot alias; never
-// past another load), and each shared or local store as late (past arithmetic and loads it cannot
-// alias; never past another store).
+// wmma.load) sits as early in its basic block as it may legally be (past arithmetic and
+// tensor-core ops it does not depend on, and stores it cannot alias; volatile and generic loads
+// past arithmetic only; never past another load), and each shared or local store as late (past
+// arithmetic and loads it cannot alias; never past another store).
 Program scheduleLikePtxas(const Program& program);
 
 }  // namespace scgpu::ptx

@@ -114,6 +114,8 @@ for name, h, m, unit in (("flushed", h_flushed, m_flushed, "cycles"), ("warm", h
             continue
         pairs.append((k, hv, m[k]))
     results[name] = pairs
+    if not pairs:  # a condition the model did not run (--conditions)
+        continue
     n, mape, geo, r, within = summary([(h, m) for _, h, m in pairs])
     mapes[name] = mape
     if a.markdown:
@@ -166,7 +168,7 @@ if a.plot:
 if a.baseline:
     base = json.load(open(a.baseline))
     failed = False
-    for name in ("flushed", "warm"):
+    for name in mapes:
         b = base[name + "_mape_pct"]
         ok = mapes[name] <= b + a.max_worsening
         failed |= not ok
