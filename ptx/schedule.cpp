@@ -100,19 +100,23 @@ bool noRegisterHazard(const Program& prog, const DecodedInst& a, const DecodedIn
   return !overlaps(aw, br) && !overlaps(ar, bw) && !overlaps(aw, bw);
 }
 
+// A volatile load keeps its place among memory accesses and a generic one may alias any store:
+// both move past arithmetic only.
+bool pinnedLoad(const DecodedInst& in, Space space) {
+  return in.op == Op::Ld && ((in.flags & kVolatile) || space == Space::Generic);
+}
+
 // Whether a load may move above `prev`: arithmetic (tensor-core ops included) or a store it cannot
-// alias, and no register dependence; never above another load (loads keep their order). A
-// volatile load keeps its place among memory accesses and a generic one may alias any store, so
-// both pass arithmetic only: ptxas issues `ld.volatile` ahead of independent arithmetic as it does
-// any load (validation/micro smem_load_*: eight volatile loads, then their adds).
+// alias, and no register dependence; never above another load (loads keep their order). Pinned
+// loads pass arithmetic only: ptxas issues `ld.volatile` ahead of independent arithmetic as it
+// does any load (validation/micro smem_load_*: eight volatile loads, then their adds).
 bool mayPass(const Program& prog, const DecodedInst& load, const DecodedInst& prev) {
   Space ls, ps;
   kindOf(prog, load, ls);
-  const bool pinned = load.op == Op::Ld && ((load.flags & kVolatile) || ls == Space::Generic);
   switch (kindOf(prog, prev, ps)) {
     case Kind::Compute: break;
     case Kind::Store:
-      if (pinned || !independent(ls, load.op == Op::Ld && (load.flags & kNc), ps)) return false;
+      if (pinnedLoad(load, ls) || !independent(ls, load.op == Op::Ld && (load.flags & kNc), ps)) return false;
       break;
     default: return false;
   }
@@ -127,8 +131,7 @@ bool maySink(const Program& prog, const DecodedInst& store, const DecodedInst& n
   switch (kindOf(prog, next, ns)) {
     case Kind::Compute: break;
     case Kind::Load:
-      if (next.op == Op::Ld && ((next.flags & kVolatile) || ns == Space::Generic)) return false;
-      if (!independent(ns, next.op == Op::Ld && (next.flags & kNc), ss)) return false;
+      if (pinnedLoad(next, ns) || !independent(ns, next.op == Op::Ld && (next.flags & kNc), ss)) return false;
       break;
     default: return false;
   }

@@ -168,7 +168,11 @@ if a.plot:
 if a.baseline:
     base = json.load(open(a.baseline))
     failed = False
-    for name in mapes:
+    for name in a.conditions.split(","):
+        if name not in mapes:  # asked for, but nothing to compare: a failure, not a pass
+            print(f"FAIL: no {name} results to compare with the baseline")
+            failed = True
+            continue
         b = base[name + "_mape_pct"]
         ok = mapes[name] <= b + a.max_worsening
         failed |= not ok

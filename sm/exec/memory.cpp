@@ -168,6 +168,16 @@ template <Space S>
   return resolve<S>(c, lane, addr, size, write);
 }
 
+// A lane's Bytes of the block's shared memory for the warp-wide shared paths: in bounds and
+// aligned, straight into the block's array; otherwise resolve() (the lane's fault, or the rules).
+template <std::uint32_t Bytes>
+inline std::uint8_t* sharedLane(ExecContext& c, std::uint8_t* shared, std::uint64_t size, int lane,
+                                std::uint64_t addr, bool write) {
+  if (__builtin_expect((addr & (Bytes - 1)) || addr + Bytes > size || addr + Bytes < addr, 0))
+    return const_cast<std::uint8_t*>(resolveCold<Space::Shared>(c, lane, addr, Bytes, write));
+  return shared + addr;
+}
+
 // A shared load or store of Vec elements of Bytes each per lane (most of a tiled kernel's
 // accesses): the block's shared memory and the register columns are looked up once per warp
 // instead of once per lane; lane by lane, a lane out of bounds or misaligned takes resolve() for
@@ -185,9 +195,7 @@ void loadShared(ExecContext& c, const DecodedInst& in) {
   // with_base and traced are bools, or std::true_type/false_type where they are known.
   auto readLane = [&](int lane, auto with_base, auto traced) {
     const std::uint64_t addr = (with_base ? base[lane] : 0) + imm;
-    const std::uint8_t* p = shared + addr;
-    if (__builtin_expect((addr & (kSize - 1)) || addr + kSize > size || addr + kSize < addr, 0))
-      p = resolveCold<Space::Shared>(c, lane, addr, kSize, false);
+    const std::uint8_t* p = sharedLane<kSize>(c, shared, size, lane, addr, false);
     if (traced) traceAccess<Space::Shared>(c, lane, addr, kSize, false, false);
     for (std::uint32_t e = 0; e < Vec; ++e) {
       std::uint64_t v = 0;
@@ -215,9 +223,7 @@ void storeShared(ExecContext& c, const DecodedInst& in) {
   const std::uint64_t imm = std::uint64_t(in.imm);
   auto writeLane = [&](int lane, auto with_base, auto traced) {
     const std::uint64_t addr = (with_base ? base[lane] : 0) + imm;
-    std::uint8_t* p = shared + addr;
-    if (__builtin_expect((addr & (kSize - 1)) || addr + kSize > size || addr + kSize < addr, 0))
-      p = const_cast<std::uint8_t*>(resolveCold<Space::Shared>(c, lane, addr, kSize, true));
+    std::uint8_t* p = sharedLane<kSize>(c, shared, size, lane, addr, true);
     if (traced) traceAccess<Space::Shared>(c, lane, addr, kSize, true, false);
     for (std::uint32_t e = 0; e < Vec; ++e) std::memcpy(p + e * Bytes, &v[e][lane], Bytes);
   };
@@ -315,13 +321,17 @@ void atomic(ExecContext& c, const DecodedInst& in) {
   // The functional core's warp-wide paths: the lanes' addresses checked once per warp (global:
   // warpGlobalSpan) or against the block's shared memory without resolve() (shared; a lane that
   // faults takes resolve() after the lanes before it applied theirs, as below). Same order.
-  auto apply = [&](int lane, std::uint8_t* p) {
-    T b = as<T>(c.R[std::size_t(in.src[0]) * kWarpSize + lane]);
-    T cmp{};
-    if (in.sub == ptx::SubOp::ACas) {
+  auto operands = [&](int lane, T& b, T& cmp) {
+    b = as<T>(c.R[std::size_t(in.src[0]) * kWarpSize + lane]);
+    cmp = T{};
+    if (in.sub == ptx::SubOp::ACas) {  // atom.cas d, [a], b, c: compare with b, store c
       cmp = b;
       b = as<T>(c.R[std::size_t(in.src[1]) * kWarpSize + lane]);
     }
+  };
+  auto apply = [&](int lane, std::uint8_t* p) {
+    T b, cmp;
+    operands(lane, b, cmp);
     T old;
     std::memcpy(&old, p, sizeof(T));
     T next = atomicApply<T>(in.sub, old, b, cmp);
@@ -342,38 +352,25 @@ void atomic(ExecContext& c, const DecodedInst& in) {
       std::uint8_t* const shared = c.block->shared.data();
       const std::uint64_t size = c.block->shared.size();
       forLanes(c.mask, [&](int lane) {
-        const std::uint64_t addr = effectiveAddress(c, in, lane);
-        std::uint8_t* p = shared + addr;
-        if (__builtin_expect((addr & (sizeof(T) - 1)) || addr + sizeof(T) > size || addr + sizeof(T) < addr, 0))
-          p = const_cast<std::uint8_t*>(resolveCold<Space::Shared>(c, lane, addr, sizeof(T), true));
-        apply(lane, p);
+        apply(lane, sharedLane<sizeof(T)>(c, shared, size, lane, effectiveAddress(c, in, lane), true));
       });
       return;
     }
   }
   forLanes(c.mask, [&](int lane) {
     const std::uint64_t addr = effectiveAddress(c, in, lane);
-    T b = as<T>(c.R[std::size_t(in.src[0]) * kWarpSize + lane]);
-    T cmp{};
-    if (in.sub == ptx::SubOp::ACas) {
-      // atom.cas d, [a], b, c: compare with b, store c.
-      cmp = b;
-      b = as<T>(c.R[std::size_t(in.src[1]) * kWarpSize + lane]);
-    }
     std::uint64_t pa;
     if (heldBackGlobal<S>(c, lane, addr, sizeof(T), &pa)) {  // timing model: at the end of the cycle
       if (c.trace) traceAccess<S>(c, lane, addr, sizeof(T), true, true);
+      T b, cmp;
+      operands(lane, b, cmp);
       c.effects->atomic(pa, &applyHeldBack<T>, in.sub, bitsOf<T>(b), bitsOf<T>(cmp),
                         returns ? &c.R[std::size_t(in.dst[0]) * kWarpSize + lane] : nullptr);
       return;
     }
     std::uint8_t* p = resolve<S>(c, lane, addr, sizeof(T), true);
     if (c.trace) traceAccess<S>(c, lane, addr, sizeof(T), true, true);
-    T old;
-    std::memcpy(&old, p, sizeof(T));
-    T next = atomicApply<T>(in.sub, old, b, cmp);
-    std::memcpy(p, &next, sizeof(T));
-    if (returns) c.R[std::size_t(in.dst[0]) * kWarpSize + lane] = bitsOf<T>(old);
+    apply(lane, p);
   });
 }
 

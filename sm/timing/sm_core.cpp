@@ -155,7 +155,7 @@ struct WarpSlot {
   std::uint64_t head_ready = 0;
   std::uint64_t fetch_at = 0;
   std::uint64_t next_issue = 0;   // branch resolution
-  std::uint64_t barrier_until = 0;  // released from the cluster barrier: issues from then on
+  std::uint64_t barrier_until = 0;  // released from a barrier (CTA or cluster): issues from then on
   // An mbarrier.try_wait at mbar_wait_pc suspended since mbar_wait_since (kNoPc: none).
   std::uint32_t mbar_wait_pc = 0xFFFFFFFFu;
   std::uint64_t mbar_wait_since = 0;
@@ -575,7 +575,7 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     *until = kNever;  // until the block's barrier state changes (issue())
     return Reason::Barrier;
   }
-  if (ws.barrier_until > t) {  // released from the cluster barrier, which takes this long
+  if (ws.barrier_until > t) {  // released from a barrier, which takes this long
     *until = ws.barrier_until;
     return Reason::Barrier;
   }
