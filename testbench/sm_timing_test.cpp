@@ -121,7 +121,7 @@ class Bench {
       if (tr[s].warp >= 0) issues_.push_back({cycle_, int(s), tr[s].warp, tr[s].pc});
     while (sm_->hasMemRequest()) {
       memsys::MemRequest r = sm_->peekMemRequest();
-      sm_->popMemRequest();
+      sm_->popMemRequest(cycle_);
       requests_.push_back(r);
       r.response = true;
       in_flight_.emplace_back(cycle_ + mem_latency_, r);

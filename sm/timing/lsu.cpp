@@ -568,6 +568,7 @@ void Lsu::stepConst(Op& op, const Step& s, std::uint64_t now) {
 
 std::uint64_t Lsu::earliestRoom(std::uint64_t now) const {
   if (!full()) return now;
+  if (blockedOnCrossbar()) return ~std::uint64_t{0};  // not before popRequest(): SmCore looks again then
   const Op& op = ops_[queue_.front()];
   std::uint64_t steps = 0;
   for (std::size_t i = op.next; i < op.steps.size(); ++i)
@@ -577,10 +578,16 @@ std::uint64_t Lsu::earliestRoom(std::uint64_t now) const {
   return std::max(now, op.req.ready_at) + std::max<std::uint64_t>(steps, 1);
 }
 
+bool Lsu::blockedOnCrossbar() const {
+  if (queue_.empty() || out_.size() + translating_.size() < out_capacity_) return false;
+  const Op& op = ops_[queue_.front()];
+  return op.next < op.steps.size() && op.steps[op.next].kind == Step::Kind::Line && !op.steps[op.next].accessed;
+}
+
 std::uint64_t Lsu::nextEvent(std::uint64_t now) const {
   std::uint64_t next = ~std::uint64_t{0};
   auto at = [&](std::uint64_t c) { next = std::min(next, std::max(c, now + 1)); };
-  if (!queue_.empty()) at(ops_[queue_.front()].req.ready_at);  // in progress: every cycle
+  if (!queue_.empty() && !blockedOnCrossbar()) at(ops_[queue_.front()].req.ready_at);  // in progress: every cycle
   for (const auto& t : translating_) at(t.first);
   if (!responses_.empty()) at(responses_.front().second);  // handled in order, from the front
   if (!l2_tlb_pending_.empty()) at(now + 1);

@@ -122,6 +122,10 @@ class Lsu {
   bool hasRequest() const { return !out_.empty(); }
   const memsys::MemRequest& peekRequest() const { return out_.front(); }
   void popRequest() { out_.pop_front(); }
+  // The oldest instruction's next step sends a request and the queue to the crossbar is full:
+  // step() can do nothing until popRequest() makes room (nextEvent leaves it out, so the SM
+  // sleeps instead of retrying every cycle while the crossbar is backed up).
+  bool blockedOnCrossbar() const;
 
   // Nothing queued, in flight, waiting to be sent or received.
   bool idle() const {

@@ -1343,7 +1343,17 @@ void SmCore::commitCycle() {
 
 bool SmCore::hasMemRequest() const { return impl_->lsu.hasRequest(); }
 const memsys::MemRequest& SmCore::peekMemRequest() const { return impl_->lsu.peekRequest(); }
-void SmCore::popMemRequest() { impl_->lsu.popRequest(); }
+void SmCore::popMemRequest(std::uint64_t cycle) {
+  Impl& m = *impl_;
+  const bool blocked = m.lsu.blockedOnCrossbar();
+  m.lsu.popRequest();
+  if (!blocked) return;
+  // The LSU can go on: the SM is awake from the next cycle on, and the warps waiting for room in
+  // its queue (Lsu::earliestRoom said "not before this") look again.
+  settle(cycle);
+  for (std::uint32_t s = 0; s < m.status.size(); ++s)
+    if (m.status[s] == timing::Reason::MioThrottle) m.lookAgain(s);
+}
 void SmCore::acceptMemResponse(const memsys::MemRequest& r, std::uint64_t cycle) {
   settle(cycle);  // awake from the next cycle on
   impl_->lsu.acceptResponse(r, cycle);

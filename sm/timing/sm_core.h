@@ -57,7 +57,9 @@ class SmCore {
   // Requests to the crossbar: L1 read misses, write-through stores, atomics.
   bool hasMemRequest() const;
   const memsys::MemRequest& peekMemRequest() const;
-  void popMemRequest();
+  // Takes the oldest request at `cycle` (after the SM's tick of that cycle); an LSU that waited
+  // for room to send (Lsu::blockedOnCrossbar) wakes the SM for the next cycle.
+  void popMemRequest(std::uint64_t cycle);
   // A response (fill, store or atomic acknowledgement) arriving at `cycle`; handled in tick.
   void acceptMemResponse(const memsys::MemRequest& r, std::uint64_t cycle);
 

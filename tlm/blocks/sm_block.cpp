@@ -59,7 +59,7 @@ void SmBlock::transfer() {
     retired_out.send({kernel, std::uint32_t(block), index_});
   while (core.hasMemRequest() && to_xbar.ready()) {
     to_xbar.send(core.peekMemRequest());
-    core.popMemRequest();
+    core.popMemRequest(domain_.cycle());
   }
   from_xbar.retry();
   dispatch_in.retry();
