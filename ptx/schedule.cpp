@@ -1,6 +1,8 @@
 #include "ptx/schedule.h"
 
 #include <algorithm>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace scgpu::ptx {
@@ -166,8 +168,172 @@ void scheduleRange(Program& prog, const std::vector<std::uint8_t>& starts, std::
   }
 }
 
+// The weight, in instructions, of the path through a load that an instruction feeding it heads: about
+// the latency of a shared-memory load in issue slots, so that address arithmetic goes first.
+constexpr std::uint32_t kLoadPathLength = 16;
+
+// A unit of the arithmetic list scheduling below: one instruction, or a pair ptxas fuses into one
+// SASS instruction (kept adjacent so that the timing model still folds the second away).
+struct Unit {
+  std::uint32_t first = 0, size = 1;  // offsets in the run
+  std::uint32_t height = 0;           // issue slots on the longest dependent path from here to the run's end
+  std::uint32_t waiting = 0;          // unscheduled predecessors
+  std::uint64_t earliest = 0;         // the first slot its operands are ready in
+  // Dependent units, and whether each reads a result (else it only must come later: a register
+  // this one reads or writes is overwritten).
+  std::vector<std::pair<std::uint32_t, bool>> succ;
+};
+
+// The latency, in issue slots, ptxas plans a result of fixed-latency arithmetic to take. Only the
+// order depends on it: the timing model times what it issues with the configured pipes.
+constexpr std::uint64_t kArithmeticLatency = 4;
+
+// Reorders the run [a, b) of arithmetic (no block start inside, nothing but Kind::Compute) by
+// list scheduling, one issue slot at a time: of the instructions whose operands are ready in the
+// slot, the one with the longest dependent path to the run's end goes first (ties in PTX order);
+// when none is ready the slot stays empty. nvcc writes an unrolled loop's independent chains one
+// after another and a loop's counter update after its body; ptxas interleaves the chains and
+// fills the slots a chain waits in with the rest, so that a lone warp issues FFMA at 0.85 a cycle
+// on the H100 (validation/micro/warp_order.cu, case ffma_32) where PTX order waits out every
+// dependent latency. `load_reads` are the registers loads later in the block read: what computes
+// them heads a path through a load.
+void interleaveRun(Program& prog, std::uint32_t a, std::uint32_t b, const std::vector<std::uint32_t>& load_reads) {
+  const std::uint32_t n = b - a;
+  // Units: fusable pairs stay together, as findFusedInstructions (sm/timing) pairs them.
+  std::vector<Unit> units;
+  std::vector<std::uint32_t> unit_of(n);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const bool glue = k > 0 && units.back().size == 1 && units.back().first == k - 1 &&
+                      fusablePair(prog.code[a + k - 1], prog.code[a + k]);
+    if (glue) {
+      ++units.back().size;
+    } else {
+      units.emplace_back();
+      units.back().first = k;
+    }
+    unit_of[k] = std::uint32_t(units.size() - 1);
+  }
+  // Register dependences (true, anti and output) between units, in PTX order.
+  std::unordered_map<std::uint32_t, std::uint32_t> last_writer;
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> readers_since;
+  std::vector<std::uint32_t> reads, writes;
+  std::vector<std::uint32_t> feeds_load(units.size(), 0);
+  auto edge = [&](std::uint32_t from, std::uint32_t to, bool data) {
+    if (from == to) return;
+    auto& s = units[from].succ;
+    auto it = std::find_if(s.begin(), s.end(), [&](const auto& e) { return e.first == to; });
+    if (it != s.end()) {
+      it->second = it->second || data;
+      return;
+    }
+    s.emplace_back(to, data);
+    ++units[to].waiting;
+  };
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const std::uint32_t u = unit_of[k];
+    slotsOf(prog, prog.code[a + k], reads, writes);
+    for (std::uint32_t r : reads) {
+      if (auto w = last_writer.find(r); w != last_writer.end()) edge(w->second, u, true);
+      readers_since[r].push_back(u);
+    }
+    for (std::uint32_t w : writes) {
+      if (auto p = last_writer.find(w); p != last_writer.end()) edge(p->second, u, false);
+      for (std::uint32_t r : readers_since[w]) edge(r, u, false);
+      readers_since[w].clear();
+      last_writer[w] = u;
+      if (std::find(load_reads.begin(), load_reads.end(), w) != load_reads.end()) feeds_load[u] = kLoadPathLength;
+    }
+  }
+  for (std::uint32_t u = std::uint32_t(units.size()); u-- > 0;) {  // successors come later in PTX order
+    std::uint32_t below = feeds_load[u];
+    for (const auto& e : units[u].succ) below = std::max(below, units[e.first].height);
+    units[u].height = units[u].size + below;
+  }
+  std::vector<std::uint32_t> ready;  // units whose predecessors are all placed
+  for (std::uint32_t u = 0; u < units.size(); ++u)
+    if (units[u].waiting == 0) ready.push_back(u);
+  std::vector<DecodedInst> code;
+  std::vector<std::string> text;
+  code.reserve(n);
+  text.reserve(n);
+  std::uint64_t slot = 0;
+  while (!ready.empty()) {
+    // The best unit ready in this slot; else the slot stays empty and the first to be ready goes.
+    std::size_t best = ready.size();
+    std::uint64_t first_ready = ~std::uint64_t{0};
+    for (std::size_t i = 0; i < ready.size(); ++i) {
+      const Unit& c = units[ready[i]];
+      first_ready = std::min(first_ready, c.earliest);
+      if (c.earliest > slot) continue;
+      if (best == ready.size() || c.height > units[ready[best]].height ||
+          (c.height == units[ready[best]].height && ready[i] < ready[best]))
+        best = i;
+    }
+    if (best == ready.size()) {
+      slot = first_ready;
+      continue;
+    }
+    const std::uint32_t u = ready[best];
+    ready.erase(ready.begin() + long(best));
+    for (std::uint32_t k = units[u].first; k < units[u].first + units[u].size; ++k) {
+      code.push_back(prog.code[a + k]);
+      text.push_back(std::move(prog.text[a + k]));
+    }
+    const std::uint64_t issued = slot;
+    slot += units[u].size;
+    for (const auto& [s, data] : units[u].succ) {
+      Unit& next = units[s];
+      next.earliest = std::max(next.earliest, data ? issued + kArithmeticLatency : slot);
+      if (--next.waiting == 0) ready.push_back(s);
+    }
+  }
+  std::copy(code.begin(), code.end(), prog.code.begin() + a);
+  std::move(text.begin(), text.end(), prog.text.begin() + a);
+}
+
+// Interleaves the arithmetic of one function's code [begin, end): each run of two or more
+// Kind::Compute instructions inside one basic block, between its loads, stores and fixed
+// instructions (after those have moved), is list-scheduled by interleaveRun.
+void interleaveArithmetic(Program& prog, const std::vector<std::uint8_t>& starts, std::uint32_t begin,
+                          std::uint32_t end) {
+  Space space;
+  std::vector<std::uint32_t> load_reads, reads, writes;
+  std::uint32_t run = begin;  // start of the current run
+  for (std::uint32_t pc = begin; pc <= end; ++pc) {
+    const bool compute = pc < end && kindOf(prog, prog.code[pc], space) == Kind::Compute;
+    if (compute && pc > run && !starts[pc]) continue;
+    if (pc >= run + 2) {
+      // The registers the loads after the run, up to the block's end, read.
+      load_reads.clear();
+      for (std::uint32_t q = pc; q < end && (q == pc || !starts[q]); ++q) {
+        if (kindOf(prog, prog.code[q], space) != Kind::Load) continue;
+        slotsOf(prog, prog.code[q], reads, writes);
+        load_reads.insert(load_reads.end(), reads.begin(), reads.end());
+      }
+      interleaveRun(prog, run, pc, load_reads);
+    }
+    run = compute ? pc : pc + 1;
+  }
+}
 
 }  // namespace
+
+bool fusablePair(const DecodedInst& i, const DecodedInst& j) {
+  auto plain = [](const DecodedInst& in) {  // unguarded, no carry, one register result
+    return in.guard == kNoSlot && !(in.flags & (kCcIn | kCcOut)) && in.ndst == 1 && in.dst[0] != kNoSlot;
+  };
+  auto integer = [](Type t) { return t != Type::Pred && t != Type::None && !isFloat(t); };
+  auto add_sub = [](Op op) { return op == Op::Add || op == Op::Sub; };
+  auto logic = [](Op op) { return op == Op::And || op == Op::Or || op == Op::Xor || op == Op::Not; };
+  if (!plain(i) || !plain(j) || !integer(i.type) || !integer(j.type)) return false;
+  const bool pair = (add_sub(i.op) && add_sub(j.op)) ||                         // IADD3
+                    (logic(i.op) && logic(j.op)) ||                             // LOP3
+                    ((i.op == Op::Shl || i.op == Op::Mul) && j.op == Op::Add);  // LEA, IMAD(.WIDE)
+  if (!pair) return false;
+  for (int k = 0; k < j.nsrc && k < 4; ++k)
+    if (j.src[k] == i.dst[0]) return true;
+  return false;
+}
 
 // ptxas schedules loads as early as their operands allow, so that their latencies overlap:
 // `A[i] -> shared; B[i] -> shared` runs as two loads, then two stores, and the fragments of the
@@ -195,7 +361,10 @@ Program scheduleLikePtxas(const Program& in) {
       starts[pc + 1] = 1;
   }
   for (const auto& f : prog.functions)
-    if (f.end_pc > f.entry_pc && f.end_pc <= n) scheduleRange(prog, starts, f.entry_pc, f.end_pc);
+    if (f.end_pc > f.entry_pc && f.end_pc <= n) {
+      scheduleRange(prog, starts, f.entry_pc, f.end_pc);
+      interleaveArithmetic(prog, starts, f.entry_pc, f.end_pc);
+    }
   return prog;
 }
 

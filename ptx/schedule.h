@@ -13,6 +13,15 @@ namespace scgpu::ptx {
 // tensor-core ops it does not depend on, and stores it cannot alias; volatile and generic loads
 // past arithmetic only; never past another load), and each shared or local store as late (past
 // arithmetic and loads it cannot alias; never past another store).
+//
+// Then the arithmetic between them is list-scheduled as ptxas interleaves independent chains:
+// ready instructions with the longest dependent path first, ties in PTX order.
 Program scheduleLikePtxas(const Program& program);
+
+// Whether ptxas fuses `i` and the next instruction `j` into one SASS instruction (IADD3, LOP3, LEA,
+// IMAD.WIDE): unguarded integer ops of those kinds with one register result, j reading i's. The
+// timing model folds j away (sm/timing/inst_class.cpp, sm.fuse_like_ptxas) when i's result has
+// no other reader; the scheduling keeps such pairs adjacent.
+bool fusablePair(const DecodedInst& i, const DecodedInst& j);
 
 }  // namespace scgpu::ptx

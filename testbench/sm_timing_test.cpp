@@ -11,6 +11,7 @@
 #include "memsys/backing_store.h"
 #include "ptx/decoder.h"
 #include "ptx/parser.h"
+#include "ptx/schedule.h"
 #include "sm/exec/handlers.h"
 #include "sm/functional_engine.h"
 #include "sm/timing/sm_core.h"
@@ -351,6 +352,47 @@ TEST(SmTiming, IntegerPairsFuseAsPtxasCompilesThem) {
     const std::uint64_t lat = p.pipe_int.latency_cycles;
     EXPECT_EQ(b.issueCycle(0, last, 1) - b.issueCycle(0, first, 1), (fuse ? 4 : 8) * lat) << (fuse ? "fused" : "plain");
     EXPECT_EQ(b.stat("sched[0].issued_free"), fuse ? 10u : 0u) << "four fused adds and the mov, in two blocks";
+  }
+}
+
+TEST(SmTiming, IndependentChainsInterleaveAsPtxasSchedulesThem) {
+  // Four independent FMA chains of eight, written one after another as nvcc writes an unrolled
+  // loop, with an address computation (shl + add, which ptxas fuses into one LEA) in front. In PTX
+  // order one warp waits out every dependent latency: 4 x 7 latencies plus the three independent
+  // chain starts. Scheduled as ptxas does (ptx/schedule.h), the chains interleave: round r of the
+  // four issues at r x latency .. r x latency + 3 (one FMA a cycle, initiation interval 1), so the
+  // last FMA issues 7 x latency + 3 cycles after the first; the fused pair stays adjacent. (A
+  // latency of 8 leaves the fetch time to keep the buffer filled: four FMAs every eight cycles.)
+  std::string k = ".visible .entry il(.param .u32 a)\n{\n  .reg .f32 %f<8>;\n  .reg .b32 %r<4>;\n"
+                  "  ld.param.u32 %r1, [a];\n  shl.b32 %r2, %r1, 2;\n  add.u32 %r3, %r2, %r1;\n";
+  for (int c = 0; c < 4; ++c)
+    for (int i = 0; i < 8; ++i)
+      k += "  fma.rn.f32 %f" + std::to_string(c + 1) + ", %f" + std::to_string(c + 1) + ", 0f3F800000, 0f3F800000;\n";
+  k += "  ret;\n}\n";
+  for (bool scheduled : {false, true}) {
+    SmParams p = testParams();
+    p.fuse_like_ptxas = true;
+    p.instruction_buffer_entries = 16;
+    p.pipe_fp32.latency_cycles = 8;
+    Bench b(k, "il", p);
+    if (scheduled) b.prog_ = ptx::scheduleLikePtxas(b.prog_);
+    b.param<std::uint32_t>(0, 3u);
+    b.configure(32, 2);
+    b.runBlock(0);  // warms the instruction cache
+    b.runBlock(1);
+    const std::uint32_t shl = b.pcOf(ptx::Op::Shl);
+    EXPECT_EQ(b.prog_.code[shl + 1].op, ptx::Op::Add) << "the fusable pair stays adjacent";
+    std::vector<std::uint32_t> fmas;
+    for (std::uint32_t pc = 0; pc < b.prog_.code.size(); ++pc)
+      if (b.prog_.code[pc].op == ptx::Op::Fma) fmas.push_back(pc);
+    ASSERT_EQ(fmas.size(), 32u);
+    const std::uint64_t lat = p.pipe_fp32.latency_cycles;
+    const std::uint64_t span = b.issueCycle(0, fmas.back(), 1) - b.issueCycle(0, fmas.front(), 1);
+    EXPECT_EQ(span, scheduled ? 7 * lat + 3 : 4 * 7 * lat + 3) << (scheduled ? "scheduled" : "PTX order");
+    if (scheduled) {
+      for (std::uint32_t i = 0; i < 32; ++i)  // chain i % 4, step i / 4
+        EXPECT_EQ(b.prog_.code[fmas[i]].dst[0], b.prog_.code[fmas[i % 4]].dst[0]) << i;
+    }
   }
 }
 

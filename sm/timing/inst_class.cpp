@@ -1,6 +1,7 @@
 #include "sm/timing/inst_class.h"
 
 #include "ptx/ir.h"
+#include "ptx/schedule.h"
 
 namespace scgpu::sm::timing {
 
@@ -152,10 +153,6 @@ std::vector<std::uint8_t> blockStarts(const ptx::Program& program, std::uint32_t
   return starts;
 }
 
-bool integerType(Type t) { return t != Type::Pred && t != Type::None && !ptx::isFloat(t); }
-bool addSub(Op op) { return op == Op::Add || op == Op::Sub; }
-bool logic(Op op) { return op == Op::And || op == Op::Or || op == Op::Xor || op == Op::Not; }
-
 // Marks the instructions that ptxas folds away (kFused, kFree) in function [entry, end), given
 // its block starts and how many instructions read each register (a fused producer's result
 // must have one reader).
@@ -179,13 +176,7 @@ void findFusedInstructions(const ptx::Program& program, std::uint32_t entry, std
     if (pc == entry || starts[pc - entry]) continue;
     const ptx::DecodedInst& i = program.code[pc - 1];
     const InstInfo& ii = info[pc - 1];
-    if (!plain(i) || ii.pipe != Pipe::Int || (ii.flags & (kFused | kFree)) || !integerType(i.type) ||
-        !integerType(j.type))
-      continue;
-    const bool pair = (addSub(i.op) && addSub(j.op)) ||                          // IADD3
-                      (logic(i.op) && logic(j.op)) ||                            // LOP3
-                      ((i.op == Op::Shl || i.op == Op::Mul) && j.op == Op::Add);  // LEA, IMAD(.WIDE)
-    if (!pair) continue;
+    if (ii.pipe != Pipe::Int || (ii.flags & (kFused | kFree)) || !ptx::fusablePair(i, j)) continue;
     const std::uint32_t r = i.dst[0];
     if (r >= readers.size() || readers[r] != 1) continue;
     operands(program, j, ji, ops);

@@ -155,7 +155,9 @@ struct WarpSlot {
   std::uint64_t head_ready = 0;
   std::uint64_t fetch_at = 0;
   std::uint64_t next_issue = 0;   // branch resolution
-  std::uint64_t barrier_until = 0;  // released from a barrier (CTA or cluster): issues from then on
+  std::uint64_t barrier_until = 0;
+  // 1 + the cycle its head LSU instruction was first turned away (queue full or port busy); 0: not.
+  std::uint64_t lsu_wait_since = 0;  // released from a barrier (CTA or cluster): issues from then on
   // An mbarrier.try_wait at mbar_wait_pc suspended since mbar_wait_since (kNoPc: none).
   std::uint32_t mbar_wait_pc = 0xFFFFFFFFu;
   std::uint64_t mbar_wait_since = 0;
@@ -227,6 +229,7 @@ struct SubCore {
   // No warp can fetch before this cycle: those with room wait for their first fetch, the others
   // have a full buffer or nothing left to fetch until they issue (which resets it).
   std::uint64_t fetch_idle_until = 0;
+  std::uint32_t lsu_waiters = 0;  // its warps with lsu_wait_since set
   Counter *issued = nullptr, *issued_free = nullptr, *active = nullptr;
   Counter* stall[int(Reason::Count)] = {};
 };
@@ -269,6 +272,18 @@ struct SmCore::Impl {
   // The head instruction is an mbarrier.try_wait whose phase has not completed: true while the warp
   // stays suspended (until a completion or an arrival in its block wakes it, or the time limit).
   bool mbarrierTryWaitSuspends(WarpSlot& ws, std::uint64_t t, std::uint64_t* until);
+  // Whether another warp of the sub-core was turned away by the LSU before `ws` (or with it and
+  // older): that one goes first when the LSU takes an instruction again.
+  bool lsuWaiterBefore(const WarpSlot& ws, const SubCore& sc) const {
+    const std::uint64_t mine = ws.lsu_wait_since ? ws.lsu_wait_since : kNever;
+    for (std::uint32_t o : sc.warps) {
+      const WarpSlot& other = warps[o];
+      if (&other != &ws && other.lsu_wait_since &&
+          (other.lsu_wait_since < mine || (other.lsu_wait_since == mine && other.age < ws.age)))
+        return true;
+    }
+    return false;
+  }
   // Warps of a block look at their mbarrier waits again (an arrival or a copy's completion).
   void wakeMbarrierWaiters(const BlockState* block);
   void checkDeadlock(BlockSlot& b);
@@ -311,6 +326,7 @@ struct SmCore::Impl {
   std::vector<WarpSlot> warps;
   std::vector<SubCore> subs;
   std::vector<Reason> status;  // per warp slot, this cycle
+  std::uint32_t lsu_turn = 0;   // the sub-core that ticks first (round robin at the LSU)
   // Per warp slot: status holds until this cycle without looking at the warp again (evaluate).
   // Stalled warps are most of them on a busy GPU, and looking at each every cycle is most of the
   // model's time.
@@ -647,7 +663,19 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     const std::uint64_t port_free = pipe_free > extra ? pipe_free - extra : 0;  // first t' with pipe_free <= t' + extra
     if (ws.head_pipe == Pipe::Lsu) {
       if (lsu.full() || port_free > t) {
+        if (!ws.lsu_wait_since) {
+          ws.lsu_wait_since = t + 1;
+          sc.lsu_waiters++;
+        }
         *until = std::max(port_free, lsu.earliestRoom(t));
+        return Reason::MioThrottle;
+      }
+      // The warps the LSU turned away get it in the order they were turned away, not the
+      // scheduler's: under a shared-memory bottleneck the H100 ends a block's warps together
+      // (validation/micro/warp_order, smem_1way and smem_v4: within 3-6 %), where oldest-first
+      // let the oldest warps take every freed slot and end at a quarter of the time.
+      if (sc.lsu_waiters > (ws.lsu_wait_since ? 1u : 0u) && lsuWaiterBefore(ws, sc)) {
+        *until = t + 1;
         return Reason::MioThrottle;
       }
     } else if (port_free > t) {
@@ -710,6 +738,12 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
       c = t + extra + 1;
       break;
     }
+  if (ws.lsu_wait_since) {
+    ws.lsu_wait_since = 0;
+    sc.lsu_waiters--;
+  }
+  if (!merged && info.pipe == Pipe::Lsu)  // the next sub-core has the first turn at the LSU
+    lsu_turn = std::uint32_t((&sc - subs.data() + 1) % subs.size());
   if (!merged && !alu_free) {
     const std::uint32_t held = pi.op_interval[pc] ? pi.op_interval[pc] : pipe[int(info.pipe)].initiation_interval_cycles;
     sc.pipe_free[int(info.pipe)] = t + extra + held;
@@ -1281,6 +1315,7 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     ws.code_size = std::uint32_t(b.launch->program->code.size());
     ws.next_issue = 0;
     ws.barrier_until = 0;
+    ws.lsu_wait_since = 0;
     ws.mbar_wait_pc = kNoPc;
     ws.reg_ready.assign(w.regs.size() / kWarpSize, 0);
     ws.reg_kind.assign(ws.reg_ready.size(), DepKind::None);
@@ -1377,12 +1412,16 @@ void SmCore::tick(std::uint64_t cycle) {
   m.applyLsuDone();
 
   // The sub-cores share the SM's LSU queue (and whatever else is the SM's): the first to ask in a
-  // cycle gets what has freed up, so the order turns round every cycle, as a round-robin arbiter
-  // would. In a fixed order sub-core 0 won every freed LSU slot, its warps ran ahead and the last
-  // sub-core finished alone (validation/micro smem_load_*: 1.1-1.25x the H100's cycles).
+  // cycle gets what has freed up, so they take turns as a round-robin arbiter grants them: the
+  // sub-core after the last one to send an instruction to the LSU goes first. In a fixed order
+  // sub-core 0 won every freed LSU slot and the last sub-core finished alone
+  // (validation/micro smem_load_*: 1.1-1.25x the H100's cycles); turning the order round every
+  // cycle still let one sub-core win every slot when slots freed every 4 cycles (128-bit loads,
+  // validation/micro/warp_order smem_v4: its warps ended at a quarter of the others' time).
   const std::uint32_t n_subs = std::uint32_t(m.subs.size());
+  const std::uint32_t first = m.lsu_turn;  // an issue below moves the turn on for the next cycle
   for (std::uint32_t k = 0; k < n_subs; ++k) {
-    const std::uint32_t si = std::uint32_t((cycle + k) % n_subs);
+    const std::uint32_t si = (first + k) % n_subs;
     SubCore& sc = m.subs[si];
     SchedulerTrace& tr = m.trace[si];
     tr = SchedulerTrace{};
