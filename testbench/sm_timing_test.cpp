@@ -210,6 +210,23 @@ class Bench {
   std::uint64_t cycle_ = 0;
 };
 
+// The stall reasons a warp keeps until its reason may change are exact: the same run with every
+// warp looked at every cycle (SmCore::setEvaluateEveryCycle) gives the same statistics. `run` sets
+// a bench up and runs it. Both tick every cycle: the bench hands a response over before the tick
+// of its cycle, where the chip does after, so an SM asleep would count that cycle twice (settle,
+// then the tick) and differently in the two.
+template <typename Run>
+void expectEveryCycleGivesTheSameStatistics(const std::string& body, const std::string& kernel, const SmParams& p,
+                                            Run run) {
+  Bench cached(body, kernel, p), every(body, kernel, p);
+  cached.sm_->setSleepAllowed(false);
+  every.sm_->setSleepAllowed(false);
+  every.sm_->setEvaluateEveryCycle(true);
+  run(cached);
+  run(every);
+  EXPECT_EQ(cached.stats_.toJson().dump(), every.stats_.toJson().dump());
+}
+
 // ---------------------------------------------------------------------------------------------
 // (a) Pipelines: dependent chains take the latency per instruction, independent instructions
 // issue one per initiation interval.
@@ -440,6 +457,7 @@ TEST(SmTiming, FullLsuQueueThrottlesIssue) {
   EXPECT_EQ(b.stat("lsu.shared_wavefronts"), 8u * 32u);
   EXPECT_GT(b.stat("sched[0].stall.mio_throttle"), 0u);
   EXPECT_GT(b.stat("warp_state.mio_throttle"), b.stat("sched[0].stall.mio_throttle"));
+  EXPECT_EQ(b.stat("warp_state.lg_throttle"), 0u) << "shared loads are the MIO's, not the LG queue's";
   // The last warp's load reaches the LSU after the seven before it: its result comes at least
   // 8 x 32 wavefront cycles after the first load issued.
   const std::uint32_t ld = b.pcOf(ptx::Op::Ld, 1);
@@ -450,6 +468,11 @@ TEST(SmTiming, FullLsuQueueThrottlesIssue) {
   }
   EXPECT_GE(last_use - first, 8u * 32u - 1 + p.shared_memory_latency_cycles);
   b.checkOneReasonPerCycle();
+  expectEveryCycleGivesTheSameStatistics(sharedKernel(2, "ld.shared.u32 %r7, [%r6];"), "sh", p, [](Bench& x) {
+    x.param<std::uint32_t>(0, 32u);
+    x.configure(256);
+    x.runBlock(0);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -504,6 +527,45 @@ TEST(SmTiming, GlobalLoadsCoalesceIntoLinesAndSectors) {
       EXPECT_EQ(bytes, 32 * sectors);
     }
   }
+}
+
+// Eight warps each load 32 distinct lines of a global array (32 LSU cycles a warp) into a queue of
+// two: the loads wait for room in the local/global queue (lg_throttle), never for the sub-core's
+// LSU port (it takes an instruction a cycle, and one warp issues a cycle). The kernel has no other
+// LSU instruction (its address is a symbol's, not a parameter's), so no cycle is mio_throttle.
+const char* kGlobalFlood = R"(
+.global .align 128 .b8 flood[32768];
+.visible .entry fl()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  mov.u64 %rd1, flood;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 128;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r2, [%rd3];
+  ret;
+}
+)";
+
+TEST(SmTiming, FullLsuQueueOfGlobalLoadsThrottlesAsLgThrottle) {
+  SmParams p = testParams();
+  p.lsu_queue_entries = 2;
+  p.l1.mshr_entries = 256;  // the queue, not the MSHRs, holds the loads back
+  auto run = [](Bench& b) {
+    b.configure(256);
+    b.runBlock(0);
+  };
+  Bench b(kGlobalFlood, "fl", p);
+  run(b);
+  EXPECT_EQ(b.stat("lsu.global_requests"), 8u * 32u);
+  EXPECT_EQ(b.stat("l1.mshr_full_stalls"), 0u);
+  EXPECT_GT(b.stat("sched[0].stall.lg_throttle"), 0u);
+  EXPECT_GT(b.stat("warp_state.lg_throttle"), b.stat("sched[0].stall.lg_throttle"));
+  EXPECT_EQ(b.stat("warp_state.mio_throttle"), 0u);
+  EXPECT_EQ(b.stat("sched[0].stall.mio_throttle"), 0u);
+  b.checkOneReasonPerCycle();
+  expectEveryCycleGivesTheSameStatistics(kGlobalFlood, "fl", p, run);
 }
 
 TEST(SmTiming, LocalMemoryIsInterleavedSoAWarpCoalesces) {
@@ -1032,14 +1094,20 @@ TEST(SmTiming, WgmmaHoldsTheTensorPipeAndWaitGroupWaitsForItsGroup) {
     b.configure(128, 2);
     b.runBlock(0);
     b.issues_.clear();
+    const std::uint64_t arrive_before = b.stat("warp_state.warpgroup_arrive");
     b.runBlock(1);
     // 64 bytes a cycle over 4 sub-cores: 16 a warp, 1024 / 16 = 64 cycles beyond the work's 32.
     const std::uint64_t held = 2 + (smem_rate < 100 ? 64 : 32), latency = held + 20;
     const std::uint32_t first = b.pcOf(ptx::Op::Wgmma), wait = b.pcOf(ptx::Op::WgmmaWait);
+    const std::uint32_t commit = b.pcOf(ptx::Op::WgmmaCommit);
+    std::uint64_t arrive = 0;
     for (int w = 0; w < 4; ++w) {
       EXPECT_EQ(b.issueCycle(w, first + 1) - b.issueCycle(w, first), held) << "warp " << w << " smem " << smem_rate;
       EXPECT_EQ(b.issueCycle(w, wait) - b.issueCycle(w, first + 1), latency) << "warp " << w << " smem " << smem_rate;
+      // The wait is at the head from the cycle after the commit (the icache is warm) until it issues.
+      arrive += b.issueCycle(w, wait) - b.issueCycle(w, commit) - 1;
     }
+    EXPECT_EQ(b.stat("warp_state.warpgroup_arrive") - arrive_before, arrive) << "smem " << smem_rate;
     EXPECT_EQ(b.stat("wgmma.smem_bytes"), 2u * 2 * 4 * 1024);  // two blocks, two wgmma, four warps
     EXPECT_EQ(b.stat("pipe.tensor.busy_cycles"), 2u * 2 * 4 * held);
     b.checkOneReasonPerCycle();

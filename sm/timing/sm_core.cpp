@@ -143,6 +143,7 @@ struct WarpSlot {
   // The head is an instruction ptxas folds away (sm.fuse_like_ptxas): no issue slot or pipe; when
   // fused with the instruction before it, its result is ready with that one's (head_fused_src).
   bool head_alu_free = false;
+  bool head_lg = false;  // the head goes to the LSU's local/global queue (InstInfo::lg)
   Pipe head_pipe = Pipe::Int;
   Reason dep_reason = Reason::Wait;
   ptx::Op head_op = ptx::Op::Count;
@@ -496,6 +497,7 @@ void SmCore::Impl::decodeHead(WarpSlot& ws) {
   for (int i = 0; i < ops.n_pred_dst; ++i) ws.head_preds[n++] = f.pred_base + ops.pred_dst[i];
   ws.head_n_preds = n;
   ws.head_pipe = info.pipe;
+  ws.head_lg = info.lg;
   ws.head_op = in.op;
   ws.head_merged = false;
   for (std::uint32_t& m : ws.merged_pcs)
@@ -596,7 +598,8 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     *until = ws.dep_wake;  // kNever while only LSU results are pending (applyLsuDone())
     return ws.dep_reason;
   }
-  if (ws.head_op == ptx::Op::Mbarrier && mbarrierTryWaitSuspends(ws, t, until)) return Reason::Barrier;
+  // Suspended threads are asleep to Nsight ("blocked, yielded or sleep state"), not at a CTA barrier.
+  if (ws.head_op == ptx::Op::Mbarrier && mbarrierTryWaitSuspends(ws, t, until)) return Reason::Sleeping;
   if (ws.head_op == ptx::Op::CpAsyncWait || ws.head_op == ptx::Op::CpBulkWait) {
     // All but the newest N committed groups (cp.async.wait_all: every group, the open one too)
     // must have arrived: until the last of them does, or an LSU completion (applyLsuDone()).
@@ -611,7 +614,7 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     for (std::size_t i = 0; i + keep < ws.wg_groups.size(); ++i) ready = std::max(ready, ws.wg_groups[i]);
     if (ready > t) {
       *until = ready;
-      return Reason::Wait;
+      return Reason::WarpgroupArrive;
     }
   }
   if (ws.head_op == ptx::Op::WgmmaFence) {
@@ -646,9 +649,17 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     const std::uint64_t pipe_free = sc.pipe_free[int(ws.head_pipe)];
     const std::uint64_t port_free = pipe_free > extra ? pipe_free - extra : 0;  // first t' with pipe_free <= t' + extra
     if (ws.head_pipe == Pipe::Lsu) {
-      if (lsu.full() || port_free > t) {
-        *until = std::max(port_free, lsu.earliestRoom(t));
+      // The sub-core's port first: only the sub-core's own issues change it, and they make its
+      // throttled warps look again, so the reason holds until port_free whatever the shared queue
+      // does. A full queue then holds the instruction in its queue's name (LG or MIO) until the
+      // front instruction can have left, and the port stays free meanwhile (nothing reaches the LSU).
+      if (port_free > t) {
+        *until = port_free;
         return Reason::MioThrottle;
+      }
+      if (lsu.full()) {
+        *until = lsu.earliestRoom(t);
+        return ws.head_lg ? Reason::LgThrottle : Reason::MioThrottle;
       }
     } else if (port_free > t) {
       *until = port_free;
@@ -1414,7 +1425,7 @@ void SmCore::tick(std::uint64_t cycle) {
       // It took a collector (and a pipe): the warps throttled on them look again next cycle.
       for (std::uint32_t s : sc.warps)
         if (m.status[s] == Reason::MathPipeThrottle || m.status[s] == Reason::MioThrottle ||
-            m.status[s] == Reason::DispatchStall)
+            m.status[s] == Reason::LgThrottle || m.status[s] == Reason::DispatchStall)
           m.lookAgain(s);
       m.status[slot] = Reason::Selected;
       m.lookAgain(slot);
