@@ -228,7 +228,13 @@ struct SubCore {
   // No warp can fetch before this cycle: those with room wait for their first fetch, the others
   // have a full buffer or nothing left to fetch until they issue (which resets it).
   std::uint64_t fetch_idle_until = 0;
+  // The tensor pipe is held over [tensor_from, pipe_free[Tensor]) by its last instruction (an
+  // instruction takes it only once the one before has let go): the waveform's tensor_busy.
+  std::uint64_t tensor_from = 0;
   Counter *issued = nullptr, *issued_free = nullptr, *active = nullptr;
+  // This sub-core's share of pipe.tensor.*: Nsight's sm__inst_executed_pipe_tensor and
+  // sm__pipe_tensor_cycles_active per SM sub-partition.
+  Counter *tensor_instructions = nullptr, *tensor_busy = nullptr;
   Counter* stall[int(Reason::Count)] = {};
 };
 
@@ -351,6 +357,7 @@ struct SmCore::Impl {
   std::uint32_t resident_blocks = 0, live_warps = 0, exited_resident = 0, free_warp_slots = 0;
 
   Counter* wgmma_smem_bytes = nullptr;
+  Counter* mbarrier_suspensions = nullptr;
   Counter *shared_loads_merged, *cycles, *active_cycles, *warp_instructions, *thread_instructions, *blocks_launched, *active_warps_sum,
       *icache_hits, *icache_misses;
   Counter* warp_state[int(Reason::Count)] = {};
@@ -404,6 +411,10 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
                                    "warp instructions issued without a slot (merged shared loads, and with "
                                    "sm.fuse_like_ptxas the integer ops, copies and constants ptxas folds away)");
     sc.active = stats.counter(s + ".cycles_active", "cycles with at least one live warp");
+    sc.tensor_instructions = stats.counter(s + ".tensor.instructions",
+                                           "warp instructions issued to this sub-core's tensor pipe (mma, wmma.mma, wgmma)");
+    sc.tensor_busy = stats.counter(s + ".tensor.busy_cycles",
+                                   "cycles this sub-core's tensor pipe was held by its instructions (counted at issue)");
     for (int r = 0; r < int(Reason::Count); ++r) {
       const Reason reason = Reason(r);
       if (reason == Reason::Ready || reason == Reason::Drain) continue;
@@ -425,6 +436,9 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
   cycles = stats.counter(name + ".cycles", "core cycles ticked");
   wgmma_smem_bytes = stats.counter(name + ".wgmma.smem_bytes",
                                    "shared-memory bytes wgmma.mma_async read as operands (A from descriptors, B)");
+  mbarrier_suspensions = stats.counter(name + ".mbarrier.suspensions",
+                                       "mbarrier.try_wait waits that suspended their warp (phase not complete; the "
+                                       "warp-cycles suspended are warp_state.sleeping)");
   active_cycles = stats.counter(name + ".active_cycles", "cycles with at least one resident block");
   warp_instructions = stats.counter(name + ".warp_instructions", "warp instructions issued");
   thread_instructions = stats.counter(name + ".thread_instructions", "thread instructions (active lanes) issued");
@@ -726,6 +740,11 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     sc.pipe_free[int(info.pipe)] = t + extra + held;
     ++*pipe_instructions[int(info.pipe)];
     *pipe_busy[int(info.pipe)] += held;
+    if (info.pipe == Pipe::Tensor) {
+      ++*sc.tensor_instructions;
+      *sc.tensor_busy += held;
+      sc.tensor_from = t + extra;
+    }
   }
   if (alu_free || merged) issued_free = true;
   ws.ib_head = (ws.ib_head + 1) % ib_capacity;
@@ -1069,6 +1088,7 @@ bool SmCore::Impl::mbarrierTryWaitSuspends(WarpSlot& ws, std::uint64_t t, std::u
   if (ws.mbar_wait_pc != ws.ib_pc) {
     ws.mbar_wait_pc = ws.ib_pc;
     ws.mbar_wait_since = t;
+    ++*mbarrier_suspensions;
   }
   const std::uint64_t limit = ws.mbar_wait_since + p.mbarrier_try_wait_limit_cycles;
   if (t >= limit) {  // the time limit: the try_wait issues and returns false
@@ -1568,13 +1588,22 @@ std::string SmCore::dumpState() const {
   return s;
 }
 
-SmCore::Occupancy SmCore::occupancy() const {
+SmCore::Occupancy SmCore::occupancy(std::uint64_t cycle) const {
+  const Impl& m = *impl_;
   Occupancy o;
-  o.resident_blocks = impl_->resident_blocks;
-  o.live_warps = impl_->live_warps;
-  for (const Reason r : impl_->status) o.barrier_waits += r == Reason::Barrier;
-  o.lsu_queue = impl_->lsu.queueDepth();
-  o.l1_mshrs = impl_->lsu.mshrUsed();
+  o.resident_blocks = m.resident_blocks;
+  o.live_warps = m.live_warps;
+  for (const Reason r : m.status) {
+    o.barrier_waits += r == Reason::Barrier;
+    o.mbarrier_waits += r == Reason::Sleeping;
+  }
+  o.lsu_queue = m.lsu.queueDepth();
+  o.l1_mshrs = m.lsu.mshrUsed();
+  o.tma_in_flight = m.lsu.bulkInFlight();
+  for (std::uint32_t i = 0; i < m.subs.size() && i < 32; ++i) {
+    const SubCore& sc = m.subs[i];
+    if (sc.tensor_from <= cycle && cycle < sc.pipe_free[int(Pipe::Tensor)]) o.tensor_busy |= 1u << i;
+  }
   return o;
 }
 
