@@ -144,6 +144,9 @@ std::string timingSummary(const nlohmann::json& stats) {
                                           get("dram__throughput.avg.pct_of_peak_sustained_elapsed"))});
   t.addRow({"DRAM row-buffer hit rate", fmt::format("{:.1f} %", get("dram.row_buffer_hit_rate.pct"))});
   t.addRow({"crossbar utilisation", fmt::format("{:.1f} %", get("xbar.utilization.pct"))});
+  if (get("sm__inst_executed_pipe_tensor.sum") > 0)  // a kernel with tensor-core instructions
+    t.addRow({"tensor pipe utilisation (sub-core cycles)",
+              fmt::format("{:.1f} %", get("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"))});
   // Where the schedulers' cycles went, one row per reason that matters.
   for (int i = 0; i < int(sm::timing::Reason::Count); ++i) {
     const sm::timing::Reason r = sm::timing::Reason(i);

@@ -15,8 +15,8 @@
 // Policies (parameter POLICY): 0 lrr, the first ready warp after the one that issued last, in
 // launch order; 1 gto, the warp that issued last while it is ready, else the oldest ready warp;
 // 2 two_level, an active set of at most cfg_active warps scheduled round robin: an active warp
-// that is parked (long-scoreboard or barrier wait) moves to the back of the pending set, and free
-// active places are filled from the pending set in order, skipping parked warps.
+// that is parked (long-scoreboard, barrier or mbarrier wait) moves to the back of the pending set,
+// and free active places are filled from the pending set in order, skipping parked warps.
 module warp_sched_arbiter #(
     parameter int NUM_WARPS = 32,
     parameter int POLICY    = 1

@@ -78,8 +78,7 @@ class WarpSchedTransactor : public sm::timing::WarpScheduler {
     for (std::uint32_t s : warps) {
       const sm::timing::Reason r = status[s];
       if (r == sm::timing::Reason::Ready) ready |= std::uint64_t(1) << local(s);
-      if (r == sm::timing::Reason::LongScoreboard || r == sm::timing::Reason::Barrier)
-        parked |= std::uint64_t(1) << local(s);
+      if (sm::timing::isLongWait(r)) parked |= std::uint64_t(1) << local(s);
     }
     top_->ready = ready;
     top_->parked = parked;

@@ -61,7 +61,9 @@ TEST(Determinism, AnyThreadCountGivesTheStatisticsOfOne) {
   for (const char* args : {"reduce_atomic --config tiny", "histogram --config tiny", "bfs --config tiny",
                            "printf --config tiny", "recursion --config tiny", "spmv_csr --config tiny",
                            "reduce_atomic --config hopper", "bfs --config hopper", "transpose --config hopper",
-                           "vector_add --config ampere"}) {
+                           "vector_add --config ampere",
+                           // TMA copies, mbarrier waits (sleeping) and wgmma groups (warpgroup_arrive)
+                           "hgemm_tma_wgmma --config hopper"}) {
     nlohmann::json one = runScgpu(std::string(args) + " --threads 1", (dir / "one.json").string());
     ASSERT_TRUE(one.contains("stats")) << args;
     EXPECT_EQ(one["passed"], true) << args;
@@ -90,7 +92,9 @@ TEST(Determinism, SkippingStalledCyclesGivesTheStatisticsOfTickingEveryCycle) {
                            "saxpy --config hopper", "spmv_csr --config fermi", "scan_block --config kepler",
                            "vote_match --config turing", "nbody --config ampere",
                            // 132 SMs whose requests back up at the crossbar while the core clock skips edges
-                           "transpose --config hopper --scale 3"}) {
+                           "transpose --config hopper --scale 3",
+                           // TMA copies, mbarrier waits (sleeping) and wgmma groups (warpgroup_arrive)
+                           "hgemm_tma_wgmma --config hopper"}) {
     nlohmann::json every = runScgpu(std::string(args) + " --set simulation.skip_stalled_cycles=false",
                                     (dir / "every.json").string());
     nlohmann::json skip = runScgpu(args, (dir / "skip.json").string());

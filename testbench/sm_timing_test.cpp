@@ -117,6 +117,7 @@ class Bench {
     }
     sm_->tick(cycle_);
     sm_->commitCycle();  // as GpuTop does after every SM ticked
+    sampleOccupancy();
     const auto& tr = sm_->lastCycle();
     for (std::size_t s = 0; s < tr.size(); ++s)
       if (tr[s].warp >= 0) issues_.push_back({cycle_, int(s), tr[s].warp, tr[s].pc});
@@ -165,6 +166,15 @@ class Bench {
     return cycle_ - start;
   }
 
+  // What the waveform's probes would show this cycle, summed over cycles.
+  void sampleOccupancy() {
+    const SmCore::Occupancy o = sm_->occupancy(cycle_);
+    tensor_busy_cycles_.resize(p_.sub_cores, 0);
+    for (std::uint32_t s = 0; s < p_.sub_cores; ++s) tensor_busy_cycles_[s] += o.tensor_busy >> s & 1;
+    tma_in_flight_cycles_ += o.tma_in_flight > 0;
+    mbarrier_wait_cycles_ += o.mbarrier_waits;
+  }
+
   std::uint64_t stat(const std::string& name) const {
     EXPECT_TRUE(stats_.has("sm." + name)) << name;
     return stats_.value("sm." + name);
@@ -209,7 +219,26 @@ class Bench {
   std::vector<memsys::MemRequest> requests_;
   std::vector<Issue> issues_;
   std::uint64_t cycle_ = 0;
+  std::vector<std::uint64_t> tensor_busy_cycles_;  // per sub-core, cycles Occupancy::tensor_busy was set
+  std::uint64_t tma_in_flight_cycles_ = 0, mbarrier_wait_cycles_ = 0;
 };
+
+// The stall reasons a warp keeps until its reason may change are exact: the same run with every
+// warp looked at every cycle (SmCore::setEvaluateEveryCycle) gives the same statistics. `run` sets
+// a bench up and runs it. Both tick every cycle: the bench hands a response over before the tick
+// of its cycle, where the chip does after, so an SM asleep would count that cycle twice (settle,
+// then the tick) and differently in the two.
+template <typename Run>
+void expectEveryCycleGivesTheSameStatistics(const std::string& body, const std::string& kernel, const SmParams& p,
+                                            Run run) {
+  Bench cached(body, kernel, p), every(body, kernel, p);
+  cached.sm_->setSleepAllowed(false);
+  every.sm_->setSleepAllowed(false);
+  every.sm_->setEvaluateEveryCycle(true);
+  run(cached);
+  run(every);
+  EXPECT_EQ(cached.stats_.toJson().dump(), every.stats_.toJson().dump());
+}
 
 // ---------------------------------------------------------------------------------------------
 // (a) Pipelines: dependent chains take the latency per instruction, independent instructions
@@ -482,6 +511,7 @@ TEST(SmTiming, FullLsuQueueThrottlesIssue) {
   EXPECT_EQ(b.stat("lsu.shared_wavefronts"), 8u * 32u);
   EXPECT_GT(b.stat("sched[0].stall.mio_throttle"), 0u);
   EXPECT_GT(b.stat("warp_state.mio_throttle"), b.stat("sched[0].stall.mio_throttle"));
+  EXPECT_EQ(b.stat("warp_state.lg_throttle"), 0u) << "shared loads are the MIO's, not the LG queue's";
   // The last warp's load reaches the LSU after the seven before it: its result comes at least
   // 8 x 32 wavefront cycles after the first load issued.
   const std::uint32_t ld = b.pcOf(ptx::Op::Ld, 1);
@@ -492,6 +522,11 @@ TEST(SmTiming, FullLsuQueueThrottlesIssue) {
   }
   EXPECT_GE(last_use - first, 8u * 32u - 1 + p.shared_memory_latency_cycles);
   b.checkOneReasonPerCycle();
+  expectEveryCycleGivesTheSameStatistics(sharedKernel(2, "ld.shared.u32 %r7, [%r6];"), "sh", p, [](Bench& x) {
+    x.param<std::uint32_t>(0, 32u);
+    x.configure(256);
+    x.runBlock(0);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -546,6 +581,45 @@ TEST(SmTiming, GlobalLoadsCoalesceIntoLinesAndSectors) {
       EXPECT_EQ(bytes, 32 * sectors);
     }
   }
+}
+
+// Eight warps each load 32 distinct lines of a global array (32 LSU cycles a warp) into a queue of
+// two: the loads wait for room in the local/global queue (lg_throttle), never for the sub-core's
+// LSU port (it takes an instruction a cycle, and one warp issues a cycle). The kernel has no other
+// LSU instruction (its address is a symbol's, not a parameter's), so no cycle is mio_throttle.
+const char* kGlobalFlood = R"(
+.global .align 128 .b8 flood[32768];
+.visible .entry fl()
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  mov.u64 %rd1, flood;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 128;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r2, [%rd3];
+  ret;
+}
+)";
+
+TEST(SmTiming, FullLsuQueueOfGlobalLoadsThrottlesAsLgThrottle) {
+  SmParams p = testParams();
+  p.lsu_queue_entries = 2;
+  p.l1.mshr_entries = 256;  // the queue, not the MSHRs, holds the loads back
+  auto run = [](Bench& b) {
+    b.configure(256);
+    b.runBlock(0);
+  };
+  Bench b(kGlobalFlood, "fl", p);
+  run(b);
+  EXPECT_EQ(b.stat("lsu.global_requests"), 8u * 32u);
+  EXPECT_EQ(b.stat("l1.mshr_full_stalls"), 0u);
+  EXPECT_GT(b.stat("sched[0].stall.lg_throttle"), 0u);
+  EXPECT_GT(b.stat("warp_state.lg_throttle"), b.stat("sched[0].stall.lg_throttle"));
+  EXPECT_EQ(b.stat("warp_state.mio_throttle"), 0u);
+  EXPECT_EQ(b.stat("sched[0].stall.mio_throttle"), 0u);
+  b.checkOneReasonPerCycle();
+  expectEveryCycleGivesTheSameStatistics(kGlobalFlood, "fl", p, run);
 }
 
 TEST(SmTiming, LocalMemoryIsInterleavedSoAWarpCoalesces) {
@@ -1074,16 +1148,28 @@ TEST(SmTiming, WgmmaHoldsTheTensorPipeAndWaitGroupWaitsForItsGroup) {
     b.configure(128, 2);
     b.runBlock(0);
     b.issues_.clear();
+    const std::uint64_t arrive_before = b.stat("warp_state.warpgroup_arrive");
     b.runBlock(1);
     // 64 bytes a cycle over 4 sub-cores: 16 a warp, 1024 / 16 = 64 cycles beyond the work's 32.
     const std::uint64_t held = 2 + (smem_rate < 100 ? 64 : 32), latency = held + 20;
     const std::uint32_t first = b.pcOf(ptx::Op::Wgmma), wait = b.pcOf(ptx::Op::WgmmaWait);
+    const std::uint32_t commit = b.pcOf(ptx::Op::WgmmaCommit);
+    std::uint64_t arrive = 0;
     for (int w = 0; w < 4; ++w) {
       EXPECT_EQ(b.issueCycle(w, first + 1) - b.issueCycle(w, first), held) << "warp " << w << " smem " << smem_rate;
       EXPECT_EQ(b.issueCycle(w, wait) - b.issueCycle(w, first + 1), latency) << "warp " << w << " smem " << smem_rate;
+      // The wait is at the head from the cycle after the commit (the icache is warm) until it issues.
+      arrive += b.issueCycle(w, wait) - b.issueCycle(w, commit) - 1;
     }
+    EXPECT_EQ(b.stat("warp_state.warpgroup_arrive") - arrive_before, arrive) << "smem " << smem_rate;
     EXPECT_EQ(b.stat("wgmma.smem_bytes"), 2u * 2 * 4 * 1024);  // two blocks, two wgmma, four warps
     EXPECT_EQ(b.stat("pipe.tensor.busy_cycles"), 2u * 2 * 4 * held);
+    for (int w = 0; w < 4; ++w) {  // one warp a sub-core
+      const std::string sc = "sched[" + std::to_string(w) + "].";
+      EXPECT_EQ(b.stat(sc + "tensor.busy_cycles"), 2u * 2 * held);
+      EXPECT_EQ(b.stat(sc + "tensor.instructions"), 2u * 2);
+      EXPECT_EQ(b.tensor_busy_cycles_[std::size_t(w)], 2u * 2 * held) << "the waveform's tensor_busy";
+    }
     b.checkOneReasonPerCycle();
   }
 }
@@ -1118,6 +1204,155 @@ TEST(SmTiming, WgmmaWaitGroupNLeavesTheNewestNGroupsInFlight) {
     EXPECT_EQ(b.issueCycle(w, wait0) - b.issueCycle(w, second), latency) << "warp " << w;
   }
   b.checkOneReasonPerCycle();
+}
+
+// mma.sync m16n8k16 .f32.f16.f16.f32: 16 x 8 x 16 = 2048 multiply-adds of 16-bit inputs hold the
+// sub-core's tensor pipe initiation_interval + 2048 / tensor_work_per_cycle = 2 + 8 = 10 cycles.
+// N independent mma of one warp on each of two sub-cores: each tensor pipe is busy N x 10 cycles a
+// block (Nsight's sm__pipe_tensor_cycles_active per sub-partition), and they issue 10 cycles apart.
+std::string mmaKernel(int n) {
+  std::string s = ".visible .entry mm()\n{\n  .reg .b32 %r<8>;\n  .reg .f32 %f<" + std::to_string(4 * n + 4) + ">;\n";
+  for (int i = 0; i < n; ++i) {
+    const int d = 4 + 4 * i;
+    s += "  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f" + std::to_string(d) + ", %f" +
+         std::to_string(d + 1) + ", %f" + std::to_string(d + 2) + ", %f" + std::to_string(d + 3) +
+         "}, {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%f0, %f1, %f2, %f3};\n";
+  }
+  // The last result is read: the warp (and the bench) stays until the pipe has let it go.
+  s += "  add.f32 %f0, %f" + std::to_string(4 * n) + ", %f" + std::to_string(4 * n) + ";\n";
+  return s + "  ret;\n}\n";
+}
+
+TEST(SmTiming, MmaHoldsItsSubCoresTensorPipeItsOccupancyEach) {
+  constexpr int kMma = 6;
+  SmParams p = testParams();
+  p.sub_cores = 2;
+  p.pipe_tensor = {20, 2};
+  p.tensor_work_per_cycle = 256;
+  const std::uint64_t held = 2 + 2048 / 256;
+  auto run = [](Bench& b) {
+    b.configure(64, 2);  // a warp a sub-core
+    b.runBlock(0);
+    b.issues_.clear();
+    b.runBlock(1);  // the icache is warm: the mma issue back to back
+  };
+  Bench b(mmaKernel(kMma), "mm", p);
+  run(b);
+  for (int w = 0; w < 2; ++w) {
+    const std::string sc = "sched[" + std::to_string(w) + "].";
+    EXPECT_EQ(b.stat(sc + "tensor.instructions"), 2u * kMma);
+    EXPECT_EQ(b.stat(sc + "tensor.busy_cycles"), 2u * kMma * held);
+    EXPECT_EQ(b.tensor_busy_cycles_[std::size_t(w)], 2u * kMma * held) << "the waveform's tensor_busy";
+    for (int i = 0; i + 1 < kMma; ++i) {
+      const std::uint32_t pc = b.pcOf(ptx::Op::Mma, i);
+      EXPECT_EQ(b.issueCycle(w, pc + 1) - b.issueCycle(w, pc), held) << "warp " << w << " mma " << i;
+    }
+  }
+  EXPECT_EQ(b.stat("pipe.tensor.busy_cycles"), 2u * 2 * kMma * held);
+  EXPECT_EQ(b.stat("pipe.tensor.instructions"), 2u * 2 * kMma);
+  b.checkOneReasonPerCycle();
+  expectEveryCycleGivesTheSameStatistics(mmaKernel(kMma), "mm", p, run);
+}
+
+// One thread starts a 512-byte bulk copy (the TMA unit) into shared memory with an mbarrier
+// completion and waits on the mbarrier. The copy reaches the LSU pipe_lsu.latency + tma_setup
+// cycles after its issue, sends its 4 lines on consecutive cycles, and completes when the last
+// line's response is in, mem_latency later; the try_wait issues in that cycle. The warp sleeps
+// (Nsight's stall_sleeping: its thread is suspended) from the cycle after the arrive until then,
+// and the TMA unit has the copy in flight from its issue until then.
+const char* kTmaWait = R"(
+.visible .entry tma(.param .u64 src)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<2>;
+  .shared .align 128 .b8 buf[512];
+  .shared .align 8 .b64 bar;
+  ld.param.u64 %rd1, [src];
+  mov.u32 %r1, bar;
+  mov.u32 %r2, buf;
+  mov.u32 %r3, 1;
+  mov.u32 %r4, 512;
+  mbarrier.init.shared.b64 [%r1], %r3;
+  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%rd1], %r4, [%r1];
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r1], %r4;
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;
+  @!%p1 bra WAIT;
+  ret;
+}
+)";
+
+TEST(SmTiming, AWarpWaitingOnAnMbarrierForATmaCopySleeps) {
+  SmParams p = testParams();
+  p.tma_setup_cycles = 10;
+  p.instruction_buffer_entries = 16;  // the try_wait is fetched long before the copy is issued
+  const std::uint32_t mem_latency = 200;
+  auto run = [](Bench& b) {
+    b.param<std::uint64_t>(0, b.alloc(512));
+    b.configure(1);
+    b.runBlock(0);
+  };
+  Bench b(kTmaWait, "tma", p, mem_latency);
+  b.sm_->setSleepAllowed(false);  // exact per-cycle counts (see expectEveryCycleGivesTheSameStatistics)
+  run(b);
+  const std::uint32_t copy = b.pcOf(ptx::Op::CpBulk), wait = b.pcOf(ptx::Op::Mbarrier, 2);
+  const std::uint64_t issued = b.issueCycle(0, copy), arrived = b.issueCycle(0, wait - 1);
+  const std::uint64_t done = b.issueCycle(0, wait);
+  EXPECT_EQ(done, issued + p.pipe_lsu.latency_cycles + p.tma_setup_cycles + (512 / 128 - 1) + mem_latency);
+  const std::uint64_t asleep = done - arrived - 1;
+  EXPECT_EQ(b.stat("warp_state.sleeping"), asleep);
+  EXPECT_EQ(b.stat("sched[0].stall.sleeping"), asleep);
+  EXPECT_EQ(b.stat("warp_state.barrier"), 0u) << "an mbarrier wait is not a CTA barrier";
+  EXPECT_EQ(b.stat("mbarrier.suspensions"), 1u);
+  EXPECT_EQ(b.mbarrier_wait_cycles_, asleep) << "the waveform's mbarrier_waits";
+  EXPECT_EQ(b.tma_in_flight_cycles_, done - issued) << "the waveform's tma_in_flight";
+  EXPECT_EQ(b.stat("tma.requests"), 1u);
+  EXPECT_EQ(b.stat("tma.shared_bytes"), 512u);
+  EXPECT_EQ(b.stat("tma.global_bytes"), 512u);
+  EXPECT_EQ(b.stat("lsu.global_requests"), 4u);
+  b.checkOneReasonPerCycle();
+  expectEveryCycleGivesTheSameStatistics(kTmaWait, "tma", p, run);
+}
+
+// cp.async: every lane copies 16 bytes of global memory into shared memory, then the warp waits for
+// its group (long_scoreboard, as Nsight shows DEPBAR on the LDGSTS scoreboard).
+const char* kCpAsync = R"(
+.visible .entry cpa(.param .u64 src)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 16 .b8 buf[512];
+  ld.param.u64 %rd1, [src];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  shl.b32 %r2, %r1, 4;
+  mov.u32 %r3, buf;
+  add.u32 %r4, %r3, %r2;
+  cp.async.cg.shared.global [%r4], [%rd3], 16;
+  cp.async.commit_group;
+  cp.async.wait_group 0;
+  ret;
+}
+)";
+
+TEST(SmTiming, CpAsyncCountsItsRequestsAndBytesAndWaitsOnTheLongScoreboard) {
+  const SmParams p = testParams();
+  auto run = [](Bench& b) {
+    b.param<std::uint64_t>(0, b.alloc(512));
+    b.configure(32);
+    b.runBlock(0);
+  };
+  Bench b(kCpAsync, "cpa", p);
+  run(b);
+  EXPECT_EQ(b.stat("cp_async.requests"), 1u);
+  EXPECT_EQ(b.stat("cp_async.bytes"), 32u * 16);
+  EXPECT_EQ(b.stat("lsu.global_requests"), 4u);
+  EXPECT_GT(b.stat("warp_state.long_scoreboard"), 0u);
+  EXPECT_EQ(b.stat("tma.requests"), 0u);
+  b.checkOneReasonPerCycle();
+  expectEveryCycleGivesTheSameStatistics(kCpAsync, "cpa", p, run);
 }
 
 // The hopper preset's wgmma timing against the silicon (docs/data/h200_wgmma_timing.csv, on an

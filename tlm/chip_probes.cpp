@@ -99,14 +99,17 @@ ChipProbes::ChipProbes(GpuTop& top, const TraceOptions& o) : top_(top) {
     s.blocks = t.add(sm + ".resident_blocks", Kind::Analog, 8);
     s.warps = t.add(sm + ".active_warps", Kind::Analog, 8);
     s.barrier = t.add(sm + ".barrier_waits", Kind::Analog, 8);
+    s.mbarrier = t.add(sm + ".mbarrier_waits", Kind::Analog, 8);
     s.lsu = t.add(sm + ".lsu_queue", Kind::Analog, 16);
     s.mshr = t.add(sm + ".l1_mshrs", Kind::Analog, 16);
+    s.tma = t.add(sm + ".tma_in_flight", Kind::Analog, 16);
     for (std::uint32_t j = 0; j < p.sm.sub_cores; ++j) {
       const std::string sc = fmt::format("{}.sched[{}]", sm, j);
       // issues counts the instructions this scheduler issued in an issue slot (the counter
       // sched.issued; not those ptxas folds away, sched.issued_free): one value change per cycle.
       s.sched.push_back({t.add(sc + ".issues", Kind::Int, 32, trace::Radix::Dec), t.add(sc + ".warp", Kind::Int, 8, trace::Radix::Dec), t.add(sc + ".pc", Kind::Int, 32, trace::Radix::Hex),
-                         t.add(sc + ".opcode", Kind::String), t.add(sc + ".stall", Kind::String)});
+                         t.add(sc + ".opcode", Kind::String), t.add(sc + ".stall", Kind::String),
+                         t.add(sc + ".tensor_busy", Kind::Int, 1)});
     }
     sms_.push_back(s);
     issue_counts_.emplace_back(p.sm.sub_cores, 0);
@@ -150,12 +153,14 @@ void ChipProbes::sampleCore(std::uint64_t cycle) {
   for (std::size_t i = 0; i < sms_.size(); ++i) {
     const sm::SmCore& core = top_.sm(i).core;
     const Sm& s = sms_[i];
-    const sm::SmCore::Occupancy o = core.occupancy();
+    const sm::SmCore::Occupancy o = core.occupancy(cycle);
     t.set(s.blocks, o.resident_blocks);
     t.set(s.warps, o.live_warps);
     t.set(s.barrier, o.barrier_waits);
+    t.set(s.mbarrier, o.mbarrier_waits);
     t.set(s.lsu, o.lsu_queue);
     t.set(s.mshr, o.l1_mshrs);
+    t.set(s.tma, o.tma_in_flight);
     const auto& last = core.lastCycle();
     for (std::size_t j = 0; j < s.sched.size() && j < last.size(); ++j) {
       const auto& tr = last[j];
@@ -164,6 +169,7 @@ void ChipProbes::sampleCore(std::uint64_t cycle) {
       if (tr.warp >= 0) t.set(s.sched[j].pc, tr.pc);
       t.setString(s.sched[j].opcode, tr.warp >= 0 ? tr.opcode : "");
       t.setString(s.sched[j].stall, tr.warp >= 0 ? "" : tr.stall);
+      t.set(s.sched[j].tensor_busy, o.tensor_busy >> j & 1);
     }
   }
 }

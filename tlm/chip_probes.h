@@ -60,9 +60,9 @@ class ChipProbes {
   std::unique_ptr<trace::Tracer> tracer_;
   std::unique_ptr<Timeline> timeline_;
   int core_clk_ = -1, icnt_clk_ = -1, dram_clk_ = -1, launched_ = -1, completed_ = -1;
-  struct Sched { int issues, warp, pc, opcode, stall; };
+  struct Sched { int issues, warp, pc, opcode, stall, tensor_busy; };
   std::vector<std::vector<std::uint64_t>> issue_counts_;  // per SM, per scheduler
-  struct Sm { int blocks, warps, barrier, lsu, mshr; std::vector<Sched> sched; };
+  struct Sm { int blocks, warps, barrier, mbarrier, lsu, mshr, tma; std::vector<Sched> sched; };
   std::vector<Sm> sms_;
   std::vector<int> xbar_sm_, xbar_l2_;
   struct Slice { int queue, mshr, hits, misses; };

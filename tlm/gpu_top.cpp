@@ -614,8 +614,15 @@ void GpuTop::computeMetrics() {
   st.setMetric("xbar.utilization.pct",
                100.0 * ratio(flits, icnt_cycles * double(params_.sm.count + params_.l2.slices)),
                "flits moved per port-cycle, both networks");
-  // Stall breakdown: each scheduler records one reason per cycle.
-  // Every scheduler records one reason per cycle, so the shares sum to 100 %.
+  // Tensor pipes: held cycles over the sub-cores' cycles while a block was resident (Nsight's peak
+  // sustained rate is one pipe-cycle per sub-core per cycle).
+  const double tensor_busy = double(st.sum("gpu.sm[", "].pipe.tensor.busy_cycles"));
+  st.setMetric("sm__inst_executed_pipe_tensor.sum", double(st.sum("gpu.sm[", "].pipe.tensor.instructions")),
+               "warp instructions issued to the tensor pipes (mma, wmma.mma, wgmma)");
+  st.setMetric("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+               100.0 * ratio(tensor_busy, double(st.sum("gpu.sm[", "].active_cycles")) * params_.sm.sub_cores),
+               "tensor-pipe cycles held, as a share of the sub-cores' active cycles");
+  // Stall breakdown: every scheduler records one reason per cycle, so the shares sum to 100 %.
   double total = 0;
   for (int i = 0; i < int(sm::timing::Reason::Count); ++i)
     if (sm::timing::isSchedulerReason(sm::timing::Reason(i))) total += double(st.sum("gpu.sm[", std::string(".stall.") + sm::timing::toString(sm::timing::Reason(i))));

@@ -68,12 +68,24 @@ Pipe pipeOf(const ptx::DecodedInst& in) {
 
 }  // namespace
 
+bool lgQueue(const ptx::DecodedInst& in) {
+  switch (in.op) {
+    case Op::CpAsync:
+      return true;
+    case Op::Ld: case Op::St: case Op::Atom: case Op::Red: case Op::Wmma:
+      return in.space == ptx::Space::Global || in.space == ptx::Space::Local || in.space == ptx::Space::Generic;
+    default:
+      return false;
+  }
+}
+
 InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vector<std::uint8_t>& const_slots) {
   const ptx::DecodedInst& in = program.code[pc];
   InstInfo info;
   info.pipe = pipeOf(in);
   info.result = info.pipe == Pipe::Sfu ? DepKind::Short : DepKind::Wait;
   if (info.pipe == Pipe::Lsu) info.flags |= kMemory;
+  info.lg = info.pipe == Pipe::Lsu && lgQueue(in);
   switch (in.op) {
     case Op::Bra: case Op::BrxIdx: case Op::Call: case Op::Ret: case Op::Exit:
       info.flags |= kControl;

@@ -59,7 +59,16 @@ struct InstInfo {
   std::uint8_t pred_dst = 0;   // bit i: dst[i] is a predicate slot
   std::uint8_t const_src = 0;  // bit i: src[i] is a constant slot (immediate): no register-file read
   std::uint8_t flags = 0;
+  // An LSU instruction of the local/global (LG) queue: a full LSU queue stalls it as lg_throttle
+  // rather than mio_throttle (lgQueue()).
+  bool lg = false;
 };
+
+// Whether an LSU instruction goes to the L1's local/global queue (Nsight's lg_throttle): loads,
+// stores, atomics and wmma.load/store of global, local or generic memory (generic addresses are
+// global far more often than shared), and cp.async, which reads global memory. Shared, constant
+// and parameter accesses, ldmatrix/stmatrix, texture and bulk (TMA) copies are the MIO's.
+bool lgQueue(const ptx::DecodedInst& in);
 
 InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vector<std::uint8_t>& const_slots);
 std::vector<InstInfo> classifyProgram(const ptx::Program& program);

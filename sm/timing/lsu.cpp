@@ -34,6 +34,7 @@ struct Lsu::Op {
   std::uint32_t outstanding = 0;  // responses still expected (line fills, store and atomic acks)
   std::uint64_t ready = 0;        // latest data-ready cycle so far
   bool used = false, processed = false;
+  bool bulk = false;              // a bulk copy (enqueueBulk): counted in bulk_in_flight_
 };
 
 Lsu::Lsu(const SmParams& p, std::uint32_t sm_index, StatsRegistry& stats, const std::string& name)
@@ -75,6 +76,14 @@ Lsu::Lsu(const SmParams& p, std::uint32_t sm_index, StatsRegistry& stats, const 
   const_serialized_ = stats.counter(name + ".const.serialized", "extra constant-cache passes (divergent addresses)");
   const_hits_ = stats.counter(name + ".const.hits", "constant-cache passes that hit");
   const_misses_ = stats.counter(name + ".const.misses", "constant-cache passes that missed");
+  cp_async_requests_ = stats.counter(name + ".cp_async.requests",
+                                     "warp-level cp.async instructions that read global memory (a lane with a non-zero src-size)");
+  cp_async_bytes_ = stats.counter(name + ".cp_async.bytes", "bytes cp.async read from global memory (cp-size per reading lane)");
+  tma_requests_ = stats.counter(name + ".tma.requests",
+                                "bulk copies (cp.async.bulk*, cp.reduce.async.bulk*, tensor tiles) given to the TMA unit");
+  tma_shared_bytes_ = stats.counter(name + ".tma.shared_bytes", "shared-memory bytes the bulk copies wrote or read");
+  tma_global_bytes_ = stats.counter(name + ".tma.global_bytes",
+                                    "global-memory bytes the bulk copies read or wrote, in whole 32-byte sectors");
 }
 
 Lsu::~Lsu() = default;
@@ -134,6 +143,7 @@ std::uint32_t Lsu::allocOp() {
   op.ready = 0;
   op.used = true;
   op.processed = false;
+  op.bulk = false;
   in_flight_++;
   return id;
 }
@@ -395,6 +405,10 @@ DepKind Lsu::enqueue(const MemTrace& trace, const LsuRequest& req) {
   Op& op = ops_[id];
   op.req = req;
   buildSteps(trace, req, op);
+  if (req.copy_group) {  // a cp.async
+    ++*cp_async_requests_;
+    *cp_async_bytes_ += std::uint64_t(__builtin_popcount(trace.mask)) * trace.bytes;
+  }
   queue_.push_back(id);
   for (const Step& s : op.steps)
     if (s.kind == Step::Kind::Line) return DepKind::Long;
@@ -406,6 +420,10 @@ void Lsu::enqueueBulk(const BulkTrace& t, const LsuRequest& req) {
   Op& op = ops_[id];
   op.req = req;
   op.req.bypass_l1 = true;
+  op.bulk = true;
+  bulk_in_flight_++;
+  ++*tma_requests_;
+  *tma_shared_bytes_ += t.shared_bytes;
   // The shared-memory side: a copy into shared memory writes it as the lines arrive (after them in
   // the pipeline), a copy out of it reads it first.
   Step shared;
@@ -428,6 +446,7 @@ void Lsu::enqueueBulk(const BulkTrace& t, const LsuRequest& req) {
     }
     ++*global_requests_;
     *global_sectors_ += memsys::sectorCount(l.sectors);
+    *tma_global_bytes_ += 32ull * memsys::sectorCount(l.sectors);  // BulkTrace sectors are 32 bytes
     op.steps.push_back(s);
   }
   if (t.shared_bytes && !t.write) op.steps.push_back(shared);
@@ -449,6 +468,7 @@ void Lsu::finish(std::uint32_t id) {
   op.req.completions.clear();
   std::copy(op.req.dst, op.req.dst + op.req.ndst, d.dst);
   done_.push_back(d);
+  if (op.bulk) bulk_in_flight_--;
   op.used = false;
   free_ops_.push_back(id);
   in_flight_--;

@@ -136,6 +136,8 @@ class Lsu {
   // Waveform probes: memory instructions queued, and L1 MSHRs in use.
   std::uint32_t queueDepth() const { return std::uint32_t(queue_.size()); }
   std::uint32_t mshrUsed() const { return mshr_.used(); }
+  // Bulk copies taken (enqueueBulk) and not yet finished: the TMA unit's requests in flight.
+  std::uint32_t bulkInFlight() const { return bulk_in_flight_; }
 
   // Where lane `lane` of warp slot `slot` keeps its local byte `offset`: 4-byte words interleaved
   // across the lanes of the warp (lane L's word w at region + w*128 + L*4), as on hardware, so
@@ -183,11 +185,14 @@ class Lsu {
   std::deque<std::pair<memsys::MemRequest, std::uint64_t>> responses_;
   std::vector<LsuDone> done_;
   std::uint64_t next_request_id_ = 0;
+  std::uint32_t bulk_in_flight_ = 0;
 
   Counter *global_loads_, *global_stores_, *atomics_, *local_loads_, *local_stores_, *shared_loads_,
       *shared_stores_, *shared_atomics_, *shared_wavefronts_, *shared_bank_conflicts_, *global_requests_,
       *global_sectors_, *l1_hits_, *l1_misses_, *mshr_merges_, *mshr_full_stalls_, *const_requests_,
       *const_serialized_, *const_hits_, *const_misses_;
+  // Asynchronous copies: cp.async (global to shared through the LSU) and bulk copies (the TMA unit).
+  Counter *cp_async_requests_, *cp_async_bytes_, *tma_requests_, *tma_shared_bytes_, *tma_global_bytes_;
 };
 
 }  // namespace scgpu::sm::timing

@@ -143,6 +143,7 @@ struct WarpSlot {
   // The head is an instruction ptxas folds away (sm.fuse_like_ptxas): no issue slot or pipe; when
   // fused with the instruction before it, its result is ready with that one's (head_fused_src).
   bool head_alu_free = false;
+  bool head_lg = false;  // the head goes to the LSU's local/global queue (InstInfo::lg)
   Pipe head_pipe = Pipe::Int;
   Reason dep_reason = Reason::Wait;
   ptx::Op head_op = ptx::Op::Count;
@@ -230,7 +231,13 @@ struct SubCore {
   // have a full buffer or nothing left to fetch until they issue (which resets it).
   std::uint64_t fetch_idle_until = 0;
   std::uint32_t lsu_waiters = 0;  // its warps with lsu_wait_since set
+  // The tensor pipe is held over [tensor_from, pipe_free[Tensor]) by its last instruction (an
+  // instruction takes it only once the one before has let go): the waveform's tensor_busy.
+  std::uint64_t tensor_from = 0;
   Counter *issued = nullptr, *issued_free = nullptr, *active = nullptr;
+  // This sub-core's share of pipe.tensor.*: Nsight's sm__inst_executed_pipe_tensor and
+  // sm__pipe_tensor_cycles_active per SM sub-partition.
+  Counter *tensor_instructions = nullptr, *tensor_busy = nullptr;
   Counter* stall[int(Reason::Count)] = {};
 };
 
@@ -366,6 +373,7 @@ struct SmCore::Impl {
   std::uint32_t resident_blocks = 0, live_warps = 0, exited_resident = 0, free_warp_slots = 0;
 
   Counter* wgmma_smem_bytes = nullptr;
+  Counter* mbarrier_suspensions = nullptr;
   Counter *shared_loads_merged, *cycles, *active_cycles, *warp_instructions, *thread_instructions, *blocks_launched, *active_warps_sum,
       *icache_hits, *icache_misses;
   Counter* warp_state[int(Reason::Count)] = {};
@@ -419,6 +427,10 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
                                    "warp instructions issued without a slot (merged shared loads, and with "
                                    "sm.fuse_like_ptxas the integer ops, copies and constants ptxas folds away)");
     sc.active = stats.counter(s + ".cycles_active", "cycles with at least one live warp");
+    sc.tensor_instructions = stats.counter(s + ".tensor.instructions",
+                                           "warp instructions issued to this sub-core's tensor pipe (mma, wmma.mma, wgmma)");
+    sc.tensor_busy = stats.counter(s + ".tensor.busy_cycles",
+                                   "cycles this sub-core's tensor pipe was held by its instructions (counted at issue)");
     for (int r = 0; r < int(Reason::Count); ++r) {
       const Reason reason = Reason(r);
       if (reason == Reason::Ready || reason == Reason::Drain) continue;
@@ -440,6 +452,9 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
   cycles = stats.counter(name + ".cycles", "core cycles ticked");
   wgmma_smem_bytes = stats.counter(name + ".wgmma.smem_bytes",
                                    "shared-memory bytes wgmma.mma_async read as operands (A from descriptors, B)");
+  mbarrier_suspensions = stats.counter(name + ".mbarrier.suspensions",
+                                       "mbarrier.try_wait waits that suspended their warp (phase not complete; the "
+                                       "warp-cycles suspended are warp_state.sleeping)");
   active_cycles = stats.counter(name + ".active_cycles", "cycles with at least one resident block");
   warp_instructions = stats.counter(name + ".warp_instructions", "warp instructions issued");
   thread_instructions = stats.counter(name + ".thread_instructions", "thread instructions (active lanes) issued");
@@ -512,6 +527,7 @@ void SmCore::Impl::decodeHead(WarpSlot& ws) {
   for (int i = 0; i < ops.n_pred_dst; ++i) ws.head_preds[n++] = f.pred_base + ops.pred_dst[i];
   ws.head_n_preds = n;
   ws.head_pipe = info.pipe;
+  ws.head_lg = info.lg;
   ws.head_op = in.op;
   ws.head_merged = false;
   for (std::uint32_t& m : ws.merged_pcs)
@@ -612,7 +628,8 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     *until = ws.dep_wake;  // kNever while only LSU results are pending (applyLsuDone())
     return ws.dep_reason;
   }
-  if (ws.head_op == ptx::Op::Mbarrier && mbarrierTryWaitSuspends(ws, t, until)) return Reason::Barrier;
+  // Suspended threads are asleep to Nsight ("blocked, yielded or sleep state"), not at a CTA barrier.
+  if (ws.head_op == ptx::Op::Mbarrier && mbarrierTryWaitSuspends(ws, t, until)) return Reason::Sleeping;
   if (ws.head_op == ptx::Op::CpAsyncWait || ws.head_op == ptx::Op::CpBulkWait) {
     // All but the newest N committed groups (cp.async.wait_all: every group, the open one too)
     // must have arrived: until the last of them does, or an LSU completion (applyLsuDone()).
@@ -627,7 +644,7 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     for (std::size_t i = 0; i + keep < ws.wg_groups.size(); ++i) ready = std::max(ready, ws.wg_groups[i]);
     if (ready > t) {
       *until = ready;
-      return Reason::Wait;
+      return Reason::WarpgroupArrive;
     }
   }
   if (ws.head_op == ptx::Op::WgmmaFence) {
@@ -662,13 +679,21 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     const std::uint64_t pipe_free = sc.pipe_free[int(ws.head_pipe)];
     const std::uint64_t port_free = pipe_free > extra ? pipe_free - extra : 0;  // first t' with pipe_free <= t' + extra
     if (ws.head_pipe == Pipe::Lsu) {
-      if (lsu.full() || port_free > t) {
-        if (!ws.lsu_wait_since) {
-          ws.lsu_wait_since = t + 1;
-          sc.lsu_waiters++;
-        }
-        *until = std::max(port_free, lsu.earliestRoom(t));
+      if ((port_free > t || lsu.full()) && !ws.lsu_wait_since) {
+        ws.lsu_wait_since = t + 1;
+        sc.lsu_waiters++;
+      }
+      // The sub-core's port first: only the sub-core's own issues change it, and they make its
+      // throttled warps look again, so the reason holds until port_free whatever the shared queue
+      // does. A full queue then holds the instruction in its queue's name (LG or MIO) until the
+      // front instruction can have left, and the port stays free meanwhile (nothing reaches the LSU).
+      if (port_free > t) {
+        *until = port_free;
         return Reason::MioThrottle;
+      }
+      if (lsu.full()) {
+        *until = lsu.earliestRoom(t);
+        return ws.head_lg ? Reason::LgThrottle : Reason::MioThrottle;
       }
       // The warps the LSU turned away get it in the order they were turned away, not the
       // scheduler's: under a shared-memory bottleneck the H100 ends a block's warps together
@@ -676,7 +701,7 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
       // let the oldest warps take every freed slot and end at a quarter of the time.
       if (sc.lsu_waiters > (ws.lsu_wait_since ? 1u : 0u) && lsuWaiterBefore(ws, sc)) {
         *until = t + 1;
-        return Reason::MioThrottle;
+        return ws.head_lg ? Reason::LgThrottle : Reason::MioThrottle;
       }
     } else if (port_free > t) {
       *until = port_free;
@@ -749,6 +774,11 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     sc.pipe_free[int(info.pipe)] = t + extra + held;
     ++*pipe_instructions[int(info.pipe)];
     *pipe_busy[int(info.pipe)] += held;
+    if (info.pipe == Pipe::Tensor) {
+      ++*sc.tensor_instructions;
+      *sc.tensor_busy += held;
+      sc.tensor_from = t + extra;
+    }
   }
   if (alu_free || merged) issued_free = true;
   ws.ib_head = (ws.ib_head + 1) % ib_capacity;
@@ -1092,6 +1122,7 @@ bool SmCore::Impl::mbarrierTryWaitSuspends(WarpSlot& ws, std::uint64_t t, std::u
   if (ws.mbar_wait_pc != ws.ib_pc) {
     ws.mbar_wait_pc = ws.ib_pc;
     ws.mbar_wait_since = t;
+    ++*mbarrier_suspensions;
   }
   const std::uint64_t limit = ws.mbar_wait_since + p.mbarrier_try_wait_limit_cycles;
   if (t >= limit) {  // the time limit: the try_wait issues and returns false
@@ -1387,7 +1418,8 @@ void SmCore::popMemRequest(std::uint64_t cycle) {
   // its queue (Lsu::earliestRoom said "not before this") look again.
   settle(cycle);
   for (std::uint32_t s = 0; s < m.status.size(); ++s)
-    if (m.status[s] == timing::Reason::MioThrottle) m.lookAgain(s);
+    if (m.status[s] == timing::Reason::MioThrottle || m.status[s] == timing::Reason::LgThrottle)
+      m.lookAgain(s);
 }
 void SmCore::acceptMemResponse(const memsys::MemRequest& r, std::uint64_t cycle) {
   settle(cycle);  // awake from the next cycle on
@@ -1463,7 +1495,7 @@ void SmCore::tick(std::uint64_t cycle) {
       // It took a collector (and a pipe): the warps throttled on them look again next cycle.
       for (std::uint32_t s : sc.warps)
         if (m.status[s] == Reason::MathPipeThrottle || m.status[s] == Reason::MioThrottle ||
-            m.status[s] == Reason::DispatchStall)
+            m.status[s] == Reason::LgThrottle || m.status[s] == Reason::DispatchStall)
           m.lookAgain(s);
       m.status[slot] = Reason::Selected;
       m.lookAgain(slot);
@@ -1606,13 +1638,22 @@ std::string SmCore::dumpState() const {
   return s;
 }
 
-SmCore::Occupancy SmCore::occupancy() const {
+SmCore::Occupancy SmCore::occupancy(std::uint64_t cycle) const {
+  const Impl& m = *impl_;
   Occupancy o;
-  o.resident_blocks = impl_->resident_blocks;
-  o.live_warps = impl_->live_warps;
-  for (const Reason r : impl_->status) o.barrier_waits += r == Reason::Barrier;
-  o.lsu_queue = impl_->lsu.queueDepth();
-  o.l1_mshrs = impl_->lsu.mshrUsed();
+  o.resident_blocks = m.resident_blocks;
+  o.live_warps = m.live_warps;
+  for (const Reason r : m.status) {
+    o.barrier_waits += r == Reason::Barrier;
+    o.mbarrier_waits += r == Reason::Sleeping;
+  }
+  o.lsu_queue = m.lsu.queueDepth();
+  o.l1_mshrs = m.lsu.mshrUsed();
+  o.tma_in_flight = m.lsu.bulkInFlight();
+  for (std::uint32_t i = 0; i < m.subs.size() && i < 32; ++i) {
+    const SubCore& sc = m.subs[i];
+    if (sc.tensor_from <= cycle && cycle < sc.pipe_free[int(Pipe::Tensor)]) o.tensor_busy |= 1u << i;
+  }
   return o;
 }
 

@@ -118,11 +118,15 @@ class SmCore {
     const char* stall = "";
   };
   const std::vector<SchedulerTrace>& lastCycle() const;
-  // For waveforms: what the SM holds now.
+  // For waveforms: what the SM holds at `cycle` (the cycle just ticked, or a later one it idled
+  // through). barrier_waits: warps at bar.sync or barrier.cluster; mbarrier_waits: warps suspended
+  // in mbarrier.try_wait; tensor_busy: bit i, sub-core i's tensor pipe is held; tma_in_flight: bulk
+  // copies (the TMA unit's work) not yet complete.
   struct Occupancy {
     std::uint32_t resident_blocks = 0, live_warps = 0, barrier_waits = 0, lsu_queue = 0, l1_mshrs = 0;
+    std::uint32_t mbarrier_waits = 0, tensor_busy = 0, tma_in_flight = 0;
   };
-  Occupancy occupancy() const;
+  Occupancy occupancy(std::uint64_t cycle) const;
   // For the timeline: a warp started on or left a sub-core (warp slot, sub-core, block, cycle).
   std::function<void(std::uint32_t slot, std::uint32_t sub_core, std::uint32_t block, bool start,
                      std::uint64_t cycle)>

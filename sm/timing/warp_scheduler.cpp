@@ -68,9 +68,9 @@ class Gto : public WarpScheduler {
 
 // Two-level (Narasiman et al., MICRO 2011; Gebhart et al., ISCA 2011): an active set of at most
 // `active` warps scheduled round robin; a warp that stalls on a long-scoreboard dependency (or
-// waits at a barrier, which would otherwise deadlock a full active set) moves to the back of the
-// pending set; free active places are filled from the pending set in order, skipping warps that
-// are still in such a stall.
+// waits at a barrier or an mbarrier, which would otherwise deadlock a full active set: isLongWait)
+// moves to the back of the pending set; free active places are filled from the pending set in
+// order, skipping warps that are still in such a stall.
 class TwoLevel : public WarpScheduler {
  public:
   explicit TwoLevel(std::uint32_t active) : capacity_(std::max<std::uint32_t>(active, 1)) {}
@@ -81,9 +81,7 @@ class TwoLevel : public WarpScheduler {
     if (last_ == slot) last_ = kNone;
   }
   int pick(const std::vector<std::uint32_t>& warps, const std::vector<Reason>& status) override {
-    auto parked = [&](std::uint32_t s) {
-      return status[s] == Reason::LongScoreboard || status[s] == Reason::Barrier;
-    };
+    auto parked = [&](std::uint32_t s) { return isLongWait(status[s]); };
     for (std::size_t i = 0; i < active_.size();) {
       if (parked(active_[i])) {
         pending_.push_back(active_[i]);
