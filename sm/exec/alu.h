@@ -46,6 +46,11 @@ ptx::ExecFn selectHalfHandler(const ptx::DecodedInst& inst);
 ptx::ExecFn selectCompareHandler(const ptx::DecodedInst& inst);
 ptx::ExecFn selectConvertHandler(const ptx::DecodedInst& inst);
 
+// fma.rn on the host's FMA unit (where it has FMA and AVX2; the default) or through libm (false),
+// for the handlers selected from then on. For tests, which run both; returns whether the host's
+// is in use. Not thread-safe.
+bool useHostFma(bool on);
+
 template <class T>
 struct Tag {
   using type = T;
