@@ -75,6 +75,8 @@ class BackingStore {
   void fill(std::uint64_t addr, std::uint8_t value, std::uint64_t size);
 
   std::uint64_t capacity() const { return capacity_; }
+  // Changes whenever a page or an allocation comes or goes: what a caller found before may be stale.
+  std::uint64_t generation() const { return generation_; }
   // What allocate() takes from the capacity for a request of `bytes` (saturating).
   static std::uint64_t roundedSize(std::uint64_t bytes) {
     if (bytes == 0) bytes = 1;

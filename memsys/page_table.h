@@ -109,10 +109,13 @@ struct LastPage {
   int next = 0;  // the entry remember() replaces (round robin)
   // True, with the physical address of `v`, when `v` lies in one of these pages of the address
   // space at `root_pa` and the access may be made (a write needs a writable page).
-  bool hit(std::uint64_t root_pa, std::uint64_t v, bool write, std::uint64_t* out) const {
+  // `page_mask` (when given) gets the page's size - 1.
+  bool hit(std::uint64_t root_pa, std::uint64_t v, bool write, std::uint64_t* out,
+           std::uint64_t* page_mask = nullptr) const {
     for (const Entry& e : entries) {
       if (e.root != root_pa || (v & ~e.mask) != e.va || (write && !e.writable)) continue;
       *out = e.pa | (v & e.mask);
+      if (page_mask) *page_mask = e.mask;
       return true;
     }
     return false;

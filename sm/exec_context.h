@@ -118,6 +118,14 @@ inline void forLanes(std::uint32_t mask, F&& f) {
   }
 }
 
+// Whether a register slot holds the same value in all 32 lanes (a constant, a shift count, a
+// kernel parameter's address). A loop the compiler vectorises.
+inline bool sameInEveryLane(const std::uint64_t* v) {
+  std::uint64_t differ = 0;
+  for (int l = 0; l < kWarpSize; ++l) differ |= v[l] ^ v[0];
+  return differ == 0;
+}
+
 namespace detail {
 template <std::size_t N> struct UIntOf;
 template <> struct UIntOf<1> { using type = std::uint8_t; };

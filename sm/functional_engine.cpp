@@ -60,7 +60,8 @@ void onWarpExited(BlockState& b) {
   if (b.cluster) tryReleaseCluster(*b.cluster);
 }
 
-void initBlock(BlockState& b, const LaunchState& launch, std::uint64_t linear, std::uint32_t sm_id) {
+void initBlock(BlockState& b, const LaunchState& launch, std::uint64_t linear, std::uint32_t sm_id,
+               BlockStart start) {
   // 64-bit: grid.x * grid.y reaches 2^32 within CUDA's limits (2^31-1 x 65535).
   const std::uint64_t gx = launch.grid[0], gy = launch.grid[1];
   b.linear_id = linear;
@@ -76,7 +77,7 @@ void initBlock(BlockState& b, const LaunchState& launch, std::uint64_t linear, s
   const auto nwarps = std::uint32_t((nthreads + kWarpSize - 1) / kWarpSize);
   for (BarrierState& bs : b.barriers) bs = BarrierState{};  // (the state may be a reused block's)
   b.warps.resize(nwarps);
-  for (std::uint32_t i = 0; i < nwarps; ++i) initWarp(b.warps[i], i, b, launch);
+  for (std::uint32_t i = 0; i < nwarps; ++i) initWarp(b.warps[i], i, b, launch, start);
 }
 
 void arriveAtBarrier(ExecContext& c, const ptx::DecodedInst& in, std::uint32_t id, std::uint32_t count,
@@ -174,12 +175,13 @@ struct FunctionalEngine::BlockRun {
   bool suspend_try_wait = true;  // try_waits suspend (false for one turn after one in which all did)
 };
 
-void FunctionalEngine::startBlock(LaunchState& launch, std::uint64_t linear, BlockRun& r, LaunchResult& result) {
+void FunctionalEngine::startBlock(LaunchState& launch, std::uint64_t linear, BlockRun& r, LaunchResult& result,
+                                  BlockStart start) {
   r.c.block = &r.b;
   r.c.launch = &launch;
   r.c.program = launch.program;
   try {
-    initBlock(r.b, launch, linear, std::uint32_t(linear % launch.num_sms));
+    initBlock(r.b, launch, linear, std::uint32_t(linear % launch.num_sms), start);
     joinCluster(launch, r.b);
   } catch (const FaultSignal& s) {
     if (r.b.warps.empty()) throw;  // no warp to name: cannot happen for a launch that passed its checks
@@ -309,7 +311,7 @@ LaunchResult FunctionalEngine::run(LaunchState& launch) {
       r.current = nullptr;
       r.executed = 0;
       r.done = false;
-      startBlock(launch, i, r, result);
+      startBlock(launch, i, r, result, i == 0 ? BlockStart::Fresh : BlockStart::SameLaunch);
       if (!r.done)
         while (turn(launch, r, launch_total, result)) {
         }

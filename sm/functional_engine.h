@@ -11,6 +11,7 @@
 
 #include "sm/fault.h"
 #include "sm/launch_state.h"
+#include "sm/simt.h"
 
 namespace scgpu::sm {
 
@@ -43,7 +44,8 @@ class FunctionalEngine {
 
  private:
   struct BlockRun;
-  void startBlock(LaunchState& launch, std::uint64_t linear_block, BlockRun& run, LaunchResult& result);
+  void startBlock(LaunchState& launch, std::uint64_t linear_block, BlockRun& run, LaunchResult& result,
+                  BlockStart start = BlockStart::Fresh);
   // One turn: each ready warp of the block runs up to a quantum. False when the block has ended
   // (every warp exited) or stopped (a fault, a limit; the report is in `result`).
   bool turn(LaunchState& launch, BlockRun& run, std::uint64_t& launch_warp_instructions, LaunchResult& result);

@@ -60,6 +60,30 @@ struct BlockState {
   std::uint32_t tpc = 0;
 };
 
+// The functional core's global spans: ranges of virtual addresses found translated, inside one
+// live allocation and one backing-store page, with the host bytes they start at. An access inside
+// one skips translation, the allocation check and the page look-up (a hundred host instructions a
+// warp access, as many a lane for a gather across pages). A span lies in one kPageBytes-aligned
+// range of virtual addresses (translation pages are aligned and at least that large, or inside
+// one), which picks its entry: one look-up, and a kernel that streams through many arrays keeps a
+// span for each. Dropped when the store's generation changes (an allocation or a page came or
+// went); the page tables do not change during a launch.
+struct GlobalSpans {
+  static constexpr int kEntryBits = 6;
+  struct Entry {
+    std::uint64_t lo = 1, end = 0;  // [lo, end): none while lo > end
+    std::uint8_t* host = nullptr;   // the bytes of lo
+    bool writable = false;          // found by a write (a read may use any span)
+  };
+  Entry entries[1 << kEntryBits];
+  std::uint64_t generation = ~0ull;  // the backing store's generation they were found at
+  // The entry of the span that holds `va` (a multiplicative hash of its page number).
+  Entry& entryOf(std::uint64_t va) {
+    constexpr int kPageShift = __builtin_ctzll(memsys::BackingStore::kPageBytes);
+    return entries[((va >> kPageShift) * 0x9E3779B97F4A7C15ull) >> (64 - kEntryBits)];
+  }
+};
+
 struct LaunchState {
   const ptx::Program* program = nullptr;
   memsys::BackingStore* memory = nullptr;
@@ -69,6 +93,7 @@ struct LaunchState {
   memsys::TranslationCache* mmu = nullptr;
   std::uint64_t page_table_root = 0;
   memsys::LastPage page;
+  GlobalSpans spans;  // functional core only
   std::vector<std::uint8_t> params;  // the kernel parameter buffer
   std::uint32_t grid[3] = {1, 1, 1};
   std::uint32_t block[3] = {1, 1, 1};

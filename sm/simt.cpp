@@ -83,7 +83,7 @@ bool specialVariesByLane(ptx::SpecialReg r) {
 }  // namespace
 
 void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const BlockState& block,
-               const LaunchState& launch) {
+               const LaunchState& launch, BlockStart start) {
   const ptx::DecodedFunction& f = launch.program->functions[function];
   Frame fr;
   fr.function = function;
@@ -125,14 +125,15 @@ void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const B
   w.preds.resize(fr.pred_base + f.num_preds);
   std::fill(w.preds.begin() + fr.pred_base, w.preds.end(), 0u);
   std::uint64_t* R = w.regs.data() + std::size_t(fr.reg_base) * kWarpSize;
+  const bool same_launch = start == BlockStart::SameLaunch;
   for (const auto& init : f.inits) {
     std::uint64_t* slot = R + std::size_t(init.slot) * kWarpSize;
     switch (init.kind) {
       case ptx::SlotInit::Kind::Constant:
-        std::fill(slot, slot + kWarpSize, init.value);
+        if (!same_launch) std::fill(slot, slot + kWarpSize, init.value);
         break;
       case ptx::SlotInit::Kind::LocalAddress:
-        std::fill(slot, slot + kWarpSize, fr.local_base + init.value);
+        if (!same_launch) std::fill(slot, slot + kWarpSize, fr.local_base + init.value);
         break;
       case ptx::SlotInit::Kind::PredicateTrue:
         w.preds[fr.pred_base + init.slot] = kFullMask;
@@ -142,6 +143,7 @@ void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const B
         // lane (the per-lane switch was a fifth of a short kernel's simulation time).
         const ptx::SpecialReg r = ptx::specialOf(init.value);
         const std::uint32_t index = ptx::specialIndexOf(init.value);
+        if (same_launch && specialVariesByLane(r)) break;  // thread and lane indices: as before
         if (r == ptx::SpecialReg::TidX || r == ptx::SpecialReg::TidY || r == ptx::SpecialReg::TidZ) {
           const int dim = int(r) - int(ptx::SpecialReg::TidX);
           for (int lane = 0; lane < kWarpSize; ++lane) slot[lane] = w.tid[lane][dim];
@@ -157,27 +159,15 @@ void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const B
   w.frames.push_back(fr);
 }
 
-void initWarp(Warp& w, std::uint32_t index, BlockState& block, const LaunchState& launch) {
+namespace {
+
+// The warp's lanes' %tid and which lanes hold a thread (w.index set, valid_mask 0).
+void setThreadIndices(Warp& w, const LaunchState& launch) {
   const std::uint32_t bx = launch.block[0], by = launch.block[1];
   const std::uint64_t nthreads = std::uint64_t(launch.block[0]) * launch.block[1] * launch.block[2];
-  // A block slot hosts thousands of blocks in a run: keep the storage of the vectors (emptied;
-  // the registers keep their values: see pushFrame) instead of freeing and allocating it again,
-  // which cost page faults and a tenth of a short-block kernel's simulation time.
-  Warp fresh;
-  fresh.stack = std::move(w.stack);
-  fresh.frames = std::move(w.frames);
-  fresh.regs = std::move(w.regs);
-  fresh.preds = std::move(w.preds);
-  fresh.local = std::move(w.local);
-  fresh.stack.clear();
-  fresh.frames.clear();
-  fresh.preds.clear();
-  fresh.local.clear();
-  w = std::move(fresh);
-  w.index = index;
   // Thread t's index is (t % bx, t / bx % by, t / (bx * by)): divided once for the first lane,
   // then counted on (three divisions per lane were a tenth of a short kernel's time).
-  const std::uint32_t t0 = index * kWarpSize;
+  const std::uint32_t t0 = w.index * kWarpSize;
   std::uint32_t x = t0 % bx, y = (t0 / bx) % by;
   auto z = std::uint32_t(t0 / (std::uint64_t(bx) * by));
   for (int lane = 0; lane < kWarpSize; ++lane) {
@@ -193,11 +183,36 @@ void initWarp(Warp& w, std::uint32_t index, BlockState& block, const LaunchState
       }
     }
   }
+}
+
+}  // namespace
+
+void initWarp(Warp& w, std::uint32_t index, BlockState& block, const LaunchState& launch, BlockStart start) {
+  // A block slot hosts thousands of blocks in a run: keep the storage of the vectors (emptied;
+  // the registers keep their values: see pushFrame) instead of freeing and allocating it again,
+  // which cost page faults and a tenth of a short-block kernel's simulation time.
+  Warp fresh;
+  fresh.stack = std::move(w.stack);
+  fresh.frames = std::move(w.frames);
+  fresh.regs = std::move(w.regs);
+  fresh.preds = std::move(w.preds);
+  fresh.local = std::move(w.local);
+  fresh.stack.clear();
+  fresh.frames.clear();
+  fresh.preds.clear();
+  fresh.local.clear();
+  if (start == BlockStart::SameLaunch) {  // the same thread indices as in the last block
+    fresh.valid_mask = w.valid_mask;
+    std::memcpy(fresh.tid, w.tid, sizeof fresh.tid);
+  }
+  w = std::move(fresh);
+  w.index = index;
+  if (start == BlockStart::Fresh) setThreadIndices(w, launch);
   const ptx::DecodedFunction& kernel = launch.program->functions[0];
   w.local_stride = kernel.local_frame_bytes + std::uint32_t(launch.stack_size_bytes);
   // w.local is allocated on first use (localBytes).
   w.stack.push_back({kernel.entry_pc, kNoReconvergence, w.valid_mask, false, w.valid_mask});
-  pushFrame(w, 0, ptx::kNoSlot, block, launch);
+  pushFrame(w, 0, ptx::kNoSlot, block, launch, start);
 }
 
 namespace {

@@ -10,14 +10,22 @@
 
 namespace scgpu::sm {
 
+// How much of a warp's registers a block start must write. Fresh: every slot the kernel frame
+// initialises. SameLaunch: the warp ran the same warp index of a block of this launch last, so
+// the slots whose values are the same in every block of a launch (constants, local addresses,
+// thread and lane indices; no instruction writes them) still hold them, and only the per-block
+// ones (%ctaid, ...) are written; a short block's start was a fifth of its simulation.
+enum class BlockStart { Fresh, SameLaunch };
+
 // Sets up a warp of a block at the kernel's entry: thread ids, the kernel frame, the stack.
-void initWarp(Warp& w, std::uint32_t index, BlockState& block, const LaunchState& launch);
+void initWarp(Warp& w, std::uint32_t index, BlockState& block, const LaunchState& launch,
+              BlockStart start = BlockStart::Fresh);
 
 // Pushes a frame for `function` (registers, predicates and local storage) and fills its
 // constants and special registers. Throws FaultSignal ("stack overflow") when the per-thread stack
 // is exhausted or the call would nest deeper than LaunchState::call_depth_frames.
 void pushFrame(Warp& w, std::uint32_t function, std::uint32_t call_site, const BlockState& block,
-               const LaunchState& launch);
+               const LaunchState& launch, BlockStart start = BlockStart::Fresh);
 
 // Pops stack entries whose lanes all left (exited or returned) or that reached their
 // reconvergence point; a popped call entry returns to the caller's frame.
@@ -25,7 +33,8 @@ void settleStack(Warp& w, const LaunchState& launch);
 
 // Creates a block's state: its index, shared memory, and warps at the kernel entry. Throws
 // FaultSignal if a warp cannot be set up.
-void initBlock(BlockState& b, const LaunchState& launch, std::uint64_t linear_block, std::uint32_t sm_id);
+void initBlock(BlockState& b, const LaunchState& launch, std::uint64_t linear_block, std::uint32_t sm_id,
+               BlockStart start = BlockStart::Fresh);
 
 // Barriers (sm/functional_engine.cpp): live warps of a block, releasing barrier `id` when enough
 // warps arrived, and re-checking every barrier after a warp exited (fewer warps to wait for).

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <iterator>
 #include <random>
 
 #include "ptx/decoded.h"
@@ -592,6 +593,48 @@ TEST(AluFloat, NaNResults) {
   EXPECT_EQ(ev(Op::Neg, Type::F64, {sn}), 0x7FF8000000000001ull);
   EXPECT_EQ(ev(Op::Abs, Type::F64, {sn | 0x8000000000000000ull}), 0xFFF8000000000001ull);
   EXPECT_EQ(ev(Op::Neg, Type::F64, {D(2.0)}), D(-2.0));
+}
+
+// fma.rn on the host's FMA unit gives libm's bits: random lanes mixed with zeros, subnormals,
+// infinities and NaNs (f64 NaNs propagate by operand), under partial masks and with the
+// destination aliasing a source.
+TEST(AluFloat, HostFmaEqualsLibm) {
+  std::mt19937_64 rng(20261128);
+  const std::uint64_t specials32[] = {0, 0x80000000u, 1, 0x807FFFFFu, 0x7F800000u, 0xFF800000u, 0x7FC00001u,
+                                      0x7F800001u, 0x7F7FFFFFu, F(1.0f), F(-0x1p-126f)};
+  const std::uint64_t specials64[] = {0, 0x8000000000000000ull, 1, 0x7FF0000000000000ull, 0xFFF0000000000000ull,
+                                      0x7FF8000000000001ull, 0xFFF0000000000002ull, 0x7FEFFFFFFFFFFFFFull, D(1.0),
+                                      D(-0x1p-1022)};
+  for (Type t : {Type::F32, Type::F64}) {
+    const bool wide = t == Type::F64;
+    for (int rep = 0; rep < 400; ++rep) {
+      const std::uint32_t mask = rep % 4 == 0 ? kFullMask : std::uint32_t(rng());
+      const std::uint32_t dst = std::uint32_t(rep % 3);  // 0: its own slot; 1, 2: a source's
+      std::uint64_t src[3][sm::kWarpSize];
+      for (auto& slot : src)
+        for (auto& v : slot) {
+          const std::uint64_t r = rng();
+          if (r % 8 != 0) v = wide ? r : (r & 0xFFFFFFFFu);
+          else if (wide) v = specials64[r / 8 % std::size(specials64)];
+          else v = specials32[r / 8 % std::size(specials32)];
+        }
+      std::uint64_t got[2][sm::kWarpSize];
+      for (int host = 0; host < 2; ++host) {
+        sm::alu::useHostFma(host == 1);
+        Warp w;
+        w.c.mask = mask;
+        for (int i = 0; i < 3; ++i)
+          for (int l = 0; l < sm::kWarpSize; ++l) w.at(std::uint32_t(i + 1), l) = src[i][l];
+        DecodedInst in = inst(Op::Fma, t, 3, 0, Round::Rn);
+        in.dst[0] = dst;
+        ASSERT_TRUE(w.run(in));
+        for (int l = 0; l < sm::kWarpSize; ++l) got[host][l] = w.at(dst, l);
+      }
+      for (int l = 0; l < sm::kWarpSize; ++l)
+        ASSERT_EQ(got[0][l], got[1][l]) << "type " << int(t) << " rep " << rep << " lane " << l;
+    }
+  }
+  sm::alu::useHostFma(true);
 }
 
 TEST(AluFloat, MinMaxRules) {

@@ -46,6 +46,11 @@ ptx::ExecFn selectHalfHandler(const ptx::DecodedInst& inst);
 ptx::ExecFn selectCompareHandler(const ptx::DecodedInst& inst);
 ptx::ExecFn selectConvertHandler(const ptx::DecodedInst& inst);
 
+// fma.rn on the host's FMA unit (where it has FMA and AVX2; the default) or through libm (false),
+// for the handlers selected from then on. For tests, which run both; returns whether the host's
+// is in use. Not thread-safe.
+bool useHostFma(bool on);
+
 template <class T>
 struct Tag {
   using type = T;
@@ -86,6 +91,30 @@ inline void map3(ExecContext& c, const ptx::DecodedInst& in, F&& f) {
   const std::uint64_t* b = lanes(c, in.src[1]);
   const std::uint64_t* s = lanes(c, in.src[2]);
   forLanes(c.mask, [&](int l) { d[l] = bitsOf<D>(f(as<A>(a[l]), as<B>(b[l]), as<C>(s[l]))); });
+}
+
+// map2 and map3 for an operation whose last source is usually the same in every lane (a shift
+// count, a permutation selector): for a full warp with such a source the lane loop takes it as one
+// value, and the compiler vectorises what it cannot with a value per lane (SSE2 has no per-lane
+// shift counts). The same results as map2/map3 (the value is read before any lane is written).
+template <class D, class A, class B, class F>
+inline void map2Uniform(ExecContext& c, const ptx::DecodedInst& in, F&& f) {
+  const std::uint64_t* b = lanes(c, in.src[1]);
+  if (c.mask != kFullMask || !sameInEveryLane(b)) return map2<D, A, B>(c, in, f);
+  const B bv = as<B>(b[0]);
+  std::uint64_t* d = lanes(c, in.dst[0]);
+  const std::uint64_t* a = lanes(c, in.src[0]);
+  for (int l = 0; l < kWarpSize; ++l) d[l] = bitsOf<D>(f(as<A>(a[l]), bv));
+}
+template <class D, class A, class B, class C, class F>
+inline void map3Uniform(ExecContext& c, const ptx::DecodedInst& in, F&& f) {
+  const std::uint64_t* s = lanes(c, in.src[2]);
+  if (c.mask != kFullMask || !sameInEveryLane(s)) return map3<D, A, B, C>(c, in, f);
+  const C sv = as<C>(s[0]);
+  std::uint64_t* d = lanes(c, in.dst[0]);
+  const std::uint64_t* a = lanes(c, in.src[0]);
+  const std::uint64_t* b = lanes(c, in.src[1]);
+  for (int l = 0; l < kWarpSize; ++l) d[l] = bitsOf<D>(f(as<A>(a[l]), as<B>(b[l]), sv));
 }
 
 // Writes the lanes of `value` selected by the execution mask into predicate slot `slot`.

@@ -309,19 +309,26 @@ void bfind(ExecContext& c, const DecodedInst& in) {
   });
 }
 
-inline std::uint32_t brev32(std::uint32_t v) {
-  v = ((v >> 1) & 0x55555555u) | ((v & 0x55555555u) << 1);
-  v = ((v >> 2) & 0x33333333u) | ((v & 0x33333333u) << 2);
-  v = ((v >> 4) & 0x0F0F0F0Fu) | ((v & 0x0F0F0F0Fu) << 4);
-  return __builtin_bswap32(v);
+// Swaps ever larger groups of bits in shifts and masks only (no byte swap instruction, which
+// SSE2 has no vector form of): the lane loop vectorises.
+template <class T>
+inline T brevBits(T v) {
+  constexpr T k1 = T(0x5555555555555555ull), k2 = T(0x3333333333333333ull), k4 = T(0x0F0F0F0F0F0F0F0Full);
+  constexpr T k8 = T(0x00FF00FF00FF00FFull), k16 = T(0x0000FFFF0000FFFFull);
+  v = T(((v >> 1) & k1) | ((v & k1) << 1));
+  v = T(((v >> 2) & k2) | ((v & k2) << 2));
+  v = T(((v >> 4) & k4) | ((v & k4) << 4));
+  v = T(((v >> 8) & k8) | ((v & k8) << 8));
+  if constexpr (sizeof(T) == 4) {
+    return T((v >> 16) | (v << 16));
+  } else {
+    v = T(((v >> 16) & k16) | ((v & k16) << 16));
+    return T((v >> 32) | (v << 32));
+  }
 }
 template <class T>
 void brev(ExecContext& c, const DecodedInst& in) {
-  map1<T, T>(c, in, [](T a) {
-    if constexpr (sizeof(T) == 8)
-      return (std::uint64_t(brev32(std::uint32_t(a))) << 32) | brev32(std::uint32_t(a >> 32));
-    else return brev32(a);
-  });
+  map1<T, T>(c, in, [](T a) { return brevBits(a); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,7 +414,7 @@ inline std::uint32_t prmt(std::uint32_t a, std::uint32_t b, std::uint32_t sel) {
 }
 template <int Mode>
 void prmtH(ExecContext& c, const DecodedInst& in) {
-  map3<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>(
+  map3Uniform<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>(
       c, in, [](std::uint32_t a, std::uint32_t b, std::uint32_t s) { return prmt<Mode>(a, b, s); });
 }
 
@@ -445,13 +452,13 @@ void shf(ExecContext& c, const DecodedInst& in) {
 // the sign fill (shr.s).
 template <class T>
 void shl(ExecContext& c, const DecodedInst& in) {
-  map2<T, T, std::uint32_t>(c, in, [](T a, std::uint32_t n) {
+  map2Uniform<T, T, std::uint32_t>(c, in, [](T a, std::uint32_t n) {
     return n >= unsigned(kBits<T>) ? T(0) : T(UA<T>(a) << n);
   });
 }
 template <class T>
 void shr(ExecContext& c, const DecodedInst& in) {
-  map2<T, T, std::uint32_t>(c, in, [](T a, std::uint32_t n) {
+  map2Uniform<T, T, std::uint32_t>(c, in, [](T a, std::uint32_t n) {
     if constexpr (std::is_signed_v<T>) {
       return T(a >> (n < unsigned(kBits<T> - 1) ? n : unsigned(kBits<T> - 1)));
     } else {

@@ -1,6 +1,7 @@
 // ld, st, atom, red, cvta and isspacep.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "sm/exec/handlers.h"
 #include "sm/exec/mem_access.h"
@@ -18,6 +19,60 @@ inline std::uint64_t signExtend(std::uint64_t v, std::uint32_t bytes) {
   if (bytes >= 8) return v;
   const unsigned shift = 64 - bytes * 8;
   return std::uint64_t(std::int64_t(v << shift) >> shift);
+}
+
+// The host bytes of global [va, va + len) from the launch's spans (LaunchState::spans), or null.
+inline std::uint8_t* spanHost(ExecContext& c, std::uint64_t va, std::uint64_t len, bool write) {
+  GlobalSpans& s = c.launch->spans;
+  if (s.generation != c.launch->memory->generation()) return nullptr;
+  const GlobalSpans::Entry& e = s.entryOf(va);
+  if (va >= e.lo && va < e.end && e.end - va >= len && (e.writable || !write)) return e.host + (va - e.lo);
+  return nullptr;
+}
+
+// After the checked path let an access at global `va` (physical `pa`, in a translation page of
+// page_mask + 1 bytes) through: remembers the span around it that the translation page, the
+// allocation and the backing-store page all hold.
+void rememberSpan(ExecContext& c, std::uint64_t va, std::uint64_t pa, std::uint64_t page_mask, bool write) {
+  memsys::BackingStore& m = *c.launch->memory;
+  std::uint64_t base, size;
+  if (!m.findAllocation(pa, base, size)) return;
+  const std::uint64_t store_page = pa & ~(memsys::BackingStore::kPageBytes - 1);
+  const std::uint64_t lo = std::max({pa & ~page_mask, base, store_page});
+  std::uint64_t end = std::min(base + size, store_page + memsys::BackingStore::kPageBytes);
+  if (page_mask != ~std::uint64_t{0}) end = std::min(end, (pa & ~page_mask) + page_mask + 1);
+  std::uint8_t* host = m.hostPtr(lo);  // (may create the page: a new generation)
+  GlobalSpans& s = c.launch->spans;
+  if (s.generation != m.generation()) {
+    s = GlobalSpans{};
+    s.generation = m.generation();
+  }
+  GlobalSpans::Entry& e = s.entryOf(va);
+  e.lo = lo - pa + va;
+  e.end = end - pa + va;
+  e.host = host;
+  e.writable = write;
+}
+
+// resolve() for a lane's global (or generic) access, through the spans in the functional core: a
+// gather whose lanes fall in several pages takes this path a lane at a time.
+template <Space S>
+inline std::uint8_t* laneBytes(ExecContext& c, int lane, std::uint64_t addr, std::uint32_t size, bool write) {
+  if constexpr (S == Space::Global || S == Space::Generic) {
+    const bool spans = !c.effects && !c.trace && (addr & (size - 1)) == 0 && (S == Space::Global || !inAnyWindow(addr));
+    if (spans)
+      if (std::uint8_t* p = spanHost(c, addr, size, write)) return p;
+    std::uint8_t* p = resolve<S>(c, lane, addr, size, write);
+    if (spans) {
+      std::uint64_t pa = addr, mask = ~std::uint64_t{0};
+      const memsys::LastPage& last = c.launch->page;
+      if (!c.launch->page_table_root || last.hit(c.launch->page_table_root, addr, write, &pa, &mask))
+        rememberSpan(c, addr, pa, mask, write);
+    }
+    return p;
+  } else {
+    return resolve<S>(c, lane, addr, size, write);
+  }
 }
 
 // The functional core's per-warp path for a global (or generic-to-global) access of `bytes` per
@@ -66,18 +121,23 @@ std::uint8_t* warpGlobalSpan(ExecContext& c, const DecodedInst& in, std::uint32_
     }
     const std::uint64_t end = hi + bytes;
     if (windowed || (any_bits & (bytes - 1)) || end < hi) return nullptr;
-    std::uint64_t pa = lo;
+    if (std::uint8_t* host = spanHost(c, lo, end - lo, write)) {
+      *lo_out = lo;
+      return host;
+    }
+    std::uint64_t pa = lo, page_mask = ~std::uint64_t{0};
     if (c.launch->page_table_root) {
       // Both ends in one page: the span's translation is contiguous. A page not among the last
       // ones is looked up here (a failed translation takes the per-lane path, which names the
       // lane and the walk's fault).
       memsys::LastPage& last = c.launch->page;
       const std::uint64_t root = c.launch->page_table_root;
-      if (!last.hit(root, lo, write, &pa)) {
+      if (!last.hit(root, lo, write, &pa, &page_mask)) {
         const memsys::Translation t = c.launch->mmu->translate(root, lo, write);
         if (!t.ok) return nullptr;
         last.remember(root, lo, t);
         pa = t.pa;
+        page_mask = t.page_bytes - 1;
       }
       std::uint64_t pa_end;
       if (!last.hit(root, end - 1, write, &pa_end) || pa_end - pa != end - 1 - lo) return nullptr;
@@ -86,7 +146,9 @@ std::uint8_t* warpGlobalSpan(ExecContext& c, const DecodedInst& in, std::uint32_
     const std::uint64_t page = memsys::BackingStore::kPageBytes;
     if (pa / page != (pa + (end - lo) - 1) / page || !m.valid(pa, end - lo)) return nullptr;
     *lo_out = lo;
-    return m.hostPtr(pa);
+    std::uint8_t* host = m.hostPtr(pa);
+    rememberSpan(c, lo, pa, page_mask, write);
+    return host;
   }
 }
 
@@ -104,7 +166,8 @@ void load(ExecContext& c, const DecodedInst& in) {
     const std::uint64_t addr = uniform ? effectiveAddress(c, in, first) : 0;
     if (uniform && in.aux != ptx::kNoSlot) {
       const std::uint64_t* base = c.R + std::size_t(in.aux) * kWarpSize;
-      forLanes(c.mask, [&](int lane) { uniform &= base[lane] == base[first]; });
+      if (c.mask == kFullMask) uniform = sameInEveryLane(base);
+      else forLanes(c.mask, [&](int lane) { uniform &= base[lane] == base[first]; });
     }
     if (uniform) {
       const std::uint8_t* p = resolve<S>(c, first, addr, Bytes * vec, false);
@@ -113,7 +176,8 @@ void load(ExecContext& c, const DecodedInst& in) {
         std::memcpy(&v, p + e * Bytes, Bytes);
         if (sign) v = signExtend(v, Bytes);
         std::uint64_t* d = c.R + std::size_t(in.dst[e]) * kWarpSize;
-        forLanes(c.mask, [&](int lane) { d[lane] = v; });
+        if (c.mask == kFullMask) std::fill(d, d + kWarpSize, v);
+        else forLanes(c.mask, [&](int lane) { d[lane] = v; });
       }
       return;
     }
@@ -122,16 +186,17 @@ void load(ExecContext& c, const DecodedInst& in) {
   bool contiguous;
   if (std::uint8_t* span = warpGlobalSpan<S>(c, in, Bytes * vec, false, addr, &lo, &contiguous)) {
     if (contiguous && vec == 1) {
+      // The span copied whole into a local array first, then widened lane by lane: a loop the
+      // compiler vectorises (from the span itself, which may alias the registers, it did not).
+      using E = typename detail::UIntOf<Bytes>::type;
+      E raw[kWarpSize];
+      std::memcpy(raw, span, sizeof raw);
       std::uint64_t* d = c.R + std::size_t(in.dst[0]) * kWarpSize;
-      auto copy = [&](auto extend) {  // a loop per signedness, which the compiler vectorises
-        for (int lane = 0; lane < kWarpSize; ++lane) {
-          std::uint64_t v = 0;
-          std::memcpy(&v, span + lane * Bytes, Bytes);
-          d[lane] = extend ? signExtend(v, Bytes) : v;
-        }
-      };
-      if (sign) copy(std::true_type{});
-      else copy(std::false_type{});
+      using SignedE = std::make_signed_t<E>;
+      if (sign)
+        for (int lane = 0; lane < kWarpSize; ++lane) d[lane] = std::uint64_t(std::int64_t(SignedE(raw[lane])));
+      else
+        for (int lane = 0; lane < kWarpSize; ++lane) d[lane] = raw[lane];
       return;
     }
     if (contiguous)
@@ -149,7 +214,7 @@ void load(ExecContext& c, const DecodedInst& in) {
   }
   forLanes(c.mask, [&](int lane) {
     const std::uint64_t addr = effectiveAddress(c, in, lane);
-    const std::uint8_t* p = resolve<S>(c, lane, addr, Bytes * vec, false);
+    const std::uint8_t* p = laneBytes<S>(c, lane, addr, Bytes * vec, false);
     if (c.trace) traceAccess<S>(c, lane, addr, Bytes * vec, false, false);
     for (std::uint32_t e = 0; e < vec; ++e) {
       std::uint64_t v = 0;
@@ -168,12 +233,30 @@ template <Space S>
   return resolve<S>(c, lane, addr, size, write);
 }
 
+// The warp-wide shared paths' test that an access of Bytes (a power of two) at `addr` is aligned
+// and inside the block's `size` bytes, in one comparison: rotated right by log2(Bytes), an aligned
+// address is its element index, and a misaligned one has a top bit set and so is larger than any
+// index (an address that wraps past 2^64 is one too). Three compares and branches a lane before.
+template <std::uint32_t Bytes>
+class SharedBounds {
+ public:
+  explicit SharedBounds(std::uint64_t size) : end_(size >= Bytes ? (size - Bytes) / Bytes + 1 : 0) {}
+  bool ok(std::uint64_t addr) const {
+    constexpr int kShift = __builtin_ctz(Bytes);
+    if constexpr (kShift == 0) return addr < end_;
+    else return ((addr >> kShift) | (addr << (64 - kShift))) < end_;
+  }
+
+ private:
+  std::uint64_t end_;  // the number of aligned elements that fit
+};
+
 // A lane's Bytes of the block's shared memory for the warp-wide shared paths: in bounds and
 // aligned, straight into the block's array; otherwise resolve() (the lane's fault, or the rules).
 template <std::uint32_t Bytes>
-inline std::uint8_t* sharedLane(ExecContext& c, std::uint8_t* shared, std::uint64_t size, int lane,
+inline std::uint8_t* sharedLane(ExecContext& c, std::uint8_t* shared, const SharedBounds<Bytes>& bounds, int lane,
                                 std::uint64_t addr, bool write) {
-  if (__builtin_expect((addr & (Bytes - 1)) || addr + Bytes > size || addr + Bytes < addr, 0))
+  if (__builtin_expect(!bounds.ok(addr), 0))
     return const_cast<std::uint8_t*>(resolveCold<Space::Shared>(c, lane, addr, Bytes, write));
   return shared + addr;
 }
@@ -187,7 +270,7 @@ template <std::uint32_t Bytes, bool Signed, std::uint32_t Vec>
 void loadShared(ExecContext& c, const DecodedInst& in) {
   constexpr std::uint32_t kSize = Bytes * Vec;
   std::uint8_t* const shared = c.block->shared.data();
-  const std::uint64_t size = c.block->shared.size();
+  const SharedBounds<kSize> bounds(c.block->shared.size());
   const std::uint64_t* base = in.aux == ptx::kNoSlot ? nullptr : lanes(c, in.aux);
   std::uint64_t* d[Vec];
   for (std::uint32_t e = 0; e < Vec; ++e) d[e] = lanes(c, in.dst[e]);
@@ -195,7 +278,7 @@ void loadShared(ExecContext& c, const DecodedInst& in) {
   // with_base and traced are bools, or std::true_type/false_type where they are known.
   auto readLane = [&](int lane, auto with_base, auto traced) {
     const std::uint64_t addr = (with_base ? base[lane] : 0) + imm;
-    const std::uint8_t* p = sharedLane<kSize>(c, shared, size, lane, addr, false);
+    const std::uint8_t* p = sharedLane<kSize>(c, shared, bounds, lane, addr, false);
     if (traced) traceAccess<Space::Shared>(c, lane, addr, kSize, false, false);
     for (std::uint32_t e = 0; e < Vec; ++e) {
       std::uint64_t v = 0;
@@ -216,14 +299,14 @@ template <std::uint32_t Bytes, std::uint32_t Vec>
 void storeShared(ExecContext& c, const DecodedInst& in) {
   constexpr std::uint32_t kSize = Bytes * Vec;
   std::uint8_t* const shared = c.block->shared.data();
-  const std::uint64_t size = c.block->shared.size();
+  const SharedBounds<kSize> bounds(c.block->shared.size());
   const std::uint64_t* base = in.aux == ptx::kNoSlot ? nullptr : lanes(c, in.aux);
   const std::uint64_t* v[Vec];
   for (std::uint32_t e = 0; e < Vec; ++e) v[e] = lanes(c, in.src[e]);
   const std::uint64_t imm = std::uint64_t(in.imm);
   auto writeLane = [&](int lane, auto with_base, auto traced) {
     const std::uint64_t addr = (with_base ? base[lane] : 0) + imm;
-    std::uint8_t* p = sharedLane<kSize>(c, shared, size, lane, addr, true);
+    std::uint8_t* p = sharedLane<kSize>(c, shared, bounds, lane, addr, true);
     if (traced) traceAccess<Space::Shared>(c, lane, addr, kSize, true, false);
     for (std::uint32_t e = 0; e < Vec; ++e) std::memcpy(p + e * Bytes, &v[e][lane], Bytes);
   };
@@ -240,9 +323,12 @@ void store(ExecContext& c, const DecodedInst& in) {
   std::uint64_t lo, addr[kWarpSize];
   bool contiguous;
   if (std::uint8_t* span = warpGlobalSpan<S>(c, in, Bytes * vec, true, addr, &lo, &contiguous)) {
-    if (contiguous && vec == 1) {
+    if (contiguous && vec == 1) {  // narrowed into a local array, then copied whole (as load)
+      using E = typename detail::UIntOf<Bytes>::type;
+      E raw[kWarpSize];
       const std::uint64_t* v = c.R + std::size_t(in.src[0]) * kWarpSize;
-      for (int lane = 0; lane < kWarpSize; ++lane) std::memcpy(span + lane * Bytes, &v[lane], Bytes);
+      for (int lane = 0; lane < kWarpSize; ++lane) raw[lane] = E(v[lane]);
+      std::memcpy(span, raw, sizeof raw);
       return;
     }
     if (contiguous)
@@ -269,7 +355,7 @@ void store(ExecContext& c, const DecodedInst& in) {
       c.effects->store(pa, bytes, Bytes * vec);
       return;
     }
-    std::uint8_t* p = resolve<S>(c, lane, addr, Bytes * vec, true);
+    std::uint8_t* p = laneBytes<S>(c, lane, addr, Bytes * vec, true);
     if (c.trace) traceAccess<S>(c, lane, addr, Bytes * vec, true, false);
     for (std::uint32_t e = 0; e < vec; ++e) {
       std::uint64_t v = c.R[std::size_t(in.src[e]) * kWarpSize + lane];
@@ -278,9 +364,10 @@ void store(ExecContext& c, const DecodedInst& in) {
   });
 }
 
-// One atomic read-modify-write on T; returns the old value.
+// One atomic read-modify-write on T; returns the new value. Inline: the functional core's
+// handlers know `op` at compile time (one instantiation per operation), and the switch folds away.
 template <typename T>
-T atomicApply(ptx::SubOp op, T old, T b, T cmp) {
+[[gnu::always_inline]] inline T atomicApply(ptx::SubOp op, T old, T b, T cmp) {
   using ptx::SubOp;
   switch (op) {
     case SubOp::AAdd: return T(old + b);
@@ -314,29 +401,35 @@ void applyHeldBack(std::uint8_t* p, const GlobalEffects::Effect& e) {
 }
 
 // Lanes apply their atomics one after another in lane order: deterministic, and exactly the
-// serialisation a GPU's atomic unit guarantees for conflicting addresses.
-template <Space S, typename T>
+// serialisation a GPU's atomic unit guarantees for conflicting addresses. Op is in.sub, fixed at
+// decode time (a switch per lane was a third of a histogram's atomics).
+template <Space S, typename T, ptx::SubOp Op>
 void atomic(ExecContext& c, const DecodedInst& in) {
   const bool returns = in.op == ptx::Op::Atom;
   // The functional core's warp-wide paths: the lanes' addresses checked once per warp (global:
   // warpGlobalSpan) or against the block's shared memory without resolve() (shared; a lane that
   // faults takes resolve() after the lanes before it applied theirs, as below). Same order.
-  auto operands = [&](int lane, T& b, T& cmp) {
-    b = as<T>(c.R[std::size_t(in.src[0]) * kWarpSize + lane]);
+  // The register columns looked up once: the lambdas capture them by value, so a store into
+  // memory (which may alias anything) does not make every lane read them again from c and in.
+  const std::uint64_t* const src_b = lanes(c, in.src[0]);
+  const std::uint64_t* const src_c = Op == ptx::SubOp::ACas ? lanes(c, in.src[1]) : nullptr;
+  std::uint64_t* const dst = returns ? lanes(c, in.dst[0]) : nullptr;
+  auto operands = [src_b, src_c](int lane, T& b, T& cmp) {
+    b = as<T>(src_b[lane]);
     cmp = T{};
-    if (in.sub == ptx::SubOp::ACas) {  // atom.cas d, [a], b, c: compare with b, store c
+    if constexpr (Op == ptx::SubOp::ACas) {  // atom.cas d, [a], b, c: compare with b, store c
       cmp = b;
-      b = as<T>(c.R[std::size_t(in.src[1]) * kWarpSize + lane]);
+      b = as<T>(src_c[lane]);
     }
   };
-  auto apply = [&](int lane, std::uint8_t* p) {
+  auto apply = [operands, dst](int lane, std::uint8_t* p) {
     T b, cmp;
     operands(lane, b, cmp);
     T old;
     std::memcpy(&old, p, sizeof(T));
-    T next = atomicApply<T>(in.sub, old, b, cmp);
+    T next = atomicApply<T>(Op, old, b, cmp);
     std::memcpy(p, &next, sizeof(T));
-    if (returns) c.R[std::size_t(in.dst[0]) * kWarpSize + lane] = bitsOf<T>(old);
+    if (dst) dst[lane] = bitsOf<T>(old);
   };
   if constexpr (S == Space::Global || S == Space::Generic) {
     std::uint64_t lo, addr[kWarpSize];
@@ -350,9 +443,12 @@ void atomic(ExecContext& c, const DecodedInst& in) {
   } else if constexpr (S == Space::Shared) {
     if (!c.trace) {
       std::uint8_t* const shared = c.block->shared.data();
-      const std::uint64_t size = c.block->shared.size();
+      const SharedBounds<sizeof(T)> bounds(c.block->shared.size());
+      const std::uint64_t* const base = in.aux == ptx::kNoSlot ? nullptr : lanes(c, in.aux);
+      const std::uint64_t imm = std::uint64_t(in.imm);
       forLanes(c.mask, [&](int lane) {
-        apply(lane, sharedLane<sizeof(T)>(c, shared, size, lane, effectiveAddress(c, in, lane), true));
+        const std::uint64_t addr = (base ? base[lane] : 0) + imm;
+        apply(lane, sharedLane<sizeof(T)>(c, shared, bounds, lane, addr, true));
       });
       return;
     }
@@ -364,11 +460,10 @@ void atomic(ExecContext& c, const DecodedInst& in) {
       if (c.trace) traceAccess<S>(c, lane, addr, sizeof(T), true, true);
       T b, cmp;
       operands(lane, b, cmp);
-      c.effects->atomic(pa, &applyHeldBack<T>, in.sub, bitsOf<T>(b), bitsOf<T>(cmp),
-                        returns ? &c.R[std::size_t(in.dst[0]) * kWarpSize + lane] : nullptr);
+      c.effects->atomic(pa, &applyHeldBack<T>, Op, bitsOf<T>(b), bitsOf<T>(cmp), dst ? &dst[lane] : nullptr);
       return;
     }
-    std::uint8_t* p = resolve<S>(c, lane, addr, sizeof(T), true);
+    std::uint8_t* p = laneBytes<S>(c, lane, addr, sizeof(T), true);
     if (c.trace) traceAccess<S>(c, lane, addr, sizeof(T), true, true);
     apply(lane, p);
   });
@@ -452,21 +547,47 @@ ptx::ExecFn selectLdSt(const DecodedInst& in) {
   }
 }
 
+// The atomic handler for operation `op` on T (an operation T does not have reads the old value
+// and stores it back, as atomicApply's default).
+template <Space S, typename T>
+ptx::ExecFn atomicFor(ptx::SubOp op) {
+  using ptx::SubOp;
+  switch (op) {
+    case SubOp::AAdd: return &atomic<S, T, SubOp::AAdd>;
+    case SubOp::AMin: return &atomic<S, T, SubOp::AMin>;
+    case SubOp::AMax: return &atomic<S, T, SubOp::AMax>;
+    case SubOp::AExch: return &atomic<S, T, SubOp::AExch>;
+    case SubOp::ACas: return &atomic<S, T, SubOp::ACas>;
+    default: break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case SubOp::AInc: return &atomic<S, T, SubOp::AInc>;
+      case SubOp::ADec: return &atomic<S, T, SubOp::ADec>;
+      case SubOp::AAnd: return &atomic<S, T, SubOp::AAnd>;
+      case SubOp::AOr: return &atomic<S, T, SubOp::AOr>;
+      case SubOp::AXor: return &atomic<S, T, SubOp::AXor>;
+      default: break;
+    }
+  }
+  return &atomic<S, T, SubOp::None>;
+}
+
 template <Space S>
 ptx::ExecFn selectAtomic(const DecodedInst& in) {
   using ptx::SubOp;
   const bool bitwise = in.sub == SubOp::AAnd || in.sub == SubOp::AOr || in.sub == SubOp::AXor;
   const bool incdec = in.sub == SubOp::AInc || in.sub == SubOp::ADec;
   switch (in.type) {
-    case Type::U32: case Type::B32: return &atomic<S, std::uint32_t>;
-    case Type::S32: return bitwise || incdec ? nullptr : &atomic<S, std::int32_t>;
-    case Type::U64: case Type::B64: return incdec ? nullptr : &atomic<S, std::uint64_t>;
-    case Type::S64: return bitwise || incdec ? nullptr : &atomic<S, std::int64_t>;
+    case Type::U32: case Type::B32: return atomicFor<S, std::uint32_t>(in.sub);
+    case Type::S32: return bitwise || incdec ? nullptr : atomicFor<S, std::int32_t>(in.sub);
+    case Type::U64: case Type::B64: return incdec ? nullptr : atomicFor<S, std::uint64_t>(in.sub);
+    case Type::S64: return bitwise || incdec ? nullptr : atomicFor<S, std::int64_t>(in.sub);
     case Type::F32:
       return (in.sub == SubOp::AAdd || in.sub == SubOp::AExch || in.sub == SubOp::AMin || in.sub == SubOp::AMax)
-                 ? &atomic<S, float> : nullptr;
+                 ? atomicFor<S, float>(in.sub) : nullptr;
     case Type::F64:
-      return (in.sub == SubOp::AAdd || in.sub == SubOp::AExch) ? &atomic<S, double> : nullptr;
+      return (in.sub == SubOp::AAdd || in.sub == SubOp::AExch) ? atomicFor<S, double>(in.sub) : nullptr;
     default: return nullptr;
   }
 }

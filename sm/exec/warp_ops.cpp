@@ -16,6 +16,43 @@ using ptx::SubOp;
 // (not executing the shuffle, or outside the member mask) gives 0: the PTX ISA leaves the value
 // undefined, the H200 returns 0 (scripts/h100/shfl_inactive.cu), and the CUDA samples' reduce7
 // relies on it.
+// shflSource: the lane that `lane` reads (itself when out of range) and whether it is in range.
+template <SubOp S>
+inline bool shflSource(int lane, std::uint64_t b, std::uint64_t c, int* src) {
+  const int bval = int(b & 0x1F);
+  const int cval = int(c & 0x1F);
+  const int segmask = int((c >> 8) & 0x1F);
+  const int max_lane = (lane & segmask) | (cval & ~segmask);
+  const int min_lane = lane & segmask;
+  int j;
+  bool ok;
+  if constexpr (S == SubOp::ShflUp) {
+    j = lane - bval;
+    ok = j >= max_lane;
+  } else if constexpr (S == SubOp::ShflDown) {
+    j = lane + bval;
+    ok = j <= max_lane;
+  } else if constexpr (S == SubOp::ShflBfly) {
+    j = lane ^ bval;
+    ok = j <= max_lane;
+  } else {
+    j = min_lane | (bval & ~segmask);
+    ok = j <= max_lane;
+  }
+  *src = ok ? j : lane;
+  return ok;
+}
+
+// Whether every lane of the warp executes and is in the member mask: then every source lane takes
+// part (the usual case: a full warp's reduction with membermask -1).
+inline bool everyLaneTakesPart(const ExecContext& c, const std::uint64_t* member) {
+  if (c.mask != kFullMask) return false;
+  if (!member) return true;
+  std::uint64_t all = ~std::uint64_t{0};
+  for (int lane = 0; lane < kWarpSize; ++lane) all &= member[lane];
+  return std::uint32_t(all) == kFullMask;
+}
+
 // One instantiation per mode (S), chosen at decode time: the mode's switch is out of the lane loop.
 template <SubOp S>
 void shfl(ExecContext& c, const DecodedInst& in) {
@@ -25,32 +62,32 @@ void shfl(ExecContext& c, const DecodedInst& in) {
   const std::uint64_t* member = (in.flags & ptx::kHasMask) ? lanes(c, in.src[3]) : nullptr;
   std::uint64_t result[kWarpSize];
   std::uint32_t pred = 0;
-  forLanes(c.mask, [&](int lane) {
-    const int bval = int(b[lane] & 0x1F);
-    const int cval = int(cc[lane] & 0x1F);
-    const int segmask = int((cc[lane] >> 8) & 0x1F);
-    const int max_lane = (lane & segmask) | (cval & ~segmask);
-    const int min_lane = lane & segmask;
-    int j = lane;
-    bool ok = false;
-    if constexpr (S == SubOp::ShflUp) {
-      j = lane - bval;
-      ok = j >= max_lane;
-    } else if constexpr (S == SubOp::ShflDown) {
-      j = lane + bval;
-      ok = j <= max_lane;
-    } else if constexpr (S == SubOp::ShflBfly) {
-      j = lane ^ bval;
-      ok = j <= max_lane;
+  if (everyLaneTakesPart(c, member)) {
+    // Without the per-lane participation test (a fifth of a warp-reducing SpMV's instructions),
+    // and with b and c as one value each where they are the same in every lane (immediates, as
+    // usual): the lane arithmetic on them is done once.
+    auto full = [&](auto b_of, auto c_of) {
+      for (int lane = 0; lane < kWarpSize; ++lane) {
+        int j;
+        pred |= std::uint32_t(shflSource<S>(lane, b_of(lane), c_of(lane), &j)) << lane;
+        result[lane] = a[j] & 0xFFFFFFFFu;
+      }
+    };
+    if (sameInEveryLane(b) && sameInEveryLane(cc)) {
+      const std::uint64_t b0 = b[0], c0 = cc[0];
+      full([b0](int) { return b0; }, [c0](int) { return c0; });
     } else {
-      j = min_lane | (bval & ~segmask);
-      ok = j <= max_lane;
+      full([b](int lane) { return b[lane]; }, [cc](int lane) { return cc[lane]; });
     }
-    if (!ok) j = lane;
-    const std::uint32_t taking_part = c.mask & (member ? std::uint32_t(member[lane]) : ~0u);
-    result[lane] = (taking_part >> j & 1u) ? a[j] & 0xFFFFFFFFu : 0;
-    if (ok) pred |= 1u << lane;
-  });
+  } else {
+    forLanes(c.mask, [&](int lane) {
+      int j;
+      const bool ok = shflSource<S>(lane, b[lane], cc[lane], &j);
+      const std::uint32_t taking_part = c.mask & (member ? std::uint32_t(member[lane]) : ~0u);
+      result[lane] = (taking_part >> j & 1u) ? a[j] & 0xFFFFFFFFu : 0;
+      if (ok) pred |= 1u << lane;
+    });
+  }
   std::uint64_t* d = lanes(c, in.dst[0]);
   forLanes(c.mask, [&](int lane) { d[lane] = result[lane]; });
   if (in.flags & ptx::kDualPred) {
@@ -94,12 +131,19 @@ void match(ExecContext& c, const DecodedInst& in) {
     }
     return;
   }
-  std::uint32_t masks[kWarpSize] = {};
-  forLanes(c.mask, [&](int lane) {
-    forLanes(c.mask, [&](int other) {
-      if (value(other) == value(lane)) masks[lane] |= 1u << other;
-    });
-  });
+  // match.any: the lanes holding each distinct value, one value at a time (a pass over the warp
+  // per value, not per lane: warps hold few distinct values).
+  std::uint64_t values[kWarpSize];
+  for (int lane = 0; lane < kWarpSize; ++lane) values[lane] = value(lane);
+  std::uint32_t masks[kWarpSize];
+  for (std::uint32_t left = c.mask; left;) {
+    const std::uint64_t v = values[__builtin_ctz(left)];
+    std::uint32_t same = 0;
+    for (int other = 0; other < kWarpSize; ++other) same |= std::uint32_t(values[other] == v) << other;
+    same &= c.mask;
+    forLanes(same, [&](int lane) { masks[lane] = same; });
+    left &= ~same;
+  }
   forLanes(c.mask, [&](int lane) { d[lane] = masks[lane]; });
 }
 
