@@ -176,6 +176,9 @@ struct RegCase {
   std::string transport;
   std::uint32_t offset() const { return reg->offset + instance * reg->array_stride; }
 };
+// How gtest prints a case in the test list ctest reads (gtest_discover_tests): without it, a byte
+// dump holding a pointer, so the ctest names changed from build to build.
+void PrintTo(const RegCase& c, std::ostream* os) { *os << c.transport << ' ' << c.reg->name << ' ' << c.instance; }
 
 std::vector<RegCase> regCases() {
   std::vector<RegCase> cases;
@@ -252,6 +255,7 @@ struct UndefinedCase {
   std::uint32_t offset;
   const char* what;
 };
+void PrintTo(const UndefinedCase& c, std::ostream* os) { *os << c.what; }
 class UndefinedOffsets : public ::testing::TestWithParam<std::tuple<UndefinedCase, std::string>> {};
 
 TEST_P(UndefinedOffsets, ReadBadValueWriteDroppedFlagged) {
@@ -465,6 +469,7 @@ struct BadCommandCase {
   std::function<void(Device&)> send;  // on channel 1
   std::uint32_t kind;
 };
+void PrintTo(const BadCommandCase& c, std::ostream* os) { *os << c.name; }
 
 class MalformedCommands : public ::testing::TestWithParam<std::tuple<BadCommandCase, std::string>> {
  protected:
