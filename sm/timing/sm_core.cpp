@@ -156,9 +156,7 @@ struct WarpSlot {
   std::uint64_t head_ready = 0;
   std::uint64_t fetch_at = 0;
   std::uint64_t next_issue = 0;   // branch resolution
-  std::uint64_t barrier_until = 0;
-  // 1 + the cycle its head LSU instruction was first turned away (queue full or port busy); 0: not.
-  std::uint64_t lsu_wait_since = 0;  // released from a barrier (CTA or cluster): issues from then on
+  std::uint64_t barrier_until = 0;  // released from a barrier (CTA or cluster): issues from then on
   // An mbarrier.try_wait at mbar_wait_pc suspended since mbar_wait_since (kNoPc: none).
   std::uint32_t mbar_wait_pc = 0xFFFFFFFFu;
   std::uint64_t mbar_wait_since = 0;
@@ -230,7 +228,6 @@ struct SubCore {
   // No warp can fetch before this cycle: those with room wait for their first fetch, the others
   // have a full buffer or nothing left to fetch until they issue (which resets it).
   std::uint64_t fetch_idle_until = 0;
-  std::uint32_t lsu_waiters = 0;  // its warps with lsu_wait_since set
   // The tensor pipe is held over [tensor_from, pipe_free[Tensor]) by its last instruction (an
   // instruction takes it only once the one before has let go): the waveform's tensor_busy.
   std::uint64_t tensor_from = 0;
@@ -279,18 +276,6 @@ struct SmCore::Impl {
   // The head instruction is an mbarrier.try_wait whose phase has not completed: true while the warp
   // stays suspended (until a completion or an arrival in its block wakes it, or the time limit).
   bool mbarrierTryWaitSuspends(WarpSlot& ws, std::uint64_t t, std::uint64_t* until);
-  // Whether another warp of the sub-core was turned away by the LSU before `ws` (or with it and
-  // older): that one goes first when the LSU takes an instruction again.
-  bool lsuWaiterBefore(const WarpSlot& ws, const SubCore& sc) const {
-    const std::uint64_t mine = ws.lsu_wait_since ? ws.lsu_wait_since : kNever;
-    for (std::uint32_t o : sc.warps) {
-      const WarpSlot& other = warps[o];
-      if (&other != &ws && other.lsu_wait_since &&
-          (other.lsu_wait_since < mine || (other.lsu_wait_since == mine && other.age < ws.age)))
-        return true;
-    }
-    return false;
-  }
   // Warps of a block look at their mbarrier waits again (an arrival or a copy's completion).
   void wakeMbarrierWaiters(const BlockState* block);
   void checkDeadlock(BlockSlot& b);
@@ -679,10 +664,6 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
     const std::uint64_t pipe_free = sc.pipe_free[int(ws.head_pipe)];
     const std::uint64_t port_free = pipe_free > extra ? pipe_free - extra : 0;  // first t' with pipe_free <= t' + extra
     if (ws.head_pipe == Pipe::Lsu) {
-      if ((port_free > t || lsu.full()) && !ws.lsu_wait_since) {
-        ws.lsu_wait_since = t + 1;
-        sc.lsu_waiters++;
-      }
       // The sub-core's port first: only the sub-core's own issues change it, and they make its
       // throttled warps look again, so the reason holds until port_free whatever the shared queue
       // does. A full queue then holds the instruction in its queue's name (LG or MIO) until the
@@ -693,14 +674,6 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
       }
       if (lsu.full()) {
         *until = lsu.earliestRoom(t);
-        return ws.head_lg ? Reason::LgThrottle : Reason::MioThrottle;
-      }
-      // The warps the LSU turned away get it in the order they were turned away, not the
-      // scheduler's: under a shared-memory bottleneck the H100 ends a block's warps together
-      // (validation/micro/warp_order, smem_1way and smem_v4: within 3-6 %), where oldest-first
-      // let the oldest warps take every freed slot and end at a quarter of the time.
-      if (sc.lsu_waiters > (ws.lsu_wait_since ? 1u : 0u) && lsuWaiterBefore(ws, sc)) {
-        *until = t + 1;
         return ws.head_lg ? Reason::LgThrottle : Reason::MioThrottle;
       }
     } else if (port_free > t) {
@@ -763,10 +736,6 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
       c = t + extra + 1;
       break;
     }
-  if (ws.lsu_wait_since) {
-    ws.lsu_wait_since = 0;
-    sc.lsu_waiters--;
-  }
   if (!merged && info.pipe == Pipe::Lsu)  // the next sub-core has the first turn at the LSU
     lsu_turn = std::uint32_t((&sc - subs.data() + 1) % subs.size());
   if (!merged && !alu_free) {
@@ -1346,7 +1315,6 @@ void SmCore::launchBlock(std::uint32_t kernel, std::uint64_t linear_block_id, st
     ws.code_size = std::uint32_t(b.launch->program->code.size());
     ws.next_issue = 0;
     ws.barrier_until = 0;
-    ws.lsu_wait_since = 0;
     ws.mbar_wait_pc = kNoPc;
     ws.reg_ready.assign(w.regs.size() / kWarpSize, 0);
     ws.reg_kind.assign(ws.reg_ready.size(), DepKind::None);
