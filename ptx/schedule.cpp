@@ -341,7 +341,8 @@ bool fusablePair(const DecodedInst& i, const DecodedInst& j) {
 // order, so each load (global, shared, constant, parameter, ldmatrix, wmma.load) moves up its basic
 // block past the instructions it may legally pass (mayPass), stopping at the previous load, and
 // each store to shared or local memory moves down past the arithmetic and the loads it cannot
-// alias (maySink), stopping at the next store. What every thread computes is unchanged.
+// alias (maySink), stopping at the next store; then the arithmetic between them is interleaved
+// (interleaveArithmetic). What every thread computes is unchanged.
 Program scheduleLikePtxas(const Program& in) {
   Program prog = in;
   const std::size_t n = prog.code.size();
