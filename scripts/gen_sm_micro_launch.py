@@ -12,7 +12,9 @@ out_dir = os.path.join(micro, "sm")
 # Parameter types of each kernel of sm_micro.cu, in order; "@buf" stands for the case's buffer,
 # "cycles" and "sink" for the two output buffers every timed kernel takes.
 ALU = {"ffma": "f32", "imad": "u32", "dfma": "f64", "mufu": "f32", "udiv": "u32", "urem": "u32", "udiv64": "u64",
-       "urem64": "u64"}
+       "urem64": "u64", "rsqrt": "f32", "sqrt": "f32",
+       "fdiv": "f32", "frcp": "f32", "ex2": "f32", "fdivfast": "f32", "ddiv": "f64", "dsqrt": "f64", "drcp": "f64",
+       "drsqrt": "f64"}
 def signature(kernel):
     if kernel in ("smem_load", "smem_store"): return ["u32", "s32", "cycles", "sink"]
     if kernel == "smem_load_v4": return ["u32", "s32", "cycles", "sink"]

@@ -16,6 +16,24 @@ struct PipeParams {
   std::uint32_t initiation_interval_cycles = 1;  // cycles before the pipe takes the next warp instruction
 };
 
+// A PTX instruction that ptxas expands into a sequence of SASS instructions: the IEEE-rounded
+// division, reciprocal and square root, and the MUFU approximations without .ftz (which scale
+// denormal inputs around the MUFU). The sequence takes issue_cycles of its sub-core's issue slots
+// (no other warp issues there meanwhile), holds its pipe (the SFU for f32, FP64 for f64) for
+// pipe_cycles, and has its result latency_cycles after issue. All zero: a single instruction on
+// its pipe, as before these were measured.
+struct SequenceParams {
+  std::uint32_t issue_cycles = 0, pipe_cycles = 0, latency_cycles = 0;
+};
+enum class Sequence : std::uint8_t {
+  RsqrtApproxF32, Ex2ApproxF32, DivApproxF32, SqrtRnF32, DivRnF32, RcpRnF32,
+  DivRnF64, SqrtRnF64, RcpRnF64, RsqrtApproxF64, Count, None = Count,
+};
+// The config key of each (sm.sequences.<name>), in the order of Sequence.
+inline constexpr const char* kSequenceNames[] = {
+    "rsqrt_approx_f32", "ex2_approx_f32", "div_approx_f32", "sqrt_rn_f32", "div_rn_f32", "rcp_rn_f32",
+    "div_rn_f64",       "sqrt_rn_f64",    "rcp_rn_f64",     "rsqrt_approx_f64"};
+
 struct SmParams {
   std::uint32_t count = 2;
   std::uint32_t sub_cores = 4;                   // processing blocks, one warp scheduler each
@@ -135,6 +153,7 @@ struct SmParams {
   // integer pipe (its issue slots) and its dependent latency, for 32- and 64-bit operands.
   std::uint32_t int_div32_issue_cycles = 7, int_div32_latency_cycles = 61;
   std::uint32_t int_div64_issue_cycles = 108, int_div64_latency_cycles = 346;
+  SequenceParams sequences[std::size_t(Sequence::Count)];
   // The copy engine (TMA): cycles from a bulk copy's issue to its first request (reading the
   // tensor map, generating addresses), beyond the LSU's own latency.
   std::uint32_t tma_setup_cycles = 0;

@@ -295,6 +295,31 @@ TEST(SmTiming, IndependentFmasIssueOnePerInitiationInterval) {
   }
 }
 
+TEST(SmTiming, SassSequencesTakeTheirIssueSlotsPipeAndLatency) {
+  // div.rn.f32 is a sequence of SASS instructions (sm.sequences): with issue 5, pipe 9 and latency
+  // 30, an independent FP32 add may issue 5 cycles after it (the sequence's issue slots), a second
+  // independent division 9 cycles after it (its SFU time), and the add that reads both results 30
+  // cycles after the second. As one SFU instruction (all zero) the add would follow at once, the
+  // second division after the SFU's initiation interval and the sum after the SFU's latency.
+  const std::string body = ".visible .entry seq()\n{\n  .reg .f32 %f<8>;\n"
+                           "  mov.f32 %f2, 0f40400000;\n  mov.f32 %f3, 0f40000000;\n"
+                           "  div.rn.f32 %f1, %f2, %f3;\n  add.f32 %f4, %f5, 0f3F800000;\n"
+                           "  div.rn.f32 %f6, %f3, %f2;\n  add.f32 %f7, %f1, %f6;\n  ret;\n}\n";
+  for (bool sequence : {false, true}) {
+    SmParams p = testParams();
+    if (sequence) p.sequences[std::size_t(Sequence::DivRnF32)] = {5, 9, 30};
+    Bench b(body, "seq", p);
+    b.configure(32, 2);
+    b.runBlock(0);
+    b.issues_.clear();
+    b.runBlock(1);
+    const std::uint64_t div = b.issueCycle(0, 2);
+    EXPECT_EQ(b.issueCycle(0, 3) - div, sequence ? 5u : 1u);
+    EXPECT_EQ(b.issueCycle(0, 4) - div, sequence ? 9u : p.pipe_sfu.initiation_interval_cycles);
+    EXPECT_EQ(b.issueCycle(0, 5) - b.issueCycle(0, 4), sequence ? 30u : p.pipe_sfu.latency_cycles);
+  }
+}
+
 TEST(SmTiming, RegisterBankConflictsDelayDispatch) {
   // fma %f1, %f1, %f2, %f3 in a chain: three distinct source registers. With B banks the most
   // loaded bank holds m of them and operand collection takes m - 1 extra cycles per instruction.

@@ -195,6 +195,18 @@ void pipeKeys(Builder& b, const std::string& name, PipeGet get, const std::strin
             "cycles before the sub-core's pipe takes the next warp instruction (32 / lanes per sub-core)");
 }
 
+// sm.sequences.<name>: a PTX instruction ptxas expands into a sequence (sm_params.h SequenceParams).
+void sequenceKeys(Builder& b, std::size_t index) {
+  const std::string prefix = std::string("sm.sequences.") + kSequenceNames[index];
+  b.section(prefix, "the SASS sequence ptxas makes of this PTX instruction (all zero: one instruction on its pipe)");
+  b.integer(prefix + ".issue_cycles", [index](GpuParams& p) { return ref(p.sm.sequences[index].issue_cycles); }, 0,
+            10000, "issue slots of the sub-core the sequence takes (no other warp issues there meanwhile)");
+  b.integer(prefix + ".pipe_cycles", [index](GpuParams& p) { return ref(p.sm.sequences[index].pipe_cycles); }, 0,
+            10000, "cycles the sequence holds its pipe (SFU for f32, FP64 for f64): its throughput a sub-core");
+  b.integer(prefix + ".latency_cycles", [index](GpuParams& p) { return ref(p.sm.sequences[index].latency_cycles); },
+            0, 100000, "cycles from the instruction's issue to its result");
+}
+
 Schema buildSchema() {
   Builder b;
   b.string("name", FIELD(name), "device name; cudaGetDeviceProperties reports \"scgpu <name>\"").need();
@@ -353,6 +365,8 @@ Schema buildSchema() {
             "the same as int_div32_issue_cycles for 64-bit operands (a called subroutine)");
   b.integer("sm.int_div64_latency_cycles", FIELD(sm.int_div64_latency_cycles), 1, 100000,
             "cycles from a 64-bit integer div/rem's issue to its result");
+  b.section("sm.sequences", "PTX instructions that ptxas expands into sequences of SASS instructions");
+  for (std::size_t i = 0; i < std::size_t(Sequence::Count); ++i) sequenceKeys(b, i);
   b.integer("sm.tma_setup_cycles", FIELD(sm.tma_setup_cycles), 0, 100000,
             "cycles a bulk copy (cp.async.bulk, the TMA unit) takes from its issue to its first memory request "
             "beyond the LSU's latency (tensor-map read, address generation)");

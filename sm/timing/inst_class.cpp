@@ -79,6 +79,36 @@ bool lgQueue(const ptx::DecodedInst& in) {
   }
 }
 
+Sequence sequenceOf(const ptx::DecodedInst& in) {
+  const bool f32 = in.type == Type::F32, f64 = in.type == Type::F64;
+  const bool ftz = in.flags & ptx::kFtz, approx = in.flags & ptx::kApprox, rn = in.round == ptx::Round::Rn;
+  switch (in.op) {
+    case Op::Rsqrt:
+      if (f32 && !ftz) return Sequence::RsqrtApproxF32;  // denormal inputs scaled around MUFU.RSQ
+      if (f64) return Sequence::RsqrtApproxF64;
+      break;
+    case Op::Ex2:
+      if (f32 && !ftz) return Sequence::Ex2ApproxF32;  // inputs below -126 halved, the result squared
+      break;
+    case Op::Div:
+      if (f32 && approx) return Sequence::DivApproxF32;
+      if (f32 && rn) return Sequence::DivRnF32;
+      if (f64 && rn) return Sequence::DivRnF64;
+      break;
+    case Op::Sqrt:
+      if (f32 && rn) return Sequence::SqrtRnF32;
+      if (f64 && rn) return Sequence::SqrtRnF64;
+      break;
+    case Op::Rcp:
+      if (f32 && rn) return Sequence::RcpRnF32;
+      if (f64 && rn) return Sequence::RcpRnF64;
+      break;
+    default:
+      break;
+  }
+  return Sequence::None;
+}
+
 InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vector<std::uint8_t>& const_slots) {
   const ptx::DecodedInst& in = program.code[pc];
   InstInfo info;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ptx/decoded.h"
+#include "sm/sm_params.h"
 
 namespace scgpu::sm::timing {
 
@@ -69,6 +70,10 @@ struct InstInfo {
 // global far more often than shared), and cp.async, which reads global memory. Shared, constant
 // and parameter accesses, ldmatrix/stmatrix, texture and bulk (TMA) copies are the MIO's.
 bool lgQueue(const ptx::DecodedInst& in);
+
+// The SASS sequence ptxas expands this instruction into, when it is one of those the config times
+// as a sequence (sm.sequences, SequenceParams); Sequence::None otherwise.
+Sequence sequenceOf(const ptx::DecodedInst& in);
 
 InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vector<std::uint8_t>& const_slots);
 std::vector<InstInfo> classifyProgram(const ptx::Program& program);

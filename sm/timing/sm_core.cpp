@@ -41,6 +41,8 @@ struct ProgramInfo {
   // Per pc, where the instruction decides them rather than its pipe (0: the pipe's): tensor-core
   // shapes, and integer division, which ptxas expands into a sequence of SASS instructions.
   std::vector<std::uint16_t> op_interval, op_latency;
+  // Per pc, issue cycles of the sub-core an instruction's SASS sequence takes (0: one).
+  std::vector<std::uint16_t> op_issue;
   std::uint64_t icache_base = 0;
   std::uint64_t param_bank = 0;
 };
@@ -457,9 +459,19 @@ void SmCore::Impl::opTiming(ProgramInfo& pi) const {
   const ptx::Program& prog = *pi.program;
   pi.op_interval.assign(prog.code.size(), 0);
   pi.op_latency.assign(prog.code.size(), 0);
+  pi.op_issue.assign(prog.code.size(), 0);
   const PipeParams& tp = p.pipe_tensor;
   for (std::size_t pc = 0; pc < prog.code.size(); ++pc) {
     const ptx::DecodedInst& in = prog.code[pc];
+    if (const Sequence seq = sequenceOf(in); seq != Sequence::None) {
+      // IEEE division, reciprocal, square root and the non-ftz approximations as ptxas expands them
+      // (validation/micro sm_micro *_tput/*_lat, docs/validation.md "SASS sequences").
+      const SequenceParams& sp = p.sequences[std::size_t(seq)];
+      pi.op_issue[pc] = std::uint16_t(std::min<std::uint32_t>(sp.issue_cycles, 65535));
+      pi.op_interval[pc] = std::uint16_t(std::min<std::uint32_t>(sp.pipe_cycles, 65535));
+      pi.op_latency[pc] = std::uint16_t(std::min<std::uint32_t>(sp.latency_cycles, 65535));
+      continue;
+    }
     if ((in.op == ptx::Op::Div || in.op == ptx::Op::Rem) && !ptx::isFloat(in.type)) {
       // div/rem by a run-time divisor: ptxas's sequence (a call for 64 bits) takes this many of the
       // sub-core's issue cycles, on the integer pipe, and this long to its result (H100:
@@ -741,6 +753,13 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   if (!merged && !alu_free) {
     const std::uint32_t held = pi.op_interval[pc] ? pi.op_interval[pc] : pipe[int(info.pipe)].initiation_interval_cycles;
     sc.pipe_free[int(info.pipe)] = t + extra + held;
+    if (const std::uint32_t issue = pi.op_issue[pc]; issue > 1) {
+      // A SASS sequence: its instructions take the sub-core's next issue slots, so no pipe takes
+      // another instruction before they are through (other warps see their pipe busy). The tensor
+      // pipe is left alone: its busy interval is what the tensor statistics and waveform report.
+      for (int q = 0; q < int(Pipe::Count); ++q)
+        if (q != int(Pipe::Tensor)) sc.pipe_free[q] = std::max(sc.pipe_free[q], t + extra + issue);
+    }
     ++*pipe_instructions[int(info.pipe)];
     *pipe_busy[int(info.pipe)] += held;
     if (info.pipe == Pipe::Tensor) {

@@ -194,6 +194,22 @@ using u64 = unsigned long long;  // one token, for ALU_KERNEL's T(...) casts
 __device__ __forceinline__ u64 udiv64Step(u64 a, u64 b, u64 c) { return a / b + c; }
 __device__ __forceinline__ u64 urem64Step(u64 a, u64 b, u64 c) { return a % b + c; }
 
+// Single PTX instructions that ptxas expands into a sequence (the model's `sass_sequences`):
+// the IEEE-rounded division, reciprocal and square root and the approximations without .ftz
+// (which scale denormal inputs around the MUFU). Each step is OP(a) * b + c or b / a + c, so a
+// step is the sequence plus one FFMA/FADD (DFMA for f64), as in most real uses; b and c keep the
+// chain on normal numbers, off the sequences' slow paths.
+__device__ __forceinline__ float rsqrtStep(float a, float b, float c) { return rsqrtf(a) * b + c; }
+__device__ __forceinline__ float sqrtStep(float a, float b, float c) { return sqrtf(a) * b + c; }
+__device__ __forceinline__ float fdivStep(float a, float b, float c) { return b / a + c; }
+__device__ __forceinline__ float frcpStep(float a, float b, float c) { return (1.0f / a) * b + c; }
+__device__ __forceinline__ float ex2Step(float a, float b, float c) { return exp2f(a) * b + c; }
+__device__ __forceinline__ float fdivfastStep(float a, float b, float c) { return __fdividef(b, a) + c; }
+__device__ __forceinline__ double ddivStep(double a, double b, double c) { return b / a + c; }
+__device__ __forceinline__ double dsqrtStep(double a, double b, double c) { return sqrt(a) * b + c; }
+__device__ __forceinline__ double drcpStep(double a, double b, double c) { return (1.0 / a) * b + c; }
+__device__ __forceinline__ double drsqrtStep(double a, double b, double c) { return rsqrt(a) * b + c; }
+
 ALU_KERNEL(ffma_tput, float, 8, ffmaStep)
 ALU_KERNEL(ffma_lat, float, 1, ffmaStep)
 ALU_KERNEL(imad_tput, unsigned, 8, imadStep)
@@ -210,6 +226,26 @@ ALU_KERNEL(udiv64_tput, u64, 8, udiv64Step)
 ALU_KERNEL(udiv64_lat, u64, 1, udiv64Step)
 ALU_KERNEL(urem64_tput, u64, 8, urem64Step)
 ALU_KERNEL(urem64_lat, u64, 1, urem64Step)
+ALU_KERNEL(rsqrt_tput, float, 8, rsqrtStep)
+ALU_KERNEL(rsqrt_lat, float, 1, rsqrtStep)
+ALU_KERNEL(sqrt_tput, float, 8, sqrtStep)
+ALU_KERNEL(sqrt_lat, float, 1, sqrtStep)
+ALU_KERNEL(fdiv_tput, float, 8, fdivStep)
+ALU_KERNEL(fdiv_lat, float, 1, fdivStep)
+ALU_KERNEL(frcp_tput, float, 8, frcpStep)
+ALU_KERNEL(frcp_lat, float, 1, frcpStep)
+ALU_KERNEL(ex2_tput, float, 8, ex2Step)
+ALU_KERNEL(ex2_lat, float, 1, ex2Step)
+ALU_KERNEL(fdivfast_tput, float, 8, fdivfastStep)
+ALU_KERNEL(fdivfast_lat, float, 1, fdivfastStep)
+ALU_KERNEL(ddiv_tput, double, 8, ddivStep)
+ALU_KERNEL(ddiv_lat, double, 1, ddivStep)
+ALU_KERNEL(dsqrt_tput, double, 8, dsqrtStep)
+ALU_KERNEL(dsqrt_lat, double, 1, dsqrtStep)
+ALU_KERNEL(drcp_tput, double, 8, drcpStep)
+ALU_KERNEL(drcp_lat, double, 1, drcpStep)
+ALU_KERNEL(drsqrt_tput, double, 8, drsqrtStep)
+ALU_KERNEL(drsqrt_lat, double, 1, drsqrtStep)
 
 // Pointer chase in global memory, one thread: idx = (idx + stride + a[idx]) & mask over a
 // zero-filled buffer, so every load depends on the previous one and touches a new line when
