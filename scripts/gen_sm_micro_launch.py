@@ -24,6 +24,7 @@ def signature(kernel):
     if kernel.split("_")[0] in ALU:
         t = ALU[kernel.split("_")[0]]
         return ["s32", t, t, "cycles", "sink"]
+    if kernel in ("uniform_mix", "vector_mix"): return ["s32", "u32", "u32", "u32", "s32", "cycles", "sink"]
     if kernel == "chase": return ["@buf", "u32", "u32", "s32", "s32", "s32", "cycles", "sink"]
     if kernel == "smem_chase": return ["s32", "cycles", "sink"]
     if kernel == "l1_load": return ["u32", "s32", "@buf", "cycles", "sink"]

@@ -91,9 +91,17 @@ struct SmParams {
   // Time instructions as ptxas compiles them: integer op pairs it fuses (IADD3, LOP3, LEA, IMAD)
   // and copies and constants it folds away issue free (InstInfo kFused, kFree).
   bool fuse_like_ptxas = false;
+  // A uniform datapath (Turing and later): integer instructions on warp-uniform values issue to
+  // pipe_uniform instead of pipe_int, and adds of a uniform value into a shared-memory address fold
+  // into the address (InstInfo kUniformOp, kAddressFoldUniform).
+  bool uniform_datapath = false;
+  // Integer multiplies and multiply-adds (IMAD) run on the FP32 (FMA) pipe, holding it
+  // pipe_int.initiation_interval_cycles, and a plain 32-bit integer add or subtract issues to
+  // whichever of the integer and FP32 pipes is free first (ptxas's IMAD.IADD, VIADD): Volta and later.
+  bool imad_on_fp32_pipe = false;
 
   // Execution pipelines per sub-core.
-  PipeParams pipe_int, pipe_fp32, pipe_fp64, pipe_sfu, pipe_lsu, pipe_tensor, pipe_branch;
+  PipeParams pipe_int, pipe_fp32, pipe_fp64, pipe_sfu, pipe_lsu, pipe_tensor, pipe_branch, pipe_uniform;
 
   // Tensor cores (pipe_tensor: latency and initiation interval of an mma with no work). An mma of
   // m*n*k multiply-adds on b-bit inputs (work = m*n*k*b/16, 2048 for m16n8k16 .f16) holds the pipe

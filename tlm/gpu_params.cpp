@@ -286,6 +286,14 @@ Schema buildSchema() {
             "time PTX as ptxas compiles it: an integer add/sub/logic op that with the op before it makes one SASS "
             "instruction (IADD3, LOP3, LEA, IMAD), and copies and constants (mov, cvta), take no issue slot, pipe "
             "or latency");
+  b.boolean("sm.uniform_datapath", FIELD(sm.uniform_datapath),
+            "a uniform datapath (Turing and later): integer instructions whose sources are all warp-uniform issue to "
+            "pipes.uniform instead of pipes.int, and an add of a uniform value that only addresses shared memory "
+            "folds into the address");
+  b.boolean("sm.imad_on_fp32_pipe", FIELD(sm.imad_on_fp32_pipe),
+            "integer multiplies and multiply-adds (IMAD) run on the FP32 pipe, holding it "
+            "pipes.int.initiation_interval_cycles, and a plain 32-bit integer add or subtract issues to whichever of "
+            "the integer and FP32 pipes is free first (IMAD.IADD, VIADD)");
   b.integer("sm.operand_collectors", FIELD(sm.operand_collectors), 1, 64, "operand collector units per sub-core");
   b.section("sm.pipes", "execution pipelines of one sub-core, per instruction class");
   pipeKeys(b, "int", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_int; }, "integer and logic (IADD3, LOP3, ...)");
@@ -299,6 +307,8 @@ Schema buildSchema() {
            "tensor cores (mma, wmma.mma): latency and initiation interval of an mma without work; its work adds "
            "(sm.tensor_work_per_cycle)");
   pipeKeys(b, "branch", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_branch; }, "branches, barriers, exits");
+  pipeKeys(b, "uniform", [](GpuParams& p) -> PipeParams& { return p.sm.pipe_uniform; },
+           "the uniform datapath (sm.uniform_datapath): integer ops on warp-uniform values (UIADD3, ULOP3, ...)");
   b.number("sm.tensor_work_per_cycle", FIELD(sm.tensor_work_per_cycle), 1e6,
            "16-bit multiply-adds per cycle of a sub-core's tensor core: an mma of m*n*k multiply-adds on b-bit "
            "inputs holds the tensor pipe m*n*k*b/16 / this cycles beyond pipes.tensor.initiation_interval_cycles");

@@ -130,6 +130,8 @@ int main(int argc, char** argv) {
       else if (n == "drcp_lat") drcp_lat<<<g, b>>>(I(0), F(1), F(2), cycles, reinterpret_cast<double*>(sink));
       else if (n == "drsqrt_tput") drsqrt_tput<<<g, b>>>(I(0), F(1), F(2), cycles, reinterpret_cast<double*>(sink));
       else if (n == "drsqrt_lat") drsqrt_lat<<<g, b>>>(I(0), F(1), F(2), cycles, reinterpret_cast<double*>(sink));
+      else if (n == "uniform_mix") uniform_mix<<<g, b>>>(I(0), U(1), U(2), U(3), I(4), cycles, reinterpret_cast<unsigned*>(sink));
+      else if (n == "vector_mix") vector_mix<<<g, b>>>(I(0), U(1), U(2), U(3), I(4), cycles, reinterpret_cast<unsigned*>(sink));
       else if (n == "chase") chase<<<g, b>>>(buf, U(1), U(2), I(3), I(4), I(5), cycles, reinterpret_cast<unsigned*>(sink));
       else if (n == "smem_chase") smem_chase<<<g, b>>>(I(0), cycles, reinterpret_cast<unsigned*>(sink));
       else if (n == "l1_load") l1_load<<<g, b>>>(U(0), I(1), reinterpret_cast<const int*>(buf), cycles, sink);

@@ -18,6 +18,7 @@ const char* toString(Pipe p) {
     case Pipe::Lsu: return "lsu";
     case Pipe::Branch: return "branch";
     case Pipe::Tensor: return "tensor";
+    case Pipe::Uniform: return "uniform";
     default: return "?";
   }
 }
@@ -116,6 +117,9 @@ InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vect
   info.result = info.pipe == Pipe::Sfu ? DepKind::Short : DepKind::Wait;
   if (info.pipe == Pipe::Lsu) info.flags |= kMemory;
   info.lg = info.pipe == Pipe::Lsu && lgQueue(in);
+  if ((in.op == Op::Add || in.op == Op::Sub) && info.pipe == Pipe::Int && !(in.flags & (ptx::kCcIn | ptx::kCcOut)) &&
+      (in.type == Type::S32 || in.type == Type::U32 || in.type == Type::B32))
+    info.flags |= kIntAddFlex;
   switch (in.op) {
     case Op::Bra: case Op::BrxIdx: case Op::Call: case Op::Ret: case Op::Exit:
       info.flags |= kControl;
@@ -301,7 +305,7 @@ namespace {
 // results differ between lanes; a register written more than once is non-uniform once a branch is
 // (its definitions may run for some lanes only). Then kUniformAtomic on the qualifying atomics.
 void markUniformAtomics(const ptx::Program& program, const ptx::DecodedFunction& f, std::uint32_t end,
-                        std::vector<InstInfo>& out) {
+                        const std::vector<std::uint32_t>& readers, std::vector<InstInfo>& out) {
   std::vector<std::uint8_t> reg(f.num_regs, 0), pred(f.num_preds, 0);  // 1: not provably uniform
   std::vector<std::uint16_t> reg_defs(f.num_regs, 0), pred_defs(f.num_preds, 0);
   auto bad = [](std::vector<std::uint8_t>& v, std::uint32_t s) {
@@ -330,7 +334,24 @@ void markUniformAtomics(const ptx::Program& program, const ptx::DecodedFunction&
     for (std::uint32_t i = 0; i < ops.n_pred_dst; ++i)
       if (ops.pred_dst[i] < pred_defs.size()) ++pred_defs[ops.pred_dst[i]];
   }
-  bool divergent = false;
+  // The instructions a divergent branch may run for some lanes only: from the branch to its
+  // target (forward), or the loop it closes (backward); a forward branch out of a loop takes the
+  // loop's earlier part too (later trips run it with fewer lanes). An indirect one: everything.
+  std::vector<std::uint8_t> partial(end - f.entry_pc, 0), split(end - f.entry_pc, 0);
+  auto markDivergent = [&](std::uint32_t b) {
+    const ptx::DecodedInst& br = program.code[b];
+    std::uint32_t lo = f.entry_pc, hi = end;
+    if (br.op == Op::Bra && br.target >= f.entry_pc && br.target < end) {
+      lo = std::min(b, br.target);
+      hi = std::max(b + 1, br.target);
+      if (br.target > b)
+        for (std::uint32_t pc = b + 1; pc < hi; ++pc) {
+          const ptx::DecodedInst& in = program.code[pc];
+          if (in.op == Op::Bra && in.target < lo && in.target >= f.entry_pc) lo = in.target;
+        }
+    }
+    for (std::uint32_t pc = lo; pc < hi; ++pc) partial[pc - f.entry_pc] = 1;
+  };
   for (bool changed = true; changed;) {
     changed = false;
     for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
@@ -348,14 +369,19 @@ void markUniformAtomics(const ptx::Program& program, const ptx::DecodedFunction&
       }
       for (std::uint32_t i = 0; i < ops.n_reg_src && !varies; ++i) varies = isBad(reg, ops.reg_src[i]);
       for (std::uint32_t i = 0; i < ops.n_pred_src && !varies; ++i) varies = isBad(pred, ops.pred_src[i]);
-      if ((in.op == Op::Bra || in.op == Op::BrxIdx) && varies && !divergent) divergent = changed = true;
+      if ((in.op == Op::Bra || in.op == Op::BrxIdx) && varies && !split[pc - f.entry_pc]) {
+        split[pc - f.entry_pc] = 1;
+        markDivergent(pc);
+        changed = true;
+      }
+      const bool maybe_partial = partial[pc - f.entry_pc] != 0;
       for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i) {
         const std::uint32_t d = ops.reg_dst[i];
-        if ((varies || (divergent && d < reg_defs.size() && reg_defs[d] > 1)) && bad(reg, d)) changed = true;
+        if ((varies || (maybe_partial && d < reg_defs.size() && reg_defs[d] > 1)) && bad(reg, d)) changed = true;
       }
       for (std::uint32_t i = 0; i < ops.n_pred_dst; ++i) {
         const std::uint32_t d = ops.pred_dst[i];
-        if ((varies || (divergent && d < pred_defs.size() && pred_defs[d] > 1)) && bad(pred, d)) changed = true;
+        if ((varies || (maybe_partial && d < pred_defs.size() && pred_defs[d] > 1)) && bad(pred, d)) changed = true;
       }
     }
   }
@@ -369,6 +395,51 @@ void markUniformAtomics(const ptx::Program& program, const ptx::DecodedFunction&
       continue;
     if (in.aux != ptx::kNoSlot && isBad(reg, in.aux)) continue;
     out[pc].flags |= kUniformAtomic;  // (a guard only selects the lanes whose values REDUX sums)
+  }
+  // Integer instructions on uniform values (the uniform datapath), and adds that SASS folds into a
+  // shared-memory address: every reader of their result uses it as a shared address, and the
+  // other operand is an immediate or uniform.
+  std::vector<std::uint8_t> address_only(f.num_regs, 1);
+  for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
+    const ptx::DecodedInst& in = program.code[pc];
+    operands(program, in, out[pc], ops);
+    const bool shared_address = (out[pc].flags & kMemory) && in.space == ptx::Space::Shared &&
+                                (out[pc].flags & kReadsAux) && in.aux != ptx::kNoSlot;
+    for (std::uint32_t i = 0; i < ops.n_reg_src; ++i) {
+      const std::uint32_t r = ops.reg_src[i];
+      if (r < address_only.size() && !(shared_address && r == in.aux)) address_only[r] = 0;
+    }
+    if (shared_address) {  // a data operand that is also the address base is no address-only use
+      for (int i = 0; i < in.nsrc && i < 4; ++i)
+        if (in.src[i] == in.aux && in.aux < address_only.size()) address_only[in.aux] = 0;
+    }
+  }
+  for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
+    const ptx::DecodedInst& in = program.code[pc];
+    InstInfo& ii = out[pc];
+    if (ii.pipe != Pipe::Int || (ii.flags & (kFused | kFree))) continue;
+    operands(program, in, ii, ops);
+    if (ops.n_reg_dst + ops.n_pred_dst == 0) continue;
+    bool uniform = true;
+    for (std::uint32_t i = 0; i < ops.n_reg_src && uniform; ++i) uniform = !isBad(reg, ops.reg_src[i]);
+    for (std::uint32_t i = 0; i < ops.n_pred_src && uniform; ++i) uniform = !isBad(pred, ops.pred_src[i]);
+    for (std::uint32_t i = 0; i < ops.n_reg_dst && uniform; ++i) uniform = !isBad(reg, ops.reg_dst[i]);
+    for (std::uint32_t i = 0; i < ops.n_pred_dst && uniform; ++i) uniform = !isBad(pred, ops.pred_dst[i]);
+    if (uniform) {
+      ii.flags |= kUniformOp;
+      continue;
+    }
+    // add r, a, b: r read only as shared addresses, a or b an immediate or uniform.
+    if (in.op != Op::Add || in.guard != ptx::kNoSlot || (in.flags & (ptx::kCcIn | ptx::kCcOut)) || in.ndst != 1 ||
+        ptx::isFloat(in.type) || ops.n_reg_dst != 1)
+      continue;
+    const std::uint32_t r = ops.reg_dst[0];
+    if (r >= address_only.size() || !address_only[r] || r >= readers.size() || readers[r] == 0) continue;
+    if (ops.n_reg_src == 1 && ii.const_src) {
+      ii.flags |= kAddressFoldImm;
+    } else if (ops.n_reg_src == 2 && (!isBad(reg, ops.reg_src[0]) || !isBad(reg, ops.reg_src[1]))) {
+      ii.flags |= kAddressFoldUniform;
+    }
   }
 }
 
@@ -408,7 +479,7 @@ std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
       for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i) used |= ops.reg_dst[i] >= readers.size() || readers[ops.reg_dst[i]];
       if (!used) out[pc].flags |= kResultUnused;
     }
-    if (&f == &program.functions.front()) markUniformAtomics(program, f, end, out);
+    if (&f == &program.functions.front()) markUniformAtomics(program, f, end, readers, out);
   }
   return out;
 }

@@ -12,7 +12,9 @@
 namespace scgpu::sm::timing {
 
 // Execution pipelines of a sub-core (SmParams::pipe_*). Lsu is the dispatch port to the SM's LSU.
-enum class Pipe : std::uint8_t { Int, Fp32, Fp64, Sfu, Lsu, Branch, Tensor, Count };
+// Uniform: the uniform datapath of Turing and later (sm.uniform_datapath), which computes warp-
+// uniform integer values in uniform registers beside the vector pipes.
+enum class Pipe : std::uint8_t { Int, Fp32, Fp64, Sfu, Lsu, Branch, Tensor, Uniform, Count };
 const char* toString(Pipe p);
 
 // What a pending register waits for; it decides the stall reason of a dependent instruction.
@@ -23,7 +25,7 @@ enum class DepKind : std::uint8_t {
   Long,   // L1TEX result: global and local memory (Nsight "long_scoreboard")
 };
 
-enum InstInfoFlag : std::uint8_t {
+enum InstInfoFlag : std::uint16_t {
   kReadsAux = 1u << 0,   // `aux` is a register slot read (address base of ld/st/atom, carry in)
   kWritesAux = 1u << 1,  // `aux` is a register slot written (carry out)
   kControl = 1u << 2,    // changes the PC: the warp waits pipe_branch latency (branch_resolving)
@@ -44,6 +46,19 @@ enum InstInfoFlag : std::uint8_t {
   // validation/micro global_atomic_same_int_var; lanes that only happen to share an address leave
   // as passes, global_atomic_same_int).
   kUniformAtomic = 1u << 7,
+  // An integer-pipe instruction whose sources are all warp-uniform (kernel parameters, constants,
+  // block-wide special registers, uniform loop counters): with a uniform datapath
+  // (sm.uniform_datapath) ptxas computes it in uniform registers (UIADD3, ULOP3, ...): it takes an
+  // issue slot but not the vector integer pipe.
+  kUniformOp = 1u << 8,
+  // An add whose result only ever addresses shared memory, its other operand an immediate
+  // (kAddressFoldImm) or a warp-uniform register (kAddressFoldUniform): SASS folds it into the
+  // address ([R+imm], [R+UR+imm] on a uniform datapath), so it takes no issue slot.
+  kAddressFoldImm = 1u << 9,
+  kAddressFoldUniform = 1u << 10,
+  // A plain 32-bit integer add or subtract: besides the integer pipe, ptxas can put it on the FMA
+  // pipe as IMAD.IADD / VIADD (sm.imad_on_fp32_pipe), whichever the schedule leaves free.
+  kIntAddFlex = 1u << 11,
 };
 
 struct InstInfo {
@@ -59,7 +74,7 @@ struct InstInfo {
   std::uint8_t pred_src = 0;   // bit i: src[i] is a predicate slot
   std::uint8_t pred_dst = 0;   // bit i: dst[i] is a predicate slot
   std::uint8_t const_src = 0;  // bit i: src[i] is a constant slot (immediate): no register-file read
-  std::uint8_t flags = 0;
+  std::uint16_t flags = 0;
   // An LSU instruction of the local/global (LG) queue: a full LSU queue stalls it as lg_throttle
   // rather than mio_throttle (lgQueue()).
   bool lg = false;

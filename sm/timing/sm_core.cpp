@@ -146,6 +146,7 @@ struct WarpSlot {
   // fused with the instruction before it, its result is ready with that one's (head_fused_src).
   bool head_alu_free = false;
   bool head_lg = false;  // the head goes to the LSU's local/global queue (InstInfo::lg)
+  bool head_flex = false;  // the head may take the FP32 pipe when the integer pipe is busy (kIntAddFlex)
   Pipe head_pipe = Pipe::Int;
   Reason dep_reason = Reason::Wait;
   ptx::Op head_op = ptx::Op::Count;
@@ -387,6 +388,7 @@ SmCore::Impl::Impl(const SmParams& params, std::uint32_t idx, StatsRegistry& sta
   pipe[int(Pipe::Lsu)] = p.pipe_lsu;
   pipe[int(Pipe::Branch)] = p.pipe_branch;
   pipe[int(Pipe::Tensor)] = p.pipe_tensor;
+  pipe[int(Pipe::Uniform)] = p.pipe_uniform;
 
   blocks.resize(p.max_blocks_per_sm);
   warps.resize(p.max_warps_per_sm);
@@ -481,6 +483,12 @@ void SmCore::Impl::opTiming(ProgramInfo& pi) const {
       pi.op_latency[pc] = std::uint16_t(std::max<std::uint32_t>(1, wide ? p.int_div64_latency_cycles : p.int_div32_latency_cycles));
       continue;
     }
+    if (p.imad_on_fp32_pipe && (in.op == ptx::Op::Mul || in.op == ptx::Op::Mad) && pi.info[pc].pipe == Pipe::Int) {
+      // IMAD, IMAD.WIDE, IMAD.HI: the FMA pipe's integer half, at the integer pipe's rate.
+      pi.info[pc].pipe = Pipe::Fp32;
+      pi.op_interval[pc] = std::uint16_t(std::max<std::uint32_t>(1, p.pipe_int.initiation_interval_cycles));
+      continue;
+    }
     if (pi.info[pc].pipe != Pipe::Tensor) continue;
     const ptx::TensorOp& t = prog.tensor_ops[prog.code[pc].target];
     if (t.kind == ptx::TensorOp::Kind::Wgmma) {
@@ -525,6 +533,7 @@ void SmCore::Impl::decodeHead(WarpSlot& ws) {
   ws.head_n_preds = n;
   ws.head_pipe = info.pipe;
   ws.head_lg = info.lg;
+  ws.head_flex = p.imad_on_fp32_pipe && (info.flags & kIntAddFlex) && info.pipe == Pipe::Int;
   ws.head_op = in.op;
   ws.head_merged = false;
   for (std::uint32_t& m : ws.merged_pcs)
@@ -673,7 +682,8 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
   if (ws.head_merged || ws.head_alu_free) {
     // issues without a pipe
   } else {
-    const std::uint64_t pipe_free = sc.pipe_free[int(ws.head_pipe)];
+    std::uint64_t pipe_free = sc.pipe_free[int(ws.head_pipe)];
+    if (ws.head_flex) pipe_free = std::min(pipe_free, sc.pipe_free[int(Pipe::Fp32)]);
     const std::uint64_t port_free = pipe_free > extra ? pipe_free - extra : 0;  // first t' with pipe_free <= t' + extra
     if (ws.head_pipe == Pipe::Lsu) {
       // The sub-core's port first: only the sub-core's own issues change it, and they make its
@@ -751,8 +761,11 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   if (!merged && info.pipe == Pipe::Lsu)  // the next sub-core has the first turn at the LSU
     lsu_turn = std::uint32_t((&sc - subs.data() + 1) % subs.size());
   if (!merged && !alu_free) {
+    // An integer add goes to the FP32 pipe (VIADD, IMAD.IADD: ptxas moves adds off the integer pipe,
+    // the one logic, shifts and compares need) unless that pipe is busy and the integer pipe is not.
+    const Pipe use = ws.head_flex && sc.pipe_free[int(Pipe::Fp32)] <= t + extra ? Pipe::Fp32 : info.pipe;
     const std::uint32_t held = pi.op_interval[pc] ? pi.op_interval[pc] : pipe[int(info.pipe)].initiation_interval_cycles;
-    sc.pipe_free[int(info.pipe)] = t + extra + held;
+    sc.pipe_free[int(use)] = t + extra + held;
     if (const std::uint32_t issue = pi.op_issue[pc]; issue > 1) {
       // A SASS sequence: its instructions take the sub-core's next issue slots, so no pipe takes
       // another instruction before they are through (other warps see their pipe busy). The tensor
@@ -760,8 +773,8 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
       for (int q = 0; q < int(Pipe::Count); ++q)
         if (q != int(Pipe::Tensor)) sc.pipe_free[q] = std::max(sc.pipe_free[q], t + extra + issue);
     }
-    ++*pipe_instructions[int(info.pipe)];
-    *pipe_busy[int(info.pipe)] += held;
+    ++*pipe_instructions[int(use)];
+    *pipe_busy[int(use)] += held;
     if (info.pipe == Pipe::Tensor) {
       ++*sc.tensor_instructions;
       *sc.tensor_busy += held;
@@ -1240,6 +1253,10 @@ void SmCore::addLaunch(std::uint32_t kernel, LaunchState* launch, const KernelRe
   auto info = std::make_shared<ProgramInfo>();
   info->program = launch->program;
   info->info = classifyProgram(*launch->program);
+  for (InstInfo& ii : info->info) {  // what the SM's datapath makes of ptxas's choices
+    if (m.p.uniform_datapath && (ii.flags & kUniformOp) && ii.pipe == Pipe::Int) ii.pipe = Pipe::Uniform;
+    if ((ii.flags & kAddressFoldImm) || (m.p.uniform_datapath && (ii.flags & kAddressFoldUniform))) ii.flags |= kFree;
+  }
   m.opTiming(*info);
   ++m.launch_seq;
   info->icache_base = m.launch_seq * kIcacheLaunchStride;

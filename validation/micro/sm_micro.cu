@@ -210,6 +210,31 @@ __device__ __forceinline__ double dsqrtStep(double a, double b, double c) { retu
 __device__ __forceinline__ double drcpStep(double a, double b, double c) { return (1.0 / a) * b + c; }
 __device__ __forceinline__ double drsqrtStep(double a, double b, double c) { return rsqrt(a) * b + c; }
 
+// Warp-uniform integer arithmetic (Turing and later have a uniform datapath: ptxas computes values
+// that are the same in every lane, from parameters and loop counters, in uniform registers).
+// Each step is two uniform ops (u = (u ^ b) + c) and two vector ALU ops that read u
+// (v = (v ^ u) >> 1). uniform_mix: u comes from parameters only; vector_mix: u also depends on
+// threadIdx.x >> shift (shift = 31: the same value, but not provably uniform), so all four ops
+// are vector ops. With `vector` = 0 and one warp, uniform_mix's chain through u alone measures
+// the uniform ops' latency.
+#define INT_MIX_KERNEL(NAME, U0)                                                            \
+  extern "C" __global__ void NAME(int iters, unsigned b, unsigned c, unsigned shift, int vector, \
+                                  long long* cycles, unsigned* sink) {                     \
+    unsigned u = U0, v = threadIdx.x;                                                      \
+    long long t0 = syncedClock();                                                          \
+    for (int i = 0; i < iters; ++i) {                                                      \
+      _Pragma("unroll") for (int k = 0; k < 8; ++k) {                                      \
+        u = (u ^ b) + c;                                                                   \
+        if (vector) v = (v ^ u) >> 1;                                                      \
+      }                                                                                    \
+    }                                                                                      \
+    long long t1 = syncedClock();                                                          \
+    report(t0, t1, cycles);                                                                \
+    if ((u ^ v) == 0x7fffffffu) sink[0] = u + v;                                           \
+  }
+INT_MIX_KERNEL(uniform_mix, b)
+INT_MIX_KERNEL(vector_mix, b ^ (threadIdx.x >> shift))
+
 ALU_KERNEL(ffma_tput, float, 8, ffmaStep)
 ALU_KERNEL(ffma_lat, float, 1, ffmaStep)
 ALU_KERNEL(imad_tput, unsigned, 8, imadStep)
