@@ -19,7 +19,7 @@ struct PipeParams {
 // A PTX instruction that ptxas expands into a sequence of SASS instructions: the IEEE-rounded
 // division, reciprocal and square root, and the MUFU approximations without .ftz (which scale
 // denormal inputs around the MUFU). The sequence takes issue_cycles of its sub-core's issue slots
-// (no other warp issues there meanwhile), holds its pipe (the SFU for f32, FP64 for f64) for
+// (no other warp issues there meanwhile), holds its pipe (the SFU for f32, FP64 for f64, the integer pipe for integer division) for
 // pipe_cycles, and has its result latency_cycles after issue. All zero: a single instruction on
 // its pipe, as before these were measured.
 struct SequenceParams {
@@ -27,12 +27,14 @@ struct SequenceParams {
 };
 enum class Sequence : std::uint8_t {
   RsqrtApproxF32, Ex2ApproxF32, DivApproxF32, SqrtRnF32, DivRnF32, RcpRnF32,
-  DivRnF64, SqrtRnF64, RcpRnF64, RsqrtApproxF64, Count, None = Count,
+  DivRnF64, SqrtRnF64, RcpRnF64, RsqrtApproxF64,
+  IntDiv32, IntDiv64,  // integer div/rem by a run-time divisor (64 bits: a called subroutine)
+  Count, None = Count,
 };
 // The config key of each (sm.sequences.<name>), in the order of Sequence.
 inline constexpr const char* kSequenceNames[] = {
     "rsqrt_approx_f32", "ex2_approx_f32", "div_approx_f32", "sqrt_rn_f32", "div_rn_f32", "rcp_rn_f32",
-    "div_rn_f64",       "sqrt_rn_f64",    "rcp_rn_f64",     "rsqrt_approx_f64"};
+    "div_rn_f64",       "sqrt_rn_f64",    "rcp_rn_f64",     "rsqrt_approx_f64", "int_div32", "int_div64"};
 
 struct SmParams {
   std::uint32_t count = 2;
@@ -157,11 +159,10 @@ struct SmParams {
   // mbarrier.try_wait suspends the warp until its phase completes, for at most this many cycles
   // (PTX: "a system-dependent time limit"); then it returns false and the program's loop tries again.
   std::uint32_t mbarrier_try_wait_limit_cycles = 1000000;
-  // Integer div/rem by a run-time divisor, as ptxas expands them: the cycles the sequence holds the
-  // integer pipe (its issue slots) and its dependent latency, for 32- and 64-bit operands.
-  std::uint32_t int_div32_issue_cycles = 7, int_div32_latency_cycles = 61;
-  std::uint32_t int_div64_issue_cycles = 108, int_div64_latency_cycles = 346;
-  SequenceParams sequences[std::size_t(Sequence::Count)];
+  // Integer div/rem (on the integer pipe) default to the H100's costs as measured before the
+  // sequences took their issue slots too.
+  SequenceParams sequences[std::size_t(Sequence::Count)] = {
+      {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {0, 7, 61}, {0, 108, 346}};
   // The copy engine (TMA): cycles from a bulk copy's issue to its first request (reading the
   // tensor map, generating addresses), beyond the LSU's own latency.
   std::uint32_t tma_setup_cycles = 0;

@@ -366,15 +366,6 @@ Schema buildSchema() {
   b.number("sm.cluster_barrier_cycles_per_block", FIELD(sm.cluster_barrier_cycles_per_block), 100000,
            "cycles the cluster barrier takes more per block of the cluster beyond the first")
       .orZero();
-  b.integer("sm.int_div32_issue_cycles", FIELD(sm.int_div32_issue_cycles), 1, 10000,
-            "cycles a 32-bit integer div/rem by a run-time divisor holds the integer pipe (the issue slots of "
-            "ptxas's instruction sequence)");
-  b.integer("sm.int_div32_latency_cycles", FIELD(sm.int_div32_latency_cycles), 1, 100000,
-            "cycles from a 32-bit integer div/rem's issue to its result");
-  b.integer("sm.int_div64_issue_cycles", FIELD(sm.int_div64_issue_cycles), 1, 10000,
-            "the same as int_div32_issue_cycles for 64-bit operands (a called subroutine)");
-  b.integer("sm.int_div64_latency_cycles", FIELD(sm.int_div64_latency_cycles), 1, 100000,
-            "cycles from a 64-bit integer div/rem's issue to its result");
   b.section("sm.sequences", "PTX instructions that ptxas expands into sequences of SASS instructions");
   for (std::size_t i = 0; i < std::size_t(Sequence::Count); ++i) sequenceKeys(b, i);
   b.integer("sm.tma_setup_cycles", FIELD(sm.tma_setup_cycles), 0, 100000,

@@ -91,7 +91,11 @@ Sequence sequenceOf(const ptx::DecodedInst& in) {
     case Op::Ex2:
       if (f32 && !ftz) return Sequence::Ex2ApproxF32;  // inputs below -126 halved, the result squared
       break;
+    case Op::Rem:
+      if (!ptx::isFloat(in.type)) return ptx::sizeOf(in.type) == 8 ? Sequence::IntDiv64 : Sequence::IntDiv32;
+      break;
     case Op::Div:
+      if (!ptx::isFloat(in.type)) return ptx::sizeOf(in.type) == 8 ? Sequence::IntDiv64 : Sequence::IntDiv32;
       if (f32 && approx) return Sequence::DivApproxF32;
       if (f32 && rn) return Sequence::DivRnF32;
       if (f64 && rn) return Sequence::DivRnF64;
@@ -418,6 +422,7 @@ void markUniformAtomics(const ptx::Program& program, const ptx::DecodedFunction&
     const ptx::DecodedInst& in = program.code[pc];
     InstInfo& ii = out[pc];
     if (ii.pipe != Pipe::Int || (ii.flags & (kFused | kFree))) continue;
+    if (in.op == Op::Div || in.op == Op::Rem) continue;  // a sequence through MUFU and F2I: vector registers
     operands(program, in, ii, ops);
     if (ops.n_reg_dst + ops.n_pred_dst == 0) continue;
     bool uniform = true;

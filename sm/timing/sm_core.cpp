@@ -466,21 +466,12 @@ void SmCore::Impl::opTiming(ProgramInfo& pi) const {
   for (std::size_t pc = 0; pc < prog.code.size(); ++pc) {
     const ptx::DecodedInst& in = prog.code[pc];
     if (const Sequence seq = sequenceOf(in); seq != Sequence::None) {
-      // IEEE division, reciprocal, square root and the non-ftz approximations as ptxas expands them
-      // (validation/micro sm_micro *_tput/*_lat, docs/validation.md "SASS sequences").
+      // IEEE division, reciprocal, square root, the non-ftz approximations and integer division as
+      // ptxas expands them (validation/micro sm_micro *_tput/*_lat, docs/validation.md "SASS sequences").
       const SequenceParams& sp = p.sequences[std::size_t(seq)];
       pi.op_issue[pc] = std::uint16_t(std::min<std::uint32_t>(sp.issue_cycles, 65535));
       pi.op_interval[pc] = std::uint16_t(std::min<std::uint32_t>(sp.pipe_cycles, 65535));
       pi.op_latency[pc] = std::uint16_t(std::min<std::uint32_t>(sp.latency_cycles, 65535));
-      continue;
-    }
-    if ((in.op == ptx::Op::Div || in.op == ptx::Op::Rem) && !ptx::isFloat(in.type)) {
-      // div/rem by a run-time divisor: ptxas's sequence (a call for 64 bits) takes this many of the
-      // sub-core's issue cycles, on the integer pipe, and this long to its result (H100:
-      // validation/micro udiv*/urem*, docs/validation.md "Integer division").
-      const bool wide = ptx::sizeOf(in.type) == 8;
-      pi.op_interval[pc] = std::uint16_t(std::max<std::uint32_t>(1, wide ? p.int_div64_issue_cycles : p.int_div32_issue_cycles));
-      pi.op_latency[pc] = std::uint16_t(std::max<std::uint32_t>(1, wide ? p.int_div64_latency_cycles : p.int_div32_latency_cycles));
       continue;
     }
     if (p.imad_on_fp32_pipe && (in.op == ptx::Op::Mul || in.op == ptx::Op::Mad) && pi.info[pc].pipe == Pipe::Int) {
