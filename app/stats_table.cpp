@@ -173,7 +173,10 @@ nlohmann::json launchesJson(const std::vector<driver::LaunchRecord>& launches) {
                     {"simulated_ns", l.simulated_ns},
                     {"thread_instructions_per_second",
                      l.wall_seconds > 0 ? double(l.thread_instructions) / l.wall_seconds : 0.0}});
-    if (l.warm_repeat) list.back()["warm_repeat"] = true;
+    if (l.warm_repeat) {
+      list.back()["warm_repeat"] = true;
+      list.back()["event_ns"] = l.event_ns;
+    }
     warp += l.warp_instructions;
     thread += l.thread_instructions;
     wall += l.wall_seconds;

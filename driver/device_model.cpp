@@ -277,6 +277,7 @@ void DeviceModel::finish(const Done& d, host::LaunchOutcome* o) {
   const sm::LaunchResult& result = d.result;
   report.core_cycles = d.core_cycles;
   report.simulated_ns = d.simulated_ns;
+  report.end_ns = d.end_ns;
   printf_ += p.launch->printf_output;
   report.warp_instructions = result.warp_instructions;
   report.thread_instructions = result.thread_instructions;

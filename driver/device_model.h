@@ -50,6 +50,7 @@ struct LaunchReport {
   std::uint64_t warp_instructions = 0, thread_instructions = 0;
   std::uint64_t core_cycles = 0;   // timing mode
   double simulated_ns = 0;         // timing mode
+  std::uint64_t end_ns = 0;        // timing mode: the device time of its completion
 };
 
 class DeviceModel : public host::DevicePort {

@@ -1,4 +1,5 @@
 #include "driver/runtime.h"
+#include "tlm/gpu_params.h"
 
 #include <chrono>
 #include <fmt/format.h>
@@ -237,6 +238,7 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
     return s.fail(refused);
   }
   const auto shared = std::uint32_t(dynamic_shared_bytes);
+  if (s.warm_repeats > 0 && s.mode == Mode::Timing) return launchBackToBack(fn, slot->second, g, b, shared, params, c);
   for (std::uint32_t repeat = 0; repeat <= s.warm_repeats; ++repeat) {
     const Error e = launchOnce(fn, slot->second, g, b, shared, params, repeat > 0, c);
     if (e != Error::Success) return e;
@@ -246,22 +248,73 @@ Error Runtime::launch(Function& fn, Dim3 grid, Dim3 block, std::size_t dynamic_s
 
 void Runtime::setWarmRepeats(std::uint32_t n) { impl_->warm_repeats = n; }
 
+scgpu_status Runtime::submit(Function& fn, std::uint32_t module_slot, const std::uint32_t g[3], const std::uint32_t b[3],
+                             std::uint32_t shared, const std::vector<std::uint8_t>& params,
+                             const std::uint32_t cluster[3]) {
+  Impl& s = *impl_;
+  const ptx::Program& prog = fn.program();
+  return cluster[0] || cluster[1] || cluster[2]
+             ? scgpu_launch_cluster(s.stream, module_slot, prog.kernel_name.c_str(), g, b, cluster, shared,
+                                    params.data(), params.size())
+             : scgpu_launch(s.stream, module_slot, prog.kernel_name.c_str(), g, b, shared, params.data(),
+                            params.size());
+}
+
 Error Runtime::launchOnce(Function& fn, std::uint32_t module_slot, const std::uint32_t g[3], const std::uint32_t b[3],
                           std::uint32_t shared, const std::vector<std::uint8_t>& params, bool warm_repeat,
                           const std::uint32_t cluster[3]) {
   Impl& s = *impl_;
-  const ptx::Program& prog = fn.program();
-  const Dim3 grid{g[0], g[1], g[2]}, block{b[0], b[1], b[2]};
   const auto t0 = std::chrono::steady_clock::now();
-  scgpu_status st =
-      cluster[0] || cluster[1] || cluster[2]
-          ? scgpu_launch_cluster(s.stream, module_slot, prog.kernel_name.c_str(), g, b, cluster, shared, params.data(),
-                                 params.size())
-          : scgpu_launch(s.stream, module_slot, prog.kernel_name.c_str(), g, b, shared, params.data(), params.size());
+  scgpu_status st = submit(fn, module_slot, g, b, shared, params, cluster);
   if (st == SCGPU_SUCCESS) st = scgpu_stream_synchronize(s.stream);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return record(fn, module_slot, g, b, s.transport->device().lastLaunch(), st, wall, warm_repeat, 0.0);
+}
+
+// The launch and its warm repeats back to back, as a program that times a kernel with CUDA events
+// submits them: the host spends host.launch_call_ns on each call and does not wait in between, the
+// device runs them in order on the stream, and a repeat's event time runs from the completion of
+// the launch before it to its own.
+Error Runtime::launchBackToBack(Function& fn, std::uint32_t module_slot, const std::uint32_t g[3],
+                                const std::uint32_t b[3], std::uint32_t shared,
+                                const std::vector<std::uint8_t>& params, const std::uint32_t cluster[3]) {
+  Impl& s = *impl_;
   DeviceModel& device = s.transport->device();
-  const LaunchReport& report = device.lastLaunch();
+  device.keepLaunchReports(true);
+  device.takeLaunchReports();
+  const auto t0 = std::chrono::steady_clock::now();
+  scgpu_status st = SCGPU_SUCCESS;
+  for (std::uint32_t repeat = 0; repeat <= s.warm_repeats && st == SCGPU_SUCCESS; ++repeat) {
+    if (repeat > 0) s.transport->hostInterface().elapse(s.config.params().host.launch_call_ns);
+    st = submit(fn, module_slot, g, b, shared, params, cluster);
+  }
+  const scgpu_status synced = scgpu_stream_synchronize(s.stream);
+  if (st == SCGPU_SUCCESS) st = synced;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::vector<LaunchReport> reports = device.takeLaunchReports();
+  device.keepLaunchReports(false);
+  if (reports.empty()) {  // nothing reached the device
+    s.check(st, "launch");
+    return Error::Success;
+  }
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const LaunchReport& r = reports[i];
+    const scgpu_status sti = r.fault ? SCGPU_ERROR_FAULT
+                             : r.status != Error::Success ? SCGPU_ERROR_LAUNCH_REFUSED
+                                                          : SCGPU_SUCCESS;
+    const double event_ns = i > 0 ? double(r.end_ns) - double(reports[i - 1].end_ns) : 0.0;
+    const Error e = record(fn, module_slot, g, b, r, sti, wall / double(reports.size()), i > 0, event_ns);
+    if (e != Error::Success) return e;
+  }
+  return Error::Success;
+}
+
+Error Runtime::record(Function& fn, std::uint32_t module_slot, const std::uint32_t g[3], const std::uint32_t b[3],
+                      const LaunchReport& report, scgpu_status st, double wall, bool warm_repeat, double event_ns) {
+  Impl& s = *impl_;
+  const ptx::Program& prog = fn.program();
+  const Dim3 grid{g[0], g[1], g[2]}, block{b[0], b[1], b[2]};
+  DeviceModel& device = s.transport->device();
   // The device knows the module by its slot; the runtime by the name it was loaded from. Every
   // "moduleN.ptx" that ends a word or precedes ":line:col" becomes that name.
   const auto runtimeNames = [&](std::string text) {
@@ -296,6 +349,7 @@ Error Runtime::launchOnce(Function& fn, std::uint32_t module_slot, const std::ui
   rec.core_cycles = report.core_cycles;
   rec.simulated_ns = report.simulated_ns;
   rec.warm_repeat = warm_repeat;
+  rec.event_ns = event_ns;
   const std::string printed = device.takePrintfOutput();
   s.printf_output += printed;
   s.printf_log += printed;

@@ -15,6 +15,7 @@
 
 #include "driver/kernel_args.h"
 #include "driver/device_properties.h"
+#include "driver/scgpu_driver.h"
 #include "tlm/trace_options.h"
 #include "sm/fault.h"
 
@@ -54,6 +55,7 @@ enum class Error {
 const char* errorName(Error e);
 
 class Module;
+struct LaunchReport;
 class Function;
 
 // Statistics of one launch (functional mode): counts, not time.
@@ -69,6 +71,10 @@ struct LaunchRecord {
   double simulated_ns = 0;
   // One of the extra launches of setWarmRepeats (the same kernel again, right after).
   bool warm_repeat = false;
+  // Timing mode, a warm repeat: from the completion of the launch before it to its own, as a pair of
+  // CUDA events around back-to-back launches measures (the host submits them host.launch_call_ns
+  // apart, the device runs them in order).
+  double event_ns = 0;
 };
 
 // Functional: instructions execute with exact semantics and no notion of time (fast).
@@ -169,6 +175,18 @@ class Runtime {
   Error launchOnce(Function& fn, std::uint32_t module_slot, const std::uint32_t grid[3], const std::uint32_t block[3],
                    std::uint32_t shared, const std::vector<std::uint8_t>& params, bool warm_repeat,
                    const std::uint32_t cluster[3]);
+  // Timing mode with warm repeats: the launch and its repeats submitted back to back, one sync.
+  Error launchBackToBack(Function& fn, std::uint32_t module_slot, const std::uint32_t grid[3],
+                         const std::uint32_t block[3], std::uint32_t shared, const std::vector<std::uint8_t>& params,
+                         const std::uint32_t cluster[3]);
+  // Puts one launch on the runtime's stream (no wait).
+  scgpu_status submit(Function& fn, std::uint32_t module_slot, const std::uint32_t grid[3],
+                      const std::uint32_t block[3], std::uint32_t shared, const std::vector<std::uint8_t>& params,
+                      const std::uint32_t cluster[3]);
+  // The record of one completed (or refused) launch from the device's report: launches(), printf,
+  // the fault or refusal it ended with.
+  Error record(Function& fn, std::uint32_t module_slot, const std::uint32_t grid[3], const std::uint32_t block[3],
+               const LaunchReport& report, scgpu_status st, double wall, bool warm_repeat, double event_ns);
   Module& loadModuleText(const std::string& text, const std::string& name);
   struct Impl;
   std::unique_ptr<Impl> impl_;

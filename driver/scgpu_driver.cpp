@@ -394,6 +394,17 @@ void stageCopy(scgpu_stream* s, std::vector<std::uint8_t> data, scgpu_devptr at,
   push(w, SCGPU_METHOD_COPY, {lo(src), hi(src), lo(at), hi(at), std::uint32_t(bytes.size()), 1u, 0u, 0u, 1u /* SRC_HOST */});
 }
 
+// The same through the command buffer itself (WRITE_INLINE): small staged data (a launch's
+// descriptor and parameters) travels with the commands, as in a GPU's pushbuffer.
+void stageInline(const std::vector<std::uint8_t>& data, scgpu_devptr at, std::vector<std::uint32_t>& w) {
+  std::vector<std::uint32_t> words((data.size() + 3) / 4, 0);
+  std::memcpy(words.data(), data.data(), data.size());
+  w.push_back(SCGPU_CMD_HEADER(SCGPU_METHOD_WRITE_INLINE, 2 + words.size()));
+  w.push_back(lo(at));
+  w.push_back(hi(at));
+  w.insert(w.end(), words.begin(), words.end());
+}
+
 scgpu_status copy2d(scgpu_stream* s, std::uint64_t src, std::uint64_t src_pitch, std::uint64_t dst,
                     std::uint64_t dst_pitch, std::uint64_t width, std::uint64_t height, std::uint32_t flags) {
   if (width > 0xFFFFFFFFu || height > 0xFFFFFFFFu || src_pitch > 0xFFFFFFFFu || dst_pitch > 0xFFFFFFFFu)
@@ -795,7 +806,7 @@ scgpu_status launchOnStream(scgpu_stream* s, scgpu_module module, const char* ke
   std::memcpy(blob.data() + name_off, kernel, name_bytes);
   if (param_bytes) std::memcpy(blob.data() + param_off, params, param_bytes);
   std::vector<std::uint32_t> w;
-  stageCopy(s, std::move(blob), base, w);
+  stageInline(blob, base, w);
   push(w, SCGPU_METHOD_LAUNCH, {lo(base), hi(base)});
   return submit(s, std::move(w));
 }

@@ -578,6 +578,9 @@ Schema buildSchema() {
            "memset bandwidth, in bytes written (GB/s)");
   b.integer("host.command_latency_ns", FIELD(host.command_latency_ns), 0, 1000000,
             "front end: one method fetched, decoded and dispatched");
+  b.integer("host.launch_call_ns", FIELD(host.launch_call_ns), 0, 100000000,
+            "host time the runtime and driver spend on one kernel launch call before its doorbell: back-to-back "
+            "launches (warm repeats, a launch file's repeat) are submitted no faster");
   b.section("watchdog", "the timing model's hang detector");
   b.integer("watchdog.no_progress_cycles", FIELD(watchdog.no_progress_cycles), 1, kNoMax,
             "core cycles with no instruction retired anywhere before the run stops with a dump");

@@ -188,13 +188,17 @@ bool HostInterface::writeRegister(std::uint32_t offset, std::uint32_t value) {
       case SCGPU_CH_PAGE_TABLE_LO_OFFSET: ch.page_table = (ch.page_table & ~0xFFFFFFFFull) | value; return true;
       case SCGPU_CH_PAGE_TABLE_HI_OFFSET: ch.page_table = (ch.page_table & 0xFFFFFFFFull) | std::uint64_t(value) << 32; return true;
       case SCGPU_CH_GP_PUT_OFFSET:
-        // New work is visible from now: an idle channel starts on it no earlier.
-        ch.ready_ns = std::max(ch.ready_ns, now_ns_);
+        // New work is visible from now: an idle channel starts on it no earlier. (Entries already
+        // visible keep their own times: fetchEntry() reads an entry no earlier than its write.)
+        if (ch.gp_get == ch.gp_put) ch.ready_ns = std::max(ch.ready_ns, now_ns_);
+        if (ch.puts.size() >= 4096) ch.puts.pop_front();  // a bound; the oldest are long fetched
+        if (ch.puts.empty()) ch.puts_from = ch.gp_put;
+        ch.puts.emplace_back(value, now_ns_);
         ch.gp_put = value;
         emit(HostEvent::Kind::MmioWrite, c, SCGPU_CH_GP_PUT_OFFSET, value);
         return true;
       case SCGPU_CH_CONTROL_OFFSET:
-        ch.ready_ns = std::max(ch.ready_ns, now_ns_);
+        ch.ready_ns = ch.fetch_gate_ns = std::max(ch.ready_ns, now_ns_);
         ch.control = value & kControlBits;
         return true;
       case SCGPU_CH_RESET_OFFSET:
@@ -213,7 +217,7 @@ bool HostInterface::writeRegister(std::uint32_t offset, std::uint32_t value) {
       return true;
     case SCGPU_REG_SCRATCH: scratch_ = value; return true;
     case SCGPU_REG_QUIESCE:
-      for (Channel& ch : channels_) ch.ready_ns = std::max(ch.ready_ns, now_ns_);
+      for (Channel& ch : channels_) ch.ready_ns = ch.fetch_gate_ns = std::max(ch.ready_ns, now_ns_);
       quiesce_ = value & SCGPU_QUIESCE_STOP_FETCH_MASK;
       return true;
     case SCGPU_REG_INTR_STATUS: intr_status_ &= ~(value & kIntrBits); return true;
@@ -248,6 +252,10 @@ void HostInterface::resetChannel(Channel& ch) {
   ch.have_entry = false;
   ch.buffer.clear();
   ch.next_word = 0;
+  ch.puts.clear();
+  ch.puts_from = 0;
+  ch.fetch_free_ns = 0;
+  ch.fetch_gate_ns = ch.ready_ns;
 }
 
 void HostInterface::resetDevice() {
@@ -269,7 +277,9 @@ void HostInterface::resetDevice() {
 
 bool HostInterface::runnable(std::uint32_t c) const {
   const Channel& ch = channels_[c];
-  if (!(ch.control & SCGPU_CH_CONTROL_ENABLE_MASK) || ch.error || ch.kernel) return false;
+  if (!(ch.control & SCGPU_CH_CONTROL_ENABLE_MASK) || ch.error) return false;
+  if (ch.kernel)  // the front end fetches the next entry while the kernel runs (prefetchEntry)
+    return !ch.have_entry && !ch.prefetch_tried && ch.gp_get != ch.gp_put && !(quiesce_ & SCGPU_QUIESCE_STOP_FETCH_MASK);
   if (ch.waiting) return ch.recheck;
   if (ch.have_entry) return true;
   return ch.gp_get != ch.gp_put && !(quiesce_ & SCGPU_QUIESCE_STOP_FETCH_MASK);
@@ -287,6 +297,9 @@ void HostInterface::service() {
     std::uint32_t best = ~0u;
     for (std::uint32_t c = 0; c < channels_.size(); ++c) {
       if (!runnable(c)) continue;
+      Channel& ch = channels_[c];
+      if (!ch.have_entry && !ch.waiting && !ch.kernel)  // its next step reads an entry: not before it was written
+        ch.ready_ns = std::max(ch.ready_ns, visibleNs(ch));
       if (best == ~0u) {
         best = c;
         continue;
@@ -347,6 +360,7 @@ void HostInterface::completeLaunch(std::uint32_t kernel, const LaunchOutcome& o,
     Channel& ch = channels_[c];
     if (ch.kernel != kernel) continue;
     ch.kernel = 0;
+    ch.prefetch_tried = false;
     ch.ready_ns = std::max(ch.ready_ns, end_ns);
     wakeWaiters(end_ns);  // the kernel's stores may satisfy a channel's acquire
     const std::uint64_t saved = t_;
@@ -480,12 +494,15 @@ void HostInterface::fetchEntry(std::uint32_t c) {
   const bool ring_in_host = ch.control & SCGPU_CH_CONTROL_RING_IN_HOST_MASK;
   const std::uint64_t entry_addr = ch.ring_base + std::uint64_t(ch.gp_get) * SCGPU_GPFIFO_ENTRY_SIZE_BYTES;
   std::uint8_t e[SCGPU_GPFIFO_ENTRY_SIZE_BYTES];
+  // The fetcher reads entries from when they are visible, its reads pipelined: an entry that was
+  // visible while the commands before it ran has been read meanwhile (arriving in order).
+  const std::uint64_t visible = visibleNs(ch);
   if (!memRead(ring_in_host, entry_addr, e, sizeof e)) {
     stopChannel(c, SCGPU_ERROR_KIND_BAD_GPFIFO_ENTRY, 0, 0, entry_addr,
                 fmt::format("the entry at 0x{:x} cannot be read", entry_addr));
     return;
   }
-  t_ += transferNs(ring_in_host, sizeof e);
+  std::uint64_t arrival = std::max(visible, ch.fetch_gate_ns) + transferNs(ring_in_host, sizeof e);
   const auto addr = load<std::uint64_t>(e + SCGPU_GPFIFO_ENTRY_BUFFER_ADDR_OFFSET);
   const auto words = load<std::uint32_t>(e + SCGPU_GPFIFO_ENTRY_LENGTH_WORDS_OFFSET);
   const auto flags = load<std::uint32_t>(e + SCGPU_GPFIFO_ENTRY_FLAGS_OFFSET);
@@ -504,13 +521,66 @@ void HostInterface::fetchEntry(std::uint32_t c) {
                 fmt::format("the command buffer [0x{:x}, +{} bytes) cannot be read", addr, std::uint64_t(words) * 4));
     return;
   }
-  t_ += transferNs(buffer_in_host, std::uint64_t(words) * 4);
+  arrival += transferNs(buffer_in_host, std::uint64_t(words) * 4);
+  ch.fetch_free_ns = std::max(ch.fetch_free_ns, arrival);
+  t_ = std::max(t_, ch.fetch_free_ns);
+  ch.have_entry = true;
+  ch.next_word = 0;
+}
+
+// The next entry and its command buffer, read while the channel's kernel runs, as the front end
+// prefetches its pushbuffer: the next command can go as soon as the kernel completes. An entry
+// that fails any check is left for fetchEntry() to report once the kernel is done.
+std::uint64_t HostInterface::visibleNs(Channel& ch) const {
+  const std::uint32_t n = ch.ring_entries ? ch.ring_entries : 1;
+  auto dist = [n](std::uint32_t a, std::uint32_t b) { return (b + n - a % n) % n; };
+  // Records whose entries were all fetched go.
+  while (!ch.puts.empty() && dist(ch.puts_from, ch.gp_get) >= dist(ch.puts_from, ch.puts.front().first) &&
+         ch.puts.front().first != ch.puts_from) {
+    ch.puts_from = ch.puts.front().first;
+    ch.puts.pop_front();
+  }
+  std::uint32_t from = ch.puts_from;
+  for (const auto& [put, ns] : ch.puts) {
+    if (dist(from, ch.gp_get) < dist(from, put)) return ns;
+    from = put;
+  }
+  return now_ns_;
+}
+
+void HostInterface::prefetchEntry(std::uint32_t c) {
+  Channel& ch = channels_[c];
+  ch.prefetch_tried = true;
+  const std::uint32_t n = ch.ring_entries;
+  if (n < 2 || n > kMaxRingEntries || (n & (n - 1)) || ch.ring_base % 16 || ch.gp_put >= n) return;
+  const bool ring_in_host = ch.control & SCGPU_CH_CONTROL_RING_IN_HOST_MASK;
+  const std::uint64_t entry_addr = ch.ring_base + std::uint64_t(ch.gp_get) * SCGPU_GPFIFO_ENTRY_SIZE_BYTES;
+  std::uint8_t e[SCGPU_GPFIFO_ENTRY_SIZE_BYTES];
+  if (!memRead(ring_in_host, entry_addr, e, sizeof e)) return;
+  const auto addr = load<std::uint64_t>(e + SCGPU_GPFIFO_ENTRY_BUFFER_ADDR_OFFSET);
+  const auto words = load<std::uint32_t>(e + SCGPU_GPFIFO_ENTRY_LENGTH_WORDS_OFFSET);
+  const auto flags = load<std::uint32_t>(e + SCGPU_GPFIFO_ENTRY_FLAGS_OFFSET);
+  if (words == 0 || words > kMaxBufferWords || (flags & ~1u) || addr % 4) return;
+  const bool buffer_in_host = flags & 1u;
+  std::vector<std::uint32_t> buffer(words, 0);
+  if (!memRead(buffer_in_host, addr, buffer.data(), std::uint64_t(words) * 4)) return;
+  // Read from when it was visible, the fetcher's reads pipelined (their latencies overlap; they
+  // arrive in order): the commands before it hide the fetch.
+  ch.fetch_free_ns = std::max(ch.fetch_free_ns, std::max(visibleNs(ch), ch.fetch_gate_ns) +
+                                                    transferNs(ring_in_host, sizeof e) +
+                                                    transferNs(buffer_in_host, std::uint64_t(words) * 4));
+  t_ = std::max(t_, ch.fetch_free_ns);
+  ch.buffer = std::move(buffer);
   ch.have_entry = true;
   ch.next_word = 0;
 }
 
 void HostInterface::step(std::uint32_t c) {
   Channel& ch = channels_[c];
+  if (ch.kernel) {
+    prefetchEntry(c);
+    return;
+  }
   if (!ch.have_entry) {
     fetchEntry(c);
     return;
@@ -701,6 +771,18 @@ bool HostInterface::execute(std::uint32_t c, std::uint32_t header, const std::ui
       if (engine == kWithinDevice) useEngine(c, engine, std::uint64_t(width) * height, transferNs(false, std::uint64_t(width) * height));
       else pcieCopy(c, engine, std::uint64_t(width) * height);
       return true;
+    }
+    case SCGPU_METHOD_WRITE_INLINE: {
+      const std::uint64_t dst = count >= 2 ? lo_hi(a[0], a[1]) : 0;
+      if (count < 3 || dst % 4)
+        return bad(SCGPU_ERROR_KIND_BAD_ARGUMENT, dst,
+                   fmt::format("WRITE_INLINE: {} data words at 0x{:x}: the address (2 words) and at least one word to "
+                               "write, 4-byte aligned",
+                               count, dst));
+      const std::uint64_t bytes = std::uint64_t(count - 2) * 4;
+      if (!device_.write(dst, a + 2, bytes))
+        return bad(SCGPU_ERROR_KIND_BAD_ADDRESS, dst, fmt::format("WRITE_INLINE: [0x{:x}, +{}) is not mapped", dst, bytes));
+      return true;  // the words came with the command buffer: its fetch paid for them
     }
     case SCGPU_METHOD_MEMSET: {
       if (!want(SCGPU_METHOD_MEMSET_WORDS, "MEMSET")) return true;

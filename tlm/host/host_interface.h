@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -156,6 +157,9 @@ class HostInterface {
   std::uint32_t interruptStatus() const { return intr_status_; }
   // Device time in ns.
   std::uint64_t timeNs() const { return now_ns_; }
+  // The host spends `ns` on its own work before its next access (the device runs meanwhile, as
+  // during an access's latency).
+  void elapse(std::uint64_t ns) { now_ns_ += ns; }
   // Runs the front end until no channel can make progress.
   void service();
   // True when no channel has work.
@@ -187,6 +191,15 @@ class HostInterface {
     bool have_entry = false;
     std::vector<std::uint32_t> buffer;
     std::uint32_t next_word = 0;
+    bool prefetch_tried = false;  // the entry after the kernel in flight was looked at (prefetchEntry)
+    // When each entry became visible: GP_PUT writes (the put value, the device time), oldest first,
+    // covering the entries from puts_from on; and when the channel's last fetched entry arrived.
+    // The fetcher reads an entry as soon as it is visible, its reads pipelined, whatever the
+    // commands before it are doing (prefetchEntry).
+    std::deque<std::pair<std::uint32_t, std::uint64_t>> puts;
+    std::uint32_t puts_from = 0;
+    std::uint64_t fetch_free_ns = 0;
+    std::uint64_t fetch_gate_ns = 0;  // no fetch before: the channel enabled, fetching resumed (QUIESCE)
   };
   struct ErrorInfo {
     std::uint32_t kind = 0, channel = 0, gp_entry = 0, method = 0, word = 0;
@@ -206,6 +219,10 @@ class HostInterface {
   void step(std::uint32_t c);
   // Reads the entry at GP_GET and its command buffer (or stops the channel on a bad one).
   void fetchEntry(std::uint32_t c);
+  // The same while the channel's kernel is in flight, for a good entry only (prefetch).
+  void prefetchEntry(std::uint32_t c);
+  // The device time from which the entry at GP_GET was visible (its GP_PUT write).
+  std::uint64_t visibleNs(Channel& ch) const;
   // Channel c can take a step (enabled, no error, no kernel in flight, work or a recheck to do).
   bool runnable(std::uint32_t c) const;
   // A kernel completed at `end_ns`: its channel goes on (or stops on its fault).

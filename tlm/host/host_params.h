@@ -14,6 +14,9 @@ struct HostParams {
   double copy_bandwidth_bytes_per_ns = 1000; // device <-> device copies (bytes copied)
   double memset_bandwidth_bytes_per_ns = 2000; // memsets (bytes written)
   std::uint32_t command_latency_ns = 100;    // front end: one method decoded and dispatched
+  // Host time the CUDA runtime and driver spend on one kernel launch call before its doorbell: a
+  // program that launches back to back submits no faster than this (driver::Runtime's warm repeats).
+  std::uint32_t launch_call_ns = 0;
 };
 
 }  // namespace scgpu::host

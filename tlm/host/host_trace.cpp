@@ -83,7 +83,11 @@ void HostTrace::on(const HostEvent& e, bool line, std::uint32_t status) {
     log_ << fmt::format("{} {} 0x{:04x} {} 0x{:08x}\n", e.time_ns, e.kind == HostEvent::Kind::MmioRead ? 'R' : 'W',
                         e.offset_or_method, registerName(e.offset_or_method), e.value);
   if (!tracer_) return;
-  tracer_->advance(e.time_ns * 1000, e.time_ns);
+  // The front end runs when the host next reads, so work that posted writes made visible can be
+  // done at device times before the host's later accesses, which were traced already: such an
+  // event shows at the latest time traced (a waveform cannot go back).
+  last_ns_ = std::max(last_ns_, e.time_ns);
+  tracer_->advance(last_ns_ * 1000, last_ns_);
   const bool has_channel = e.channel < ch_.size();
   switch (e.kind) {
     case HostEvent::Kind::MmioRead:

@@ -35,6 +35,7 @@ class HostTrace {
   int mmio_offset_ = -1, mmio_value_ = -1, mmio_access_ = -1, intr_status_ = -1, irq_ = -1;
   std::vector<ChannelSignals> ch_;
   bool closed_ = false;
+  std::uint64_t last_ns_ = 0;  // the latest time traced
 };
 
 // The register's name at a BAR0 offset ("CH_GP_PUT[3]", "SCRATCH"), or "undefined".

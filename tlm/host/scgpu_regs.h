@@ -350,6 +350,7 @@ typedef char scgpu_page_table_entry_size_check[sizeof(scgpu_page_table_entry) ==
 #define SCGPU_METHOD_SEM_ACQUIRE_FLAGS 3u
 #define SCGPU_METHOD_WAIT_FOR_IDLE 0x000Au
 #define SCGPU_METHOD_WAIT_FOR_IDLE_WORDS 0u
+#define SCGPU_METHOD_WRITE_INLINE 0x000Du
 #define SCGPU_METHOD_MMU_INVALIDATE 0x000Cu
 #define SCGPU_METHOD_MMU_INVALIDATE_WORDS 0u
 #define SCGPU_METHOD_INTERRUPT 0x000Bu
