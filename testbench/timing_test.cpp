@@ -171,6 +171,44 @@ TEST(TimingWarm, WarmRepeatsRunTheLaunchAgainOnTheCachesItLeft) {
   EXPECT_LT(reads, 2.0 * n16 * 16);
 }
 
+// Warm repeats go back to back, as a program timing a kernel with CUDA events submits them. A host
+// far slower than the kernel (host.launch_call_ns 50 us) paces them: each repeat is submitted a
+// launch call and a doorbell write (host.mmio_latency_ns) after the one before, into an idle device,
+// so completions follow each other by that plus the difference of the two kernels' times (the first
+// launch finds cold caches).
+TEST(TimingWarm, BackToBackRepeatsFollowTheHostsPaceWhenItIsSlower) {
+  const GpuConfig config = GpuConfig::loadDefault({"host.launch_call_ns=50000"});
+  const GpuParams p = GpuParams::fromConfig(config);
+  Runtime rt(config, Mode::Timing);
+  rt.setWarmRepeats(3);
+  runCopy(rt, 1024, Dim3(4), Dim3(256));
+  const auto& l = rt.launches();
+  ASSERT_EQ(l.size(), 4u);
+  EXPECT_EQ(l[0].event_ns, 0.0) << "the first launch has no launch before it";
+  for (int i = 1; i < 4; ++i) {
+    ASSERT_LT(l[i].simulated_ns, 50000.0);
+    EXPECT_NEAR(l[i].event_ns, 50000.0 + p.host.mmio_latency_ns + l[i].simulated_ns - l[i - 1].simulated_ns, 2.0)
+        << "repeat " << i;
+  }
+}
+
+// A host faster than the kernel (no launch-call cost): the repeats queue behind each other, and a
+// repeat's LAUNCH (behind the WRITE_INLINE of its descriptor, both fetched while the kernel before
+// it ran) starts two method latencies after that kernel's completion.
+TEST(TimingWarm, BackToBackRepeatsQueueBehindAKernelWhenTheHostIsFaster) {
+  const GpuConfig config = GpuConfig::loadDefault({"host.launch_call_ns=0"});
+  const GpuParams p = GpuParams::fromConfig(config);
+  Runtime rt(config, Mode::Timing);
+  rt.setWarmRepeats(3);
+  runCopy(rt, 16384, Dim3(16), Dim3(256));
+  const auto& l = rt.launches();
+  ASSERT_EQ(l.size(), 4u);
+  for (int i = 1; i < 4; ++i) {
+    ASSERT_GT(l[i].simulated_ns, 4.0 * p.host.mmio_latency_ns) << "the kernel should outlast the doorbells";
+    EXPECT_NEAR(l[i].event_ns, l[i].simulated_ns + 2.0 * p.host.command_latency_ns, 2.0) << "repeat " << i;
+  }
+}
+
 // gigathread.flush_caches_before_launch: as under ncu --cache-control all, the repeat finds the L2
 // empty and reads its source from DRAM again.
 TEST(TimingWarm, FlushingBeforeEachLaunchMakesTheRepeatReadDramAgain) {
