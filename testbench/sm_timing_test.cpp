@@ -751,6 +751,32 @@ TEST(SmTiming, ConsecutiveSharedLoadsMergeIntoOneVectorLoadWhenAligned) {
   EXPECT_EQ(misaligned.first, 4u);
   EXPECT_EQ(merged, 0u);
   EXPECT_EQ(misaligned.second, 4u) << "four conflict-free scalar loads";
+
+  // Two 64-bit loads at +0 and +8 (a DGEMM tile's row): one LDS.128 when 16-byte aligned, as
+  // ld.shared.v2.f64; two 64-bit loads at base + 8.
+  const std::string k64 = head + R"(
+  .reg .f64 %fd<8>;
+  ld.shared.f64 %fd1, [%r6];
+  fma.rn.f64 %fd4, %fd1, %fd1, %fd1;
+  ld.shared.f64 %fd2, [%r6+8];
+  fma.rn.f64 %fd5, %fd2, %fd4, %fd1;
+  ret;
+}
+)";
+  const std::string v2 = head + R"(
+  .reg .f64 %fd<8>;
+  ld.shared.v2.f64 {%fd1, %fd2}, [%r6];
+  ret;
+}
+)";
+  const auto vec64 = run(v2, 0, &none);
+  const auto aligned64 = run(k64, 0, &merged);
+  EXPECT_EQ(aligned64.first, 1u);
+  EXPECT_EQ(merged, 1u);
+  EXPECT_EQ(aligned64.second, vec64.second) << "the wavefronts of one ld.shared.v2.f64";
+  const auto misaligned64 = run(k64, 8, &merged);
+  EXPECT_EQ(misaligned64.first, 2u);
+  EXPECT_EQ(merged, 0u);
 }
 
 const char* kL1Kernel = R"(

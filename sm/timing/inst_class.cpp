@@ -185,7 +185,8 @@ namespace {
 
 // A load that can join a group: ld.shared of one 32-bit register, unguarded, not volatile.
 bool groupableLoad(const ptx::DecodedInst& in) {
-  return in.op == Op::Ld && in.space == ptx::Space::Shared && in.vec == 1 && ptx::sizeOf(in.type) == 4 &&
+  const std::uint32_t size = ptx::sizeOf(in.type);
+  return in.op == Op::Ld && in.space == ptx::Space::Shared && in.vec == 1 && (size == 4 || size == 8) &&
          in.guard == ptx::kNoSlot && !(in.flags & ptx::kVolatile) && in.aux != ptx::kNoSlot &&
          in.dst[0] != ptx::kNoSlot;
 }
@@ -248,8 +249,10 @@ void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std:
   for (std::uint32_t h = entry; h < end; ++h) {
     const ptx::DecodedInst& head = program.code[h];
     if (taken[h - entry] || !groupableLoad(head) || head.dst[0] == head.aux) continue;
-    // Candidates: the loads at offsets +4, +8, +12 before the block ends, a store, a barrier or
-    // anything that changes the base register.
+    // Candidates: the loads of the same size at offsets +4, +8, +12 (32-bit: LDS.64, LDS.128) or +8
+    // (64-bit: LDS.128) before the block ends, a store, a barrier or anything that changes the base
+    // register.
+    const std::int64_t size = ptx::sizeOf(head.type), most = size == 4 ? 3 : 1;
     std::uint32_t member_pc[3] = {};
     for (std::uint32_t pc = h + 1; pc < end && pc <= h + kWindow; ++pc) {
       if (starts[pc - entry]) break;
@@ -258,10 +261,10 @@ void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std:
           (info[pc].flags & kControl))
         break;
       const std::int64_t d = in.imm - head.imm;
-      if (groupableLoad(in) && in.aux == head.aux && d > 0 && d % 4 == 0 && d / 4 <= 3 && !member_pc[d / 4 - 1] &&
-          !taken[pc - entry]) {
-        member_pc[d / 4 - 1] = pc;
-        if (member_pc[0] && member_pc[1] && member_pc[2]) break;
+      if (groupableLoad(in) && std::int64_t(ptx::sizeOf(in.type)) == size && in.aux == head.aux && d > 0 &&
+          d % size == 0 && d / size <= most && !member_pc[d / size - 1] && !taken[pc - entry]) {
+        member_pc[d / size - 1] = pc;
+        if (member_pc[0] && (most == 1 || (member_pc[1] && member_pc[2]))) break;
         continue;
       }
       operands(program, in, info[pc], ops);

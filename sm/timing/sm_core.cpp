@@ -701,10 +701,10 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
 
 namespace {
 // A shared-load group merges when every lane's address is aligned to the group's bytes.
-bool mergeable(const MemTrace& t, std::uint32_t n) {
+bool mergeable(const MemTrace& t, std::uint32_t bytes) {
   for (std::uint32_t m = t.mask; m; m &= m - 1) {
     const int lane = __builtin_ctz(m);
-    if (t.space[lane] != ptx::Space::Shared || t.addr[lane] % (4 * n) != 0) return false;
+    if (t.space[lane] != ptx::Space::Shared || t.addr[lane] % bytes != 0) return false;
   }
   return true;
 }
@@ -859,10 +859,10 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     req.ready_at = dispatch + pipe[int(Pipe::Lsu)].latency_cycles;
     req.ndst = n_reg;
     std::copy(reg_dst, reg_dst + n_reg, req.dst);
-    if (info.merge_n && mergeable(mtrace, info.merge_n)) {
-      // ptxas's vector load: one access of merge_n words per lane; the other loads of the group
+    if (info.merge_n && mergeable(mtrace, ptx::sizeOf(in.type) * info.merge_n)) {
+      // ptxas's vector load: one access of merge_n elements per lane; the other loads of the group
       // issue later without the LSU, and their registers wait for this access.
-      mtrace.bytes = 4 * info.merge_n;
+      mtrace.bytes = ptx::sizeOf(in.type) * info.merge_n;
       for (std::uint32_t i = 0; i + 1 < info.merge_n; ++i) {
         const std::uint32_t mpc = pc + info.merge_delta[i];
         const std::uint32_t r = f.reg_base + pi.program->code[mpc].dst[0];
