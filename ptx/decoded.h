@@ -52,6 +52,8 @@ enum class Op : std::uint8_t {
   Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait,
   // texture and surface objects (sm/exec/texture.cpp); operands in Program::tensor_ops[target], form in imm
   Tex, Tld4, Txq, Suld, Sust, Suq,
+  // what scheduleLikePtxas leaves of a branch it if-converted: nothing to do (no PTX of its own)
+  Nop,
   Count
 };
 const char* toString(Op op);
@@ -113,6 +115,10 @@ enum InstFlag : std::uint32_t {
   kL1Bypass = 1u << 26,   // ld.cg / ld.cv: cached in L2 only, not in the L1
   kMbarExpectTx = 1u << 27,  // mbarrier.arrive.expect_tx: src[0] is the transaction count
   kMbarParity = 1u << 28,    // mbarrier.test_wait/try_wait.parity: src[0] is a phase parity, not a state
+  // An instruction of a short forward branch's body that scheduleLikePtxas predicated, as ptxas
+  // if-converts such branches: it counts as executed for the lanes its guard selects only, as the
+  // branch would have let through (so the counts stay those of the PTX).
+  kPredicatedBody = 1u << 29,
 };
 
 constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;

@@ -34,7 +34,7 @@ const char* toString(Op op) {
       "cp.async", "cp.async.commit_group", "cp.async.wait_group", "mbarrier",
       "cp.async.bulk", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group",
       "wgmma.mma_async", "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group",
-      "tex", "tld4", "txq", "suld", "sust", "suq"};
+      "tex", "tld4", "txq", "suld", "sust", "suq", "nop"};
   static_assert(sizeof(names) / sizeof(names[0]) == std::size_t(Op::Count), "one name per Op");
   return op < Op::Count ? names[std::size_t(op)] : "?";
 }

@@ -80,6 +80,8 @@ Kind kindOf(const Program& prog, const DecodedInst& in, Space& space) {
       return Kind::Fixed;
     case Op::Mov:
       return in.nsrc == 0 && in.src[0] == kNoSlot ? Kind::Fixed : Kind::Compute;  // %clock, %globaltimer
+    case Op::Nop:
+      return Kind::Compute;
     default:
       return Kind::Compute;
   }
@@ -138,6 +140,77 @@ bool maySink(const Program& prog, const DecodedInst& store, const DecodedInst& n
     default: return false;
   }
   return noRegisterHazard(prog, store, next);
+}
+
+// Whether ptxas may predicate `in` in place of branching around it: it stays in line and does the
+// same for the lanes its guard selects (no control flow, barrier, warp-wide or asynchronous
+// operation, no guard of its own).
+bool predicable(const DecodedInst& in) {
+  if (in.guard != kNoSlot) return false;
+  switch (in.op) {
+    case Op::Bra: case Op::BrxIdx: case Op::Call: case Op::Ret: case Op::Exit: case Op::Trap: case Op::Brkpt:
+    case Op::Bar: case Op::BarCluster: case Op::Fence: case Op::Nanosleep: case Op::Shfl: case Op::Vote:
+    case Op::Match: case Op::Redux: case Op::Activemask: case Op::Mma: case Op::Wmma: case Op::Ldmatrix:
+    case Op::Stmatrix: case Op::Movmatrix: case Op::Mbarrier: case Op::CpAsync: case Op::CpAsyncCommit:
+    case Op::CpAsyncWait: case Op::CpBulk: case Op::CpBulkCommit: case Op::CpBulkWait: case Op::Wgmma:
+    case Op::WgmmaFence: case Op::WgmmaCommit: case Op::WgmmaWait: case Op::Mapa: case Op::Getctarank:
+    case Op::Count:
+      return false;
+    case Op::Mov:
+      return !(in.nsrc == 0 && in.src[0] == kNoSlot);  // not %clock and friends
+    default:
+      return true;
+  }
+}
+
+// The handler of Op::Nop.
+void doNothing(sm::ExecContext&, const DecodedInst&) {}
+
+// ptxas's if-conversion: `@p bra L; <a few instructions>; L:` becomes those instructions under
+// `@!p`, with no branch. The branch becomes an Op::Nop so that no pc moves (it counts as the
+// branch did; the timing model does not issue it, sm/timing/inst_class.cpp); its body's
+// instructions carry kPredicatedBody. Only bodies nothing else branches into, of at most
+// kMaxPredicatedBody instructions that are all predicable and leave the branch's predicate alone.
+void predicateShortBranches(Program& prog, std::uint32_t begin, std::uint32_t end) {
+  constexpr std::uint32_t kMaxPredicatedBody = 12;
+  std::vector<std::uint8_t> entered(end - begin + 1, 0);  // targets and reconvergence points of the function
+  for (std::uint32_t pc = begin; pc < end; ++pc) {
+    const DecodedInst& in = prog.code[pc];
+    if (in.op == Op::Bra || in.op == Op::BrxIdx) {
+      if (in.target >= begin && in.target < end) entered[in.target - begin] = 1;
+      if (in.reconverge >= begin && in.reconverge < end) entered[in.reconverge - begin] = 1;
+    }
+  }
+  for (std::uint32_t t : prog.branch_tables_flat)
+    if (t >= begin && t < end) entered[t - begin] = 1;
+  std::vector<std::uint32_t> reads, writes;
+  for (std::uint32_t b = begin; b < end; ++b) {
+    DecodedInst& br = prog.code[b];
+    if (br.op != Op::Bra || br.guard == kNoSlot || br.target <= b + 1 || br.target > end ||
+        br.target - b - 1 > kMaxPredicatedBody || br.reconverge != br.target)
+      continue;
+    bool ok = true;
+    for (std::uint32_t pc = b + 1; pc < br.target && ok; ++pc) {
+      const DecodedInst& in = prog.code[pc];
+      slotsOf(prog, in, reads, writes);
+      ok = predicable(in) && !entered[pc - begin] &&
+           std::find(writes.begin(), writes.end(), br.guard) == writes.end();
+    }
+    if (!ok) continue;
+    for (std::uint32_t pc = b + 1; pc < br.target; ++pc) {
+      DecodedInst& in = prog.code[pc];
+      in.guard = br.guard;
+      in.guard_negated = !br.guard_negated;  // the body runs where the branch is not taken
+      in.flags |= kPredicatedBody;
+    }
+    DecodedInst nop;
+    nop.op = Op::Nop;
+    nop.fn = &doNothing;
+    nop.ptx_line = br.ptx_line;
+    nop.ptx_col = br.ptx_col;
+    br = nop;
+    if (b < prog.text.size()) prog.text[b] = "// if-converted: " + prog.text[b];
+  }
 }
 
 // Reorders one function's code [begin, end): see scheduleLikePtxas.
@@ -346,6 +419,8 @@ bool fusablePair(const DecodedInst& i, const DecodedInst& j) {
 Program scheduleLikePtxas(const Program& in) {
   Program prog = in;
   const std::size_t n = prog.code.size();
+  for (const auto& f : prog.functions)
+    if (f.end_pc > f.entry_pc && f.end_pc <= n) predicateShortBranches(prog, f.entry_pc, f.end_pc);
   // Basic-block starts: function entries, branch targets and reconvergence points, table targets,
   // and whatever follows a control instruction or a barrier.
   std::vector<std::uint8_t> starts(n + 1, 0);

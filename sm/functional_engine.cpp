@@ -120,9 +120,16 @@ void FunctionalEngine::step(ExecContext& c, Warp& w) {
     mask &= in.guard_negated ? ~p : p;
   }
   top.pc = pc + 1;
-  w.instructions++;
-  // (A full warp, the common case, skips the count.)
-  w.thread_instructions += active == kFullMask ? kWarpSize : popCount(active);
+  if (in.flags & ptx::kPredicatedBody) {  // counted as the branch it replaced let lanes through
+    if (mask) {
+      w.instructions++;
+      w.thread_instructions += popCount(mask);
+    }
+  } else {
+    w.instructions++;
+    // (A full warp, the common case, skips the count.)
+    w.thread_instructions += active == kFullMask ? kWarpSize : popCount(active);
+  }
   if (mask) {
     c.pc = pc;
     c.mask = mask;

@@ -125,6 +125,9 @@ InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vect
       (in.type == Type::S32 || in.type == Type::U32 || in.type == Type::B32))
     info.flags |= kIntAddFlex;
   switch (in.op) {
+    case Op::Nop:  // what ptx::scheduleLikePtxas leaves of an if-converted branch: no SASS
+      info.flags |= kFree;
+      break;
     case Op::Bra: case Op::BrxIdx: case Op::Call: case Op::Ret: case Op::Exit:
       info.flags |= kControl;
       break;

@@ -790,7 +790,7 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
   bindFrame(c, w);
   mtrace.clear();
   btrace.clear();
-  const std::uint64_t threads_before = w.thread_instructions;
+  const std::uint64_t threads_before = w.thread_instructions, warps_before = w.instructions;
   try {
     FunctionalEngine::step(c, w);
   } catch (const FaultSignal& s) {
@@ -815,9 +815,11 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
       lookAgain(s);
     }
   ++*(issued_free ? sc.issued_free : sc.issued);
-  ++*warp_instructions;
+  // The PTX's instructions (an if-converted body whose guard lets no lane through issues, as on the
+  // GPU, but does not count: FunctionalEngine::step).
+  *warp_instructions += w.instructions - warps_before;
   *thread_instructions += w.thread_instructions - threads_before;
-  ++b.counts->warp_instructions;
+  b.counts->warp_instructions += w.instructions - warps_before;
   b.counts->thread_instructions += w.thread_instructions - threads_before;
   ++issued_total;
 
