@@ -167,49 +167,82 @@ bool predicable(const DecodedInst& in) {
 void doNothing(sm::ExecContext&, const DecodedInst&) {}
 
 // ptxas's if-conversion: `@p bra L; <a few instructions>; L:` becomes those instructions under
-// `@!p`, with no branch. The branch becomes an Op::Nop so that no pc moves (it counts as the
-// branch did; the timing model does not issue it, sm/timing/inst_class.cpp); its body's
-// instructions carry kPredicatedBody. Only bodies nothing else branches into, of at most
-// kMaxPredicatedBody instructions that are all predicable and leave the branch's predicate alone.
+// `@!p`, with no branch; and the diamond `@p bra E; <then>; bra.uni J; E: <else>; J:` becomes
+// <then> under `@!p` and <else> under `@p`. A removed branch becomes an Op::Nop so that no pc
+// moves (the timing model does not issue it, sm/timing/inst_class.cpp); the predicated
+// instructions, and the then-part's closing Nop, carry kPredicatedBody, so that they count as the
+// lanes that the branches let through (the counts stay those of the PTX). Only parts nothing else
+// branches into, of at most kMaxPredicatedBody instructions in all, every one predicable and
+// leaving the branch's predicate alone.
 void predicateShortBranches(Program& prog, std::uint32_t begin, std::uint32_t end) {
   constexpr std::uint32_t kMaxPredicatedBody = 12;
-  std::vector<std::uint8_t> entered(end - begin + 1, 0);  // targets and reconvergence points of the function
+  // How many branches, reconvergence points and table entries lead to each pc of the function.
+  std::vector<std::uint32_t> refs(end - begin + 1, 0);
   for (std::uint32_t pc = begin; pc < end; ++pc) {
     const DecodedInst& in = prog.code[pc];
     if (in.op == Op::Bra || in.op == Op::BrxIdx) {
-      if (in.target >= begin && in.target < end) entered[in.target - begin] = 1;
-      if (in.reconverge >= begin && in.reconverge < end) entered[in.reconverge - begin] = 1;
+      if (in.target >= begin && in.target < end) ++refs[in.target - begin];
+      if (in.reconverge >= begin && in.reconverge < end) ++refs[in.reconverge - begin];
     }
   }
   for (std::uint32_t t : prog.branch_tables_flat)
-    if (t >= begin && t < end) entered[t - begin] = 1;
+    if (t >= begin && t < end) ++refs[t - begin];
   std::vector<std::uint32_t> reads, writes;
-  for (std::uint32_t b = begin; b < end; ++b) {
-    DecodedInst& br = prog.code[b];
-    if (br.op != Op::Bra || br.guard == kNoSlot || br.target <= b + 1 || br.target > end ||
-        br.target - b - 1 > kMaxPredicatedBody || br.reconverge != br.target)
-      continue;
-    bool ok = true;
-    for (std::uint32_t pc = b + 1; pc < br.target && ok; ++pc) {
+  // [from, to) can run under the branch's guard: predicable, not branched into, guard untouched.
+  auto predicableRange = [&](const DecodedInst& br, std::uint32_t from, std::uint32_t to) {
+    for (std::uint32_t pc = from; pc < to; ++pc) {
       const DecodedInst& in = prog.code[pc];
       slotsOf(prog, in, reads, writes);
-      ok = predicable(in) && !entered[pc - begin] &&
-           std::find(writes.begin(), writes.end(), br.guard) == writes.end();
+      if (!predicable(in) || refs[pc - begin] || std::find(writes.begin(), writes.end(), br.guard) != writes.end())
+        return false;
     }
-    if (!ok) continue;
-    for (std::uint32_t pc = b + 1; pc < br.target; ++pc) {
+    return true;
+  };
+  auto predicate = [&](std::uint32_t from, std::uint32_t to, std::uint32_t guard, bool negated) {
+    for (std::uint32_t pc = from; pc < to; ++pc) {
       DecodedInst& in = prog.code[pc];
-      in.guard = br.guard;
-      in.guard_negated = !br.guard_negated;  // the body runs where the branch is not taken
+      in.guard = guard;
+      in.guard_negated = negated;
       in.flags |= kPredicatedBody;
     }
+  };
+  auto toNop = [&](std::uint32_t pc) {
     DecodedInst nop;
     nop.op = Op::Nop;
     nop.fn = &doNothing;
-    nop.ptx_line = br.ptx_line;
-    nop.ptx_col = br.ptx_col;
-    br = nop;
-    if (b < prog.text.size()) prog.text[b] = "// if-converted: " + prog.text[b];
+    nop.ptx_line = prog.code[pc].ptx_line;
+    nop.ptx_col = prog.code[pc].ptx_col;
+    prog.code[pc] = nop;
+    if (pc < prog.text.size()) prog.text[pc] = "// if-converted: " + prog.text[pc];
+  };
+  for (std::uint32_t b = begin; b < end; ++b) {
+    const DecodedInst br = prog.code[b];
+    if (br.op != Op::Bra || br.guard == kNoSlot || br.target <= b + 1 || br.target > end) continue;
+    const std::uint32_t e = br.target;
+    if (br.reconverge == e && e - b - 1 <= kMaxPredicatedBody && predicableRange(br, b + 1, e)) {
+      predicate(b + 1, e, br.guard, !br.guard_negated);  // the body runs where the branch is not taken
+      toNop(b);
+      continue;
+    }
+    // A diamond: the then-part ends in an unconditional branch over the else-part to the join.
+    const std::uint32_t u = e - 1;  // the then-part's closing branch
+    if (u <= b || e >= end) continue;
+    const DecodedInst& ub = prog.code[u];
+    const std::uint32_t j = ub.target;
+    if (ub.op != Op::Bra || ub.guard != kNoSlot || j <= e || j > end || br.reconverge != j ||
+        (u - b - 1) + (j - e) > kMaxPredicatedBody || refs[e - begin] != 1 || refs[u - begin] ||
+        !predicableRange(br, b + 1, u) || !predicableRange(br, e + 1, j))
+      continue;
+    // The else-part's first instruction is the branch's target (refs 1): check it apart.
+    slotsOf(prog, prog.code[e], reads, writes);
+    if (!predicable(prog.code[e]) || std::find(writes.begin(), writes.end(), br.guard) != writes.end()) continue;
+    predicate(b + 1, u, br.guard, !br.guard_negated);
+    predicate(e, j, br.guard, br.guard_negated);
+    toNop(b);
+    toNop(u);
+    prog.code[u].guard = br.guard;  // counts as the then-part's lanes' branch did
+    prog.code[u].guard_negated = !br.guard_negated;
+    prog.code[u].flags |= kPredicatedBody;
   }
 }
 
