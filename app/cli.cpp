@@ -257,8 +257,9 @@ int main(int argc, char** argv) {
                           ->add_option("--warm-repeats", opt.warm_repeats,
                                        "After each launch, N more launches of it back to back with warm caches, TLBs "
                                        "and DRAM rows, as CUDA-event timing sees a kernel (workloads, timing mode); each "
-                                       "is a row of `launches` marked warm_repeat. Kernels that accumulate change their "
-                                       "output, so the check may fail")
+                                       "is a row of `launches` marked warm_repeat, with event_ns: completion to completion, "
+                                       "the host submitting them host.launch_call_ns apart. Kernels that accumulate change "
+                                       "their output, so the check may fail")
                           ->type_name("N")
                           ->check(CLI::Range(0, 1000));
   run_cmd->add_option("--stats-json", opt.stats_json, "Write statistics, verdict and effective config as JSON")

@@ -135,8 +135,10 @@ class Runtime {
   // the fault (lastFault()).
   // After each launch, `n` more launches of it, back to back on the same arguments and data, with
   // the caches, TLBs and DRAM rows as it left them: the warm condition in which a user times a
-  // kernel with CUDA events. Each is a launches() record marked warm_repeat. (A kernel that
-  // accumulates into its output then changes it n more times.)
+  // kernel with CUDA events. In the timing mode they are submitted without waiting, the host
+  // spending host.launch_call_ns on each; each is a launches() record marked warm_repeat, its
+  // event_ns the time from the completion before it to its own. (A kernel that accumulates into
+  // its output then changes it n more times.)
   void setWarmRepeats(std::uint32_t n);
   // `cluster`: thread-block cluster dimensions (sm_90); 0x0x0 takes the kernel's .reqnctapercluster,
   // or clusters of one block.
