@@ -1179,6 +1179,30 @@ namespace {
 // last wgmma is wgmma_latency_cycles past the pipe. m64n64k16 .f32.f16.f16 with A and B from
 // descriptors: a warp's work is 16 x 64 x 16 / 512 = 32 cycles; it reads 16 x 16 x 2 bytes of A and
 // a quarter of B's 64 x 16 x 2: 1024 bytes.
+// wgmma.fence (WARPGROUP.ARRIVE) waits for the warp's pending register results; Nsight counts that
+// wait as warpgroup_arrive, not as the scoreboard the result belongs to.
+TEST(SmTiming, WgmmaFenceWaitsForPendingRegistersAsWarpgroupArrive) {
+  const std::string body = ".visible .entry wf(.param .u64 buf)\n{\n  .reg .f32 %f<2>;\n  .reg .b64 %rd<2>;\n"
+                           "  ld.param.u64 %rd1, [buf];\n  ld.global.f32 %f1, [%rd1];\n"
+                           "  wgmma.fence.sync.aligned;\n  ret;\n}\n";
+  Bench b(body, "wf");
+  b.param<std::uint64_t>(0, b.alloc(256));
+  b.configure(32, 2);
+  b.runBlock(0);
+  b.issues_.clear();
+  const std::uint64_t arrive = b.stat("warp_state.warpgroup_arrive"), longsb = b.stat("warp_state.long_scoreboard");
+  b.runBlock(1);
+  const std::uint32_t ld = b.pcOf(ptx::Op::Ld), fence = b.pcOf(ptx::Op::WgmmaFence);
+  // The load hits the L1 (block 0 brought the line): the fence waits out its latency, less the
+  // cycles before it is at the head of the instruction buffer.
+  const std::uint64_t waited = b.issueCycle(0, fence) - b.issueCycle(0, ld) - 1;
+  const std::uint64_t at_fence = b.stat("warp_state.warpgroup_arrive") - arrive;
+  EXPECT_GE(waited, std::uint64_t(testParams().l1.hit_latency_cycles)) << "the load's latency";
+  EXPECT_GT(at_fence, waited / 2);
+  EXPECT_LE(at_fence, waited);
+  EXPECT_EQ(b.stat("warp_state.long_scoreboard") - longsb, 0u) << "not the load's scoreboard";
+}
+
 TEST(SmTiming, WgmmaHoldsTheTensorPipeAndWaitGroupWaitsForItsGroup) {
   std::string d;
   for (int i = 0; i < 32; ++i) d += (i ? ", %f" : "%f") + std::to_string(i);
@@ -1204,9 +1228,11 @@ TEST(SmTiming, WgmmaHoldsTheTensorPipeAndWaitGroupWaitsForItsGroup) {
     // 64 bytes a cycle over 4 sub-cores: 16 a warp, 1024 / 16 = 64 cycles beyond the work's 32.
     const std::uint64_t held = 2 + (smem_rate < 100 ? 64 : 32), latency = held + 20;
     const std::uint32_t first = b.pcOf(ptx::Op::Wgmma), wait = b.pcOf(ptx::Op::WgmmaWait);
-    const std::uint32_t commit = b.pcOf(ptx::Op::WgmmaCommit);
+    const std::uint32_t commit = b.pcOf(ptx::Op::WgmmaCommit), fence = b.pcOf(ptx::Op::WgmmaFence);
     std::uint64_t arrive = 0;
     for (int w = 0; w < 4; ++w) {
+      // The fence waits for the movs before it (WARPGROUP.ARRIVE: warpgroup_arrive too).
+      arrive += b.issueCycle(w, fence) - b.issueCycle(w, fence - 1) - 1;
       EXPECT_EQ(b.issueCycle(w, first + 1) - b.issueCycle(w, first), held) << "warp " << w << " smem " << smem_rate;
       EXPECT_EQ(b.issueCycle(w, wait) - b.issueCycle(w, first + 1), latency) << "warp " << w << " smem " << smem_rate;
       // The wait is at the head from the cycle after the commit (the icache is warm) until it issues.

@@ -646,17 +646,14 @@ Reason SmCore::Impl::evaluate(WarpSlot& ws, SubCore& sc, std::uint64_t t, std::u
   }
   if (ws.head_op == ptx::Op::WgmmaFence) {
     // Orders the warp's earlier register writes before wgmma.mma_async reads its registers: every
-    // pending register result must be in.
-    DepKind worst = DepKind::None;
+    // pending register result must be in. ptxas makes it WARPGROUP.ARRIVE, and Nsight counts a
+    // warp waiting there as warpgroup_arrive whatever it waits for.
     std::uint64_t ready = 0;
     for (std::size_t a = 0; a < ws.reg_ready.size(); ++a)
-      if (ws.reg_ready[a] > t) {
-        worst = std::max(worst, ws.reg_kind[a]);
-        ready = std::max(ready, ws.reg_ready[a]);
-      }
-    if (worst != DepKind::None) {
+      if (ws.reg_ready[a] > t) ready = std::max(ready, ws.reg_ready[a]);
+    if (ready > t) {
       *until = ready == kNever ? t : ready;
-      return worst == DepKind::Long ? Reason::LongScoreboard : worst == DepKind::Short ? Reason::ShortScoreboard : Reason::Wait;
+      return Reason::WarpgroupArrive;
     }
   }
   // The sub-core's resources: until they free up, unless an issue of the sub-core takes them
