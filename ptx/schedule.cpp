@@ -80,9 +80,7 @@ Kind kindOf(const Program& prog, const DecodedInst& in, Space& space) {
       return Kind::Fixed;
     case Op::Mov:
       return in.nsrc == 0 && in.src[0] == kNoSlot ? Kind::Fixed : Kind::Compute;  // %clock, %globaltimer
-    case Op::Nop:
-      return Kind::Compute;
-    default:
+    default:  // arithmetic, and Op::Nop
       return Kind::Compute;
   }
 }
@@ -188,14 +186,15 @@ void predicateShortBranches(Program& prog, std::uint32_t begin, std::uint32_t en
   for (std::uint32_t t : prog.branch_tables_flat)
     if (t >= begin && t < end) ++refs[t - begin];
   std::vector<std::uint32_t> reads, writes;
-  // [from, to) can run under the branch's guard: predicable, not branched into, guard untouched.
+  // The instruction at pc can run under the branch's guard: predicable, the guard untouched.
+  auto underGuard = [&](const DecodedInst& br, std::uint32_t pc) {
+    slotsOf(prog, prog.code[pc], reads, writes);
+    return predicable(prog.code[pc]) && std::find(writes.begin(), writes.end(), br.guard) == writes.end();
+  };
+  // ... and so can all of [from, to), which nothing branches into.
   auto predicableRange = [&](const DecodedInst& br, std::uint32_t from, std::uint32_t to) {
-    for (std::uint32_t pc = from; pc < to; ++pc) {
-      const DecodedInst& in = prog.code[pc];
-      slotsOf(prog, in, reads, writes);
-      if (!predicable(in) || refs[pc - begin] || std::find(writes.begin(), writes.end(), br.guard) != writes.end())
-        return false;
-    }
+    for (std::uint32_t pc = from; pc < to; ++pc)
+      if (refs[pc - begin] || !underGuard(br, pc)) return false;
     return true;
   };
   auto predicate = [&](std::uint32_t from, std::uint32_t to, std::uint32_t guard, bool negated) {
@@ -231,11 +230,8 @@ void predicateShortBranches(Program& prog, std::uint32_t begin, std::uint32_t en
     const std::uint32_t j = ub.target;
     if (ub.op != Op::Bra || ub.guard != kNoSlot || j <= e || j > end || br.reconverge != j ||
         (u - b - 1) + (j - e) > kMaxPredicatedBody || refs[e - begin] != 1 || refs[u - begin] ||
-        !predicableRange(br, b + 1, u) || !predicableRange(br, e + 1, j))
-      continue;
-    // The else-part's first instruction is the branch's target (refs 1): check it apart.
-    slotsOf(prog, prog.code[e], reads, writes);
-    if (!predicable(prog.code[e]) || std::find(writes.begin(), writes.end(), br.guard) != writes.end()) continue;
+        !predicableRange(br, b + 1, u) || !underGuard(br, e) || !predicableRange(br, e + 1, j))
+      continue;  // (the else-part's first instruction is the branch's own target: refs 1)
     predicate(b + 1, u, br.guard, !br.guard_negated);
     predicate(e, j, br.guard, br.guard_negated);
     toNop(b);

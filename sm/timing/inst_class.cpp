@@ -91,11 +91,9 @@ Sequence sequenceOf(const ptx::DecodedInst& in) {
     case Op::Ex2:
       if (f32 && !ftz) return Sequence::Ex2ApproxF32;  // inputs below -126 halved, the result squared
       break;
-    case Op::Rem:
+    case Op::Div: case Op::Rem:
       if (!ptx::isFloat(in.type)) return ptx::sizeOf(in.type) == 8 ? Sequence::IntDiv64 : Sequence::IntDiv32;
-      break;
-    case Op::Div:
-      if (!ptx::isFloat(in.type)) return ptx::sizeOf(in.type) == 8 ? Sequence::IntDiv64 : Sequence::IntDiv32;
+      if (in.op == Op::Rem) break;
       if (f32 && approx) return Sequence::DivApproxF32;
       if (f32 && rn) return Sequence::DivRnF32;
       if (f64 && rn) return Sequence::DivRnF64;
@@ -309,12 +307,14 @@ void findSharedLoadGroups(const ptx::Program& program, std::uint32_t entry, std:
 
 namespace {
 
-// The warp-uniform registers of a kernel (markUniformAtomics): seeded non-uniform by the thread
+// The warp-uniform registers of a kernel (markUniformity): seeded non-uniform by the thread
 // and lane registers, spread through every instruction whose sources, guard or kind (a load of
 // memory that is not constant, an atomic, a warp-wide or matrix op, a read of the clock) make its
-// results differ between lanes; a register written more than once is non-uniform once a branch is
-// (its definitions may run for some lanes only). Then kUniformAtomic on the qualifying atomics.
-void markUniformAtomics(const ptx::Program& program, const ptx::DecodedFunction& f, std::uint32_t end,
+// results differ between lanes; a register written more than once is non-uniform where one of its
+// definitions lies in code a divergent branch may skip (it may run for some lanes only). Then kUniformAtomic on the qualifying atomics,
+// kUniformOp on integer instructions of uniform values and kAddressFold* on adds into shared
+// addresses.
+void markUniformity(const ptx::Program& program, const ptx::DecodedFunction& f, std::uint32_t end,
                         const std::vector<std::uint32_t>& readers, std::vector<InstInfo>& out) {
   std::vector<std::uint8_t> reg(f.num_regs, 0), pred(f.num_preds, 0);  // 1: not provably uniform
   std::vector<std::uint16_t> reg_defs(f.num_regs, 0), pred_defs(f.num_preds, 0);
@@ -490,7 +490,7 @@ std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
       for (std::uint32_t i = 0; i < ops.n_reg_dst; ++i) used |= ops.reg_dst[i] >= readers.size() || readers[ops.reg_dst[i]];
       if (!used) out[pc].flags |= kResultUnused;
     }
-    if (&f == &program.functions.front()) markUniformAtomics(program, f, end, readers, out);
+    if (&f == &program.functions.front()) markUniformity(program, f, end, readers, out);
   }
   return out;
 }

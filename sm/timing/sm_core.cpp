@@ -39,7 +39,7 @@ struct ProgramInfo {
   std::vector<InstInfo> info;
   // Per pc, for tensor-pipe instructions: cycles the pipe stays busy and the result latency.
   // Per pc, where the instruction decides them rather than its pipe (0: the pipe's): tensor-core
-  // shapes, and integer division, which ptxas expands into a sequence of SASS instructions.
+  // shapes, the SASS sequences of sm.sequences, and IMAD on the FP32 pipe (opTiming).
   std::vector<std::uint16_t> op_interval, op_latency;
   // Per pc, issue cycles of the sub-core an instruction's SASS sequence takes (0: one).
   std::vector<std::uint16_t> op_issue;

@@ -278,7 +278,7 @@ void HostInterface::resetDevice() {
 bool HostInterface::runnable(std::uint32_t c) const {
   const Channel& ch = channels_[c];
   if (!(ch.control & SCGPU_CH_CONTROL_ENABLE_MASK) || ch.error) return false;
-  if (ch.kernel)  // the front end fetches the next entry while the kernel runs (prefetchEntry)
+  if (ch.kernel)  // the front end fetches the next entry while the kernel runs (fetchEntry)
     return !ch.have_entry && !ch.prefetch_tried && ch.gp_get != ch.gp_put && !(quiesce_ & SCGPU_QUIESCE_STOP_FETCH_MASK);
   if (ch.waiting) return ch.recheck;
   if (ch.have_entry) return true;
@@ -481,56 +481,57 @@ void HostInterface::stopChannel(std::uint32_t c, ErrorInfo e, const std::string&
   raise(isKernelFault(e.kind) ? SCGPU_INTR_STATUS_FAULT_MASK : SCGPU_INTR_STATUS_ERROR_MASK);
 }
 
-void HostInterface::fetchEntry(std::uint32_t c) {
+void HostInterface::fetchEntry(std::uint32_t c, bool report) {
   Channel& ch = channels_[c];
+  // A bad ring, entry or buffer stops the channel, or, read ahead while a kernel runs, is left for
+  // the fetch after it to report.
+  auto fail = [&](std::uint32_t kind, std::uint64_t address, const std::string& message) {
+    if (report) stopChannel(c, kind, 0, 0, address, message);
+  };
   const std::uint32_t n = ch.ring_entries;
   if (n < 2 || n > kMaxRingEntries || (n & (n - 1)) || ch.ring_base % 16 || ch.gp_put >= n) {
-    stopChannel(c, SCGPU_ERROR_KIND_BAD_RING, 0, 0, ch.ring_base,
-                fmt::format("ring of {} entries at 0x{:x} with GP_PUT {}: the size must be a power of two from 2 to "
-                            "{}, the base 16-byte aligned and GP_PUT inside the ring",
-                            n, ch.ring_base, ch.gp_put, kMaxRingEntries));
+    fail(SCGPU_ERROR_KIND_BAD_RING, ch.ring_base,
+         fmt::format("ring of {} entries at 0x{:x} with GP_PUT {}: the size must be a power of two from 2 to {}, the "
+                     "base 16-byte aligned and GP_PUT inside the ring",
+                     n, ch.ring_base, ch.gp_put, kMaxRingEntries));
     return;
   }
   const bool ring_in_host = ch.control & SCGPU_CH_CONTROL_RING_IN_HOST_MASK;
   const std::uint64_t entry_addr = ch.ring_base + std::uint64_t(ch.gp_get) * SCGPU_GPFIFO_ENTRY_SIZE_BYTES;
   std::uint8_t e[SCGPU_GPFIFO_ENTRY_SIZE_BYTES];
-  // The fetcher reads entries from when they are visible, its reads pipelined: an entry that was
-  // visible while the commands before it ran has been read meanwhile (arriving in order).
-  const std::uint64_t visible = visibleNs(ch);
   if (!memRead(ring_in_host, entry_addr, e, sizeof e)) {
-    stopChannel(c, SCGPU_ERROR_KIND_BAD_GPFIFO_ENTRY, 0, 0, entry_addr,
-                fmt::format("the entry at 0x{:x} cannot be read", entry_addr));
+    fail(SCGPU_ERROR_KIND_BAD_GPFIFO_ENTRY, entry_addr, fmt::format("the entry at 0x{:x} cannot be read", entry_addr));
     return;
   }
-  std::uint64_t arrival = std::max(visible, ch.fetch_gate_ns) + transferNs(ring_in_host, sizeof e);
   const auto addr = load<std::uint64_t>(e + SCGPU_GPFIFO_ENTRY_BUFFER_ADDR_OFFSET);
   const auto words = load<std::uint32_t>(e + SCGPU_GPFIFO_ENTRY_LENGTH_WORDS_OFFSET);
   const auto flags = load<std::uint32_t>(e + SCGPU_GPFIFO_ENTRY_FLAGS_OFFSET);
   if (words == 0 || words > kMaxBufferWords || (flags & ~1u) || addr % 4) {
-    stopChannel(c, SCGPU_ERROR_KIND_BAD_GPFIFO_ENTRY, 0, 0, addr,
-                fmt::format("entry (buffer 0x{:x}, {} words, flags 0x{:x}): the length must be 1 to {} words, the "
-                            "buffer 4-byte aligned and only flag bit 0 set",
-                            addr, words, flags, kMaxBufferWords));
+    fail(SCGPU_ERROR_KIND_BAD_GPFIFO_ENTRY, addr,
+         fmt::format("entry (buffer 0x{:x}, {} words, flags 0x{:x}): the length must be 1 to {} words, the buffer "
+                     "4-byte aligned and only flag bit 0 set",
+                     addr, words, flags, kMaxBufferWords));
     return;
   }
   const bool buffer_in_host = flags & 1u;
-  ch.buffer.assign(words, 0);
-  if (!memRead(buffer_in_host, addr, ch.buffer.data(), std::uint64_t(words) * 4)) {
-    ch.buffer.clear();
-    stopChannel(c, SCGPU_ERROR_KIND_BAD_ADDRESS, 0, 0, addr,
-                fmt::format("the command buffer [0x{:x}, +{} bytes) cannot be read", addr, std::uint64_t(words) * 4));
+  std::vector<std::uint32_t> buffer(words, 0);
+  if (!memRead(buffer_in_host, addr, buffer.data(), std::uint64_t(words) * 4)) {
+    fail(SCGPU_ERROR_KIND_BAD_ADDRESS, addr,
+         fmt::format("the command buffer [0x{:x}, +{} bytes) cannot be read", addr, std::uint64_t(words) * 4));
     return;
   }
-  arrival += transferNs(buffer_in_host, std::uint64_t(words) * 4);
-  ch.fetch_free_ns = std::max(ch.fetch_free_ns, arrival);
+  // The fetcher reads an entry from when it became visible (and fetching was allowed), its reads
+  // pipelined: their latencies overlap, they arrive in order, and the commands before the entry,
+  // a kernel in flight among them, hide the fetch.
+  ch.fetch_free_ns = std::max(ch.fetch_free_ns, std::max(visibleNs(ch), ch.fetch_gate_ns) +
+                                                    transferNs(ring_in_host, sizeof e) +
+                                                    transferNs(buffer_in_host, std::uint64_t(words) * 4));
   t_ = std::max(t_, ch.fetch_free_ns);
+  ch.buffer = std::move(buffer);
   ch.have_entry = true;
   ch.next_word = 0;
 }
 
-// The next entry and its command buffer, read while the channel's kernel runs, as the front end
-// prefetches its pushbuffer: the next command can go as soon as the kernel completes. An entry
-// that fails any check is left for fetchEntry() to report once the kernel is done.
 std::uint64_t HostInterface::visibleNs(Channel& ch) const {
   const std::uint32_t n = ch.ring_entries ? ch.ring_entries : 1;
   auto dist = [n](std::uint32_t a, std::uint32_t b) { return (b + n - a % n) % n; };
@@ -548,37 +549,11 @@ std::uint64_t HostInterface::visibleNs(Channel& ch) const {
   return now_ns_;
 }
 
-void HostInterface::prefetchEntry(std::uint32_t c) {
-  Channel& ch = channels_[c];
-  ch.prefetch_tried = true;
-  const std::uint32_t n = ch.ring_entries;
-  if (n < 2 || n > kMaxRingEntries || (n & (n - 1)) || ch.ring_base % 16 || ch.gp_put >= n) return;
-  const bool ring_in_host = ch.control & SCGPU_CH_CONTROL_RING_IN_HOST_MASK;
-  const std::uint64_t entry_addr = ch.ring_base + std::uint64_t(ch.gp_get) * SCGPU_GPFIFO_ENTRY_SIZE_BYTES;
-  std::uint8_t e[SCGPU_GPFIFO_ENTRY_SIZE_BYTES];
-  if (!memRead(ring_in_host, entry_addr, e, sizeof e)) return;
-  const auto addr = load<std::uint64_t>(e + SCGPU_GPFIFO_ENTRY_BUFFER_ADDR_OFFSET);
-  const auto words = load<std::uint32_t>(e + SCGPU_GPFIFO_ENTRY_LENGTH_WORDS_OFFSET);
-  const auto flags = load<std::uint32_t>(e + SCGPU_GPFIFO_ENTRY_FLAGS_OFFSET);
-  if (words == 0 || words > kMaxBufferWords || (flags & ~1u) || addr % 4) return;
-  const bool buffer_in_host = flags & 1u;
-  std::vector<std::uint32_t> buffer(words, 0);
-  if (!memRead(buffer_in_host, addr, buffer.data(), std::uint64_t(words) * 4)) return;
-  // Read from when it was visible, the fetcher's reads pipelined (their latencies overlap; they
-  // arrive in order): the commands before it hide the fetch.
-  ch.fetch_free_ns = std::max(ch.fetch_free_ns, std::max(visibleNs(ch), ch.fetch_gate_ns) +
-                                                    transferNs(ring_in_host, sizeof e) +
-                                                    transferNs(buffer_in_host, std::uint64_t(words) * 4));
-  t_ = std::max(t_, ch.fetch_free_ns);
-  ch.buffer = std::move(buffer);
-  ch.have_entry = true;
-  ch.next_word = 0;
-}
-
 void HostInterface::step(std::uint32_t c) {
   Channel& ch = channels_[c];
-  if (ch.kernel) {
-    prefetchEntry(c);
+  if (ch.kernel) {  // the next entry, read ahead while the kernel runs (once: a bad one waits)
+    ch.prefetch_tried = true;
+    fetchEntry(c, false);
     return;
   }
   if (!ch.have_entry) {

@@ -191,11 +191,11 @@ class HostInterface {
     bool have_entry = false;
     std::vector<std::uint32_t> buffer;
     std::uint32_t next_word = 0;
-    bool prefetch_tried = false;  // the entry after the kernel in flight was looked at (prefetchEntry)
+    bool prefetch_tried = false;  // the entry after the kernel in flight was read ahead (fetchEntry)
     // When each entry became visible: GP_PUT writes (the put value, the device time), oldest first,
     // covering the entries from puts_from on; and when the channel's last fetched entry arrived.
     // The fetcher reads an entry as soon as it is visible, its reads pipelined, whatever the
-    // commands before it are doing (prefetchEntry).
+    // commands before it are doing (fetchEntry).
     std::deque<std::pair<std::uint32_t, std::uint64_t>> puts;
     std::uint32_t puts_from = 0;
     std::uint64_t fetch_free_ns = 0;
@@ -217,10 +217,9 @@ class HostInterface {
   // One step of a runnable channel (runnable()) at t_: fetch its next ring entry, or execute its
   // next command.
   void step(std::uint32_t c);
-  // Reads the entry at GP_GET and its command buffer (or stops the channel on a bad one).
-  void fetchEntry(std::uint32_t c);
-  // The same while the channel's kernel is in flight, for a good entry only (prefetch).
-  void prefetchEntry(std::uint32_t c);
+  // Reads the entry at GP_GET and its command buffer, or on a bad one stops the channel; with
+  // report false (read ahead while the channel's kernel runs) a bad one is left for later.
+  void fetchEntry(std::uint32_t c, bool report = true);
   // The device time from which the entry at GP_GET was visible (its GP_PUT write).
   std::uint64_t visibleNs(Channel& ch) const;
   // Channel c can take a step (enabled, no error, no kernel in flight, work or a recheck to do).
