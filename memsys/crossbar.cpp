@@ -34,15 +34,18 @@ void Crossbar::Network::init(std::uint32_t inputs, std::uint32_t outputs) {
   for (Output& o : out) o.reqs.assign((inputs + 63) / 64, 0);
   eligible.assign((inputs + 63) / 64, 0);
   active.assign((outputs + 63) / 64, 0);
+  ready_outputs.assign((outputs + 63) / 64, 0);
 }
 
 void Crossbar::Network::headChanged(std::uint32_t input) {
   Input& i = in[input];
   for (std::uint32_t o : i.registered) clearBit(out[o].reqs, input);
   i.registered.clear();
+  i.heads.clear();
   const std::size_t n = std::min<std::size_t>(window, i.queue.size());
   for (std::size_t k = 0; k < n; ++k) {
     const Packet& p = i.queue[k];
+    i.heads.emplace_back(p.dst, p.eligible);
     if (k == i.taking) continue;  // being switched: its output holds the input already
     if (std::find(i.registered.begin(), i.registered.end(), p.dst) != i.registered.end()) continue;
     i.registered.push_back(p.dst);
@@ -51,11 +54,19 @@ void Crossbar::Network::headChanged(std::uint32_t input) {
   }
 }
 
+std::uint32_t Crossbar::Network::nextReady(std::uint32_t from) const {
+  for (std::size_t w = from >> 6; w < ready_outputs.size(); ++w) {
+    std::uint64_t word = ready_outputs[w];
+    if (w == (from >> 6)) word &= ~std::uint64_t{0} << (from & 63);
+    if (word) return std::uint32_t(w * 64) + std::uint32_t(__builtin_ctzll(word));
+  }
+  return std::uint32_t(out.size());
+}
+
 std::uint32_t Crossbar::Network::windowPacket(std::uint32_t input, std::uint32_t output) const {
   const Input& i = in[input];
-  const std::size_t n = std::min<std::size_t>(window, i.queue.size());
-  for (std::size_t k = 0; k < n; ++k)
-    if (i.queue[k].dst == output && k != i.taking) return std::uint32_t(k);
+  for (std::size_t k = 0; k < i.heads.size(); ++k)
+    if (i.heads[k].first == output && k != i.taking) return std::uint32_t(k);
   return kNone;
 }
 
@@ -71,6 +82,7 @@ void Crossbar::Network::pop(std::uint32_t output) {
   Output& o = out[output];
   o.flits -= o.ready.front().flits;
   o.ready.pop_front();
+  if (o.ready.empty()) clearBit(ready_outputs, output);
   --packets;
   --ready_packets;
 }
@@ -84,7 +96,7 @@ std::uint32_t Crossbar::Network::arbitrate(std::uint32_t output, std::uint64_t c
       const std::uint32_t i = std::uint32_t(w * 64) + std::uint32_t(__builtin_ctzll(rest));
       if (in[i].taking != kNone || in[i].next_cycle > cycle) continue;  // taken by another output, or reading
       const std::uint32_t k = windowPacket(i, output);
-      if (k != kNone && in[i].queue[k].eligible <= cycle) keep |= rest & (~rest + 1);
+      if (k != kNone && in[i].heads[k].second <= cycle) keep |= rest & (~rest + 1);
     }
     eligible[w] = keep;
   }
@@ -115,6 +127,7 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
           Packet& p = src.queue[src.taking];
           ++p.sent;
           --src.flits;
+          ++drained;
           ++o.flits;
           ++*o.busy;
           ++*flits_switched;
@@ -136,6 +149,7 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
       }
       while (!o.traversing.empty() && o.traversing.front().arrive <= cycle) {
         o.ready.push_back(std::move(o.traversing.front()));
+        setBit(ready_outputs, oi);
         ++ready_packets;
         o.traversing.pop_front();
       }

@@ -61,6 +61,13 @@ class Crossbar {
   void acceptRequest(std::uint32_t sm, const MemRequest& req, std::uint64_t cycle);
   bool hasRequest(std::uint32_t l2) const { return !req_.out[l2].ready.empty(); }
   bool anyRequest() const { return req_.ready_packets != 0; }  // hasRequest of some slice
+  // The first slice from `from` on with a request to pop (the slice count: none), without asking
+  // each (likewise the first SM with a response).
+  std::uint32_t nextRequestSlice(std::uint32_t from) const { return req_.nextReady(from); }
+  // Counts the times an input of the request (response) network gained room: a port refused for
+  // want of room needs looking at again only after this changed.
+  std::uint64_t requestRoomEvents() const { return req_.drained; }
+  std::uint64_t responseRoomEvents() const { return rsp_.drained; }
   const MemRequest& peekRequest(std::uint32_t l2) const { return req_.out[l2].ready.front().req; }
   void popRequest(std::uint32_t l2) { req_.pop(l2); }
 
@@ -70,6 +77,7 @@ class Crossbar {
   void acceptResponse(std::uint32_t l2, const MemRequest& resp, std::uint64_t cycle);
   bool hasResponse(std::uint32_t sm) const { return !rsp_.out[sm].ready.empty(); }
   bool anyResponse() const { return rsp_.ready_packets != 0; }  // hasResponse of some SM
+  std::uint32_t nextResponseSm(std::uint32_t from) const { return rsp_.nextReady(from); }
   const MemRequest& peekResponse(std::uint32_t sm) const { return rsp_.out[sm].ready.front().req; }
   void popResponse(std::uint32_t sm) { rsp_.pop(sm); }
 
@@ -106,6 +114,9 @@ class Crossbar {
     std::deque<Packet> queue;
     std::uint32_t flits = 0;
     std::vector<std::uint32_t> registered;  // outputs whose reqs hold this input (its window's packets)
+    // (dst, eligible) of the window's packets in queue order, beside the queue: arbitration looks
+    // at every requesting input's window, and the packets themselves are large.
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> heads;
     std::uint64_t next_cycle = 0;           // first cycle it may start another packet
     std::uint32_t taking = ~0u;             // the packet an output is taking (its queue index), or none
   };
@@ -123,8 +134,11 @@ class Crossbar {
     std::vector<Input> in;
     std::vector<Output> out;
     std::vector<std::uint64_t> active;  // bitset of outputs with work (requests, grant, traversal)
+    std::vector<std::uint64_t> ready_outputs;  // bitset of outputs with arrived packets (ready not empty)
+    std::uint32_t nextReady(std::uint32_t from) const;
     std::uint64_t packets = 0;          // packets anywhere in this network
     std::uint64_t ready_packets = 0;    // of them, arrived and waiting to be popped
+    std::uint64_t drained = 0;          // flits that left inputs (room gained), ever
     std::uint32_t in_cap = 0, out_cap = 0, latency = 0, window = 1;
     std::unique_ptr<CrossbarArbiter> arbiter;  // the switch allocator: model, RTL or both
     std::vector<std::uint64_t> eligible;       // scratch: this cycle's requests of one output

@@ -166,53 +166,35 @@ void SectorCache::invalidate(std::uint64_t addr, std::uint32_t sector_mask) {
 
 // ---- MshrTable ----
 
-MshrTable::Entry* MshrTable::find(std::uint64_t line_addr) {
-  return const_cast<Entry*>(static_cast<const MshrTable*>(this)->find(line_addr));
-}
-
-namespace {
-template <typename Vec>
-auto lowerBound(Vec& table, std::uint64_t line_addr) {
-  return std::lower_bound(table.begin(), table.end(), line_addr,
-                          [](const auto& e, std::uint64_t a) { return e.line_addr < a; });
-}
-}  // namespace
-
-const MshrTable::Entry* MshrTable::find(std::uint64_t line_addr) const {
-  auto it = lowerBound(table_, line_addr);
-  return it != table_.end() && it->line_addr == line_addr ? &*it : nullptr;
-}
-
 MshrTable::Outcome MshrTable::add(std::uint64_t line_addr, std::uint32_t sector_mask, std::uint64_t waiter) {
-  if (Entry* e = find(line_addr)) {
-    if (e->waiters.size() >= std::max<std::uint32_t>(max_merge_, 1)) return Outcome::Full;
-    e->waiters.push_back(waiter);
+  auto it = table_.find(line_addr);
+  if (it != table_.end()) {
+    if (it->second.waiters.size() >= std::max<std::uint32_t>(max_merge_, 1)) return Outcome::Full;
+    it->second.waiters.push_back(waiter);
     return Outcome::Merged;
   }
   if (used_ >= entries_) return Outcome::Full;
-  Entry e;
-  e.line_addr = line_addr;
+  Entry& e = table_[line_addr];
   e.sectors = sector_mask;
   e.waiters.push_back(waiter);
-  e.valid = true;
-  table_.insert(lowerBound(table_, line_addr), std::move(e));
   ++used_;
   return Outcome::NewEntry;
 }
 
 std::uint32_t MshrTable::pendingSectors(std::uint64_t line_addr) const {
-  const Entry* e = find(line_addr);
-  return e ? e->sectors : 0;
+  auto it = table_.find(line_addr);
+  return it != table_.end() ? it->second.sectors : 0;
 }
 
 void MshrTable::addSectors(std::uint64_t line_addr, std::uint32_t sector_mask) {
-  if (Entry* e = find(line_addr)) e->sectors |= sector_mask;
+  auto it = table_.find(line_addr);
+  if (it != table_.end()) it->second.sectors |= sector_mask;
 }
 
 std::vector<std::uint64_t> MshrTable::complete(std::uint64_t line_addr) {
-  auto it = lowerBound(table_, line_addr);
-  if (it == table_.end() || it->line_addr != line_addr) return {};
-  std::vector<std::uint64_t> waiters = std::move(it->waiters);
+  auto it = table_.find(line_addr);
+  if (it == table_.end()) return {};
+  std::vector<std::uint64_t> waiters = std::move(it->second.waiters);
   table_.erase(it);
   --used_;
   return waiters;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "memsys/memsys_params.h"
@@ -106,15 +107,13 @@ class MshrTable {
 
  private:
   struct Entry {
-    std::uint64_t line_addr = 0;
     std::uint32_t sectors = 0;
     std::vector<std::uint64_t> waiters;
-    bool valid = false;
   };
   std::uint32_t entries_, max_merge_, used_ = 0;
-  std::vector<Entry> table_;
-  Entry* find(std::uint64_t line_addr);
-  const Entry* find(std::uint64_t line_addr) const;
+  // By line; only looked up, never walked, so the hash order cannot show in results. (A sorted
+  // vector cost a shift of the entries behind each insert and erase: hundreds under TMA copies.)
+  std::unordered_map<std::uint64_t, Entry> table_;
 };
 
 }  // namespace scgpu::memsys

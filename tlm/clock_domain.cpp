@@ -21,11 +21,50 @@ ClockDomain::ClockDomain(sc_core::sc_module_name name, double clock_mhz)
 }
 
 std::size_t ClockDomain::add(Component c) {
+  parts_.push_back(std::uint8_t((c.transfer ? kHasTransfer : 0) | (c.quiet ? kHasQuiet : 0) | (c.due ? kHasDue : 0) |
+                                (c.keeps_awake ? kKeepsAwake : 0)));
   components_.push_back(std::move(c));
-  active_.push_back(0);
   group_at_.push_back(-1);
   quiet_until_.push_back(0);
+  awake_.resize((components_.size() + 63) / 64, 0);
+  setAwake(components_.size() - 1);
   return components_.size() - 1;
+}
+
+void ClockDomain::setQuiet(std::size_t i, std::uint64_t until) {
+  quiet_until_[i] = until;
+  if (until <= cycle_) {
+    setAwake(i);
+    return;
+  }
+  awake_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+  if (until != kNever) waking_.push({until, i});
+}
+
+void ClockDomain::wakeDue() {
+  while (!waking_.empty() && waking_.top().first <= cycle_) {
+    const QuietEntry e = waking_.top();
+    waking_.pop();
+    if (quiet_until_[e.second] == e.first) setAwake(e.second);
+  }
+}
+
+template <typename F>
+void ClockDomain::forAwake(std::size_t first, std::size_t last, F&& f) {
+  // The bits are read as the loop goes: a component woken by an earlier one's step is visited
+  // in this pass, as a loop over every component asking quiet_until_ would.
+  for (std::size_t i = first; i < last;) {
+    const std::size_t w = i / 64;
+    const std::uint64_t word = awake_[w] & (~std::uint64_t{0} << (i % 64));
+    if (!word) {
+      i = (w + 1) * 64;
+      continue;
+    }
+    i = w * 64 + std::size_t(__builtin_ctzll(word));
+    if (i >= last) break;
+    f(i);
+    ++i;
+  }
 }
 
 std::size_t ClockDomain::addParallel(std::vector<Component> members, Commit commit) {
@@ -75,10 +114,9 @@ void ClockDomain::setThreads(std::shared_ptr<Threads> threads, bool leader) {
 
 void ClockDomain::tickGroup(Group& g) {
   ready_.clear();
-  for (std::size_t i = g.first; i < g.first + g.count; ++i) {
-    active_[i] = cycle_ >= quiet_until_[i] && !components_[i].idle();
-    if (active_[i]) ready_.push_back(i - g.first);
-  }
+  forAwake(g.first, g.first + g.count, [&](std::size_t i) {
+    if (!components_[i].idle()) ready_.push_back(i - g.first);
+  });
   Component* members = &components_[g.first];
   if (threads_ && leader_) threads_->leaderTick();
   if (threads_ && threads_->parallel_ && !threads_->serial_required_ && ready_.size() > 1) {
@@ -113,6 +151,7 @@ void ClockDomain::evaluate() {
   sleeping_ = false;
   cycle_ = sc_core::sc_time_stamp().value() / period_.value();
   ++ticks_;
+  wakeDue();
   for (std::size_t i = 0; i < components_.size();) {
     if (group_at_[i] >= 0) {
       Group& g = groups_[std::size_t(group_at_[i])];
@@ -120,8 +159,7 @@ void ClockDomain::evaluate() {
       i += g.count;
       continue;
     }
-    active_[i] = cycle_ >= quiet_until_[i] && !components_[i].idle();
-    if (active_[i]) components_[i].tick(cycle_);
+    if (cycle_ >= quiet_until_[i] && !components_[i].idle()) components_[i].tick(cycle_);
     ++i;
   }
   for (auto& f : observers_) f(cycle_);
@@ -130,26 +168,29 @@ void ClockDomain::evaluate() {
 
 void ClockDomain::transfer() {
   const std::size_t n = components_.size();
-  for (std::size_t i = 0; i < n; ++i)
-    if (components_[i].transfer && cycle_ >= quiet_until_[i]) components_[i].transfer(cycle_);
+  forAwake(0, n, [&](std::size_t i) {
+    if (parts_[i] & kHasTransfer) components_[i].transfer(cycle_);
+  });
   // Only after every transfer: a later component's transfer may hand work to an earlier one.
-  for (std::size_t i = 0; i < n; ++i)
-    if (components_[i].quiet && cycle_ >= quiet_until_[i]) quiet_until_[i] = components_[i].quiet();
+  forAwake(0, n, [&](std::size_t i) {
+    if (parts_[i] & kHasQuiet) setQuiet(i, components_[i].quiet());
+  });
   bool busy = false;
-  for (std::size_t i = 0; i < n && !busy; ++i)
-    busy = components_[i].keeps_awake && quiet_until_[i] <= cycle_ && !components_[i].idle();
+  forAwake(0, n, [&](std::size_t i) {
+    busy = busy || ((parts_[i] & kKeepsAwake) && !components_[i].idle());
+  });
   if (busy) {
     edge_ev_.notify(period_);
     return;
   }
   sleeping_ = true;
   std::uint64_t next = kNever;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (quiet_until_[i] > cycle_)
-      next = std::min(next, quiet_until_[i]);  // quiet: its due() is that cycle (or kNever)
-    else if (components_[i].due)
-      next = std::min(next, components_[i].due());
-  }
+  // The quiet ones: the earliest that wakes by itself (its due() is that cycle).
+  while (!waking_.empty() && quiet_until_[waking_.top().second] != waking_.top().first) waking_.pop();
+  if (!waking_.empty()) next = waking_.top().first;
+  forAwake(0, n, [&](std::size_t i) {
+    if (parts_[i] & kHasDue) next = std::min(next, components_[i].due());
+  });
   if (next == kNever) return;  // until wake()
   // An edge at `next`; wake() brings an earlier one (an earlier notification replaces a later).
   next = std::max(next, cycle_ + 1);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <queue>
 #include <string>
 #include <vector>
 
@@ -105,11 +106,17 @@ class ClockDomain : public sc_core::sc_module {
   void wake();
   // Something outside the components' ticks changed them (statistics settled between kernels):
   // every component is looked at again from the next edge.
-  void unquietAll() { quiet_until_.assign(quiet_until_.size(), 0); }
+  void unquietAll() {
+    quiet_until_.assign(quiet_until_.size(), 0);
+    for (std::size_t i = 0; i < quiet_until_.size(); ++i) setAwake(i);
+  }
   // Work arrived for component `index` (add()'s index): it is looked at again from the next edge,
   // whatever its quiet() said.
   void wakeComponent(std::size_t index) {
-    if (index < quiet_until_.size()) quiet_until_[index] = 0;
+    if (index < quiet_until_.size()) {
+      quiet_until_[index] = 0;
+      setAwake(index);
+    }
     wake();
   }
   // The cycle in progress at the current simulated time (the last edge at or before now), also
@@ -140,10 +147,27 @@ class ClockDomain : public sc_core::sc_module {
   std::shared_ptr<Threads> threads_;
   bool leader_ = false;
   std::vector<std::function<void(std::uint64_t)>> observers_;
-  std::vector<char> active_;
   // Per component: it is idle with nothing to transfer before this cycle (Component::quiet) unless
   // woken; kept apart from the components so the look at a quiet one touches only this array.
   std::vector<std::uint64_t> quiet_until_;
+  // Per component, which of its optional parts it has (Component::transfer, quiet, due,
+  // keeps_awake): the edge's loops read these bytes, not the components' std::functions.
+  enum : std::uint8_t { kHasTransfer = 1, kHasQuiet = 2, kHasDue = 4, kKeepsAwake = 8 };
+  std::vector<std::uint8_t> parts_;
+  // The components not quiet at this cycle (quiet_until_ <= cycle), one bit each, so that an edge
+  // visits only those (with 132 SMs asleep, the loops over every component cost more than the
+  // components that worked), and the quiet ones by the cycle they wake at (earliest first; an entry
+  // whose component was woken or went quiet again since is stale and dropped when it comes up).
+  std::vector<std::uint64_t> awake_;
+  using QuietEntry = std::pair<std::uint64_t, std::size_t>;  // (quiet_until, component)
+  std::priority_queue<QuietEntry, std::vector<QuietEntry>, std::greater<QuietEntry>> waking_;
+  void setAwake(std::size_t i) { awake_[i / 64] |= std::uint64_t{1} << (i % 64); }
+  void setQuiet(std::size_t i, std::uint64_t until);
+  // Marks awake every component whose quiet time has come by cycle_.
+  void wakeDue();
+  // Calls f(i) for each awake component of [first, last), in index order.
+  template <typename F>
+  void forAwake(std::size_t first, std::size_t last, F&& f);
   sc_core::sc_event edge_ev_, transfer_ev_;
   std::uint64_t cycle_ = 0, ticks_ = 0;
   bool sleeping_ = true;

@@ -27,6 +27,7 @@ void GigaThread::advance(std::uint64_t cycle) {
   while (!releases_.empty() && releases_.front().cycle <= cycle) {
     usage_[releases_.front().sm].remove(releases_.front().cost);
     releases_.pop_front();
+    changed();
   }
 }
 
@@ -61,6 +62,7 @@ void GigaThread::startKernel(std::uint32_t kernel, std::uint64_t total_blocks, c
   // After every kernel of higher or equal priority: the order is priority, then start order.
   auto at = std::find_if(kernels_.begin(), kernels_.end(), [&](const Kernel& o) { return o.priority < priority; });
   kernels_.insert(at, std::move(k));
+  changed();
   ++*kernels_launched_;
 }
 
@@ -86,6 +88,7 @@ bool GigaThread::nextDispatch(std::uint64_t cycle, std::uint32_t* kernel, std::u
     const std::uint32_t s = (next_sm_ + i) % n;
     if (!sm::fits(sm_, usage_[s], k.cost)) continue;
     usage_[s].add(k.cost);
+    changed();
     resident_[s]++;
     k.resident[s]++;
     *kernel = k.id;
@@ -102,7 +105,7 @@ bool GigaThread::nextDispatch(std::uint64_t cycle, std::uint32_t* kernel, std::u
     // If the next block already has no room, it waits from the next moment it could go: the
     // caller may skip the cycles in between (idle), so the wait starts here, not at a later call.
     const Kernel* next = head();
-    if (next && !fits(next->cost)) {
+    if (next && !fitsSomewhere(*next)) {
       stalled_ = true;
       stall_since_ = dispatched_this_cycle_ >= params_.blocks_per_cycle ? cycle + 1 : cycle;
     }
@@ -141,11 +144,13 @@ bool GigaThread::kernelDone(std::uint32_t kernel) const {
 void GigaThread::forgetKernel(std::uint32_t kernel) {
   kernels_.erase(std::remove_if(kernels_.begin(), kernels_.end(), [&](const Kernel& k) { return k.id == kernel; }),
                  kernels_.end());
+  changed();
 }
 
 void GigaThread::abortAll() {
   for (const Kernel& k : kernels_) aborted_.push_back(k.id);
   kernels_.clear();
+  changed();
   stalled_ = false;
   releases_.clear();
   std::fill(usage_.begin(), usage_.end(), sm::SmUsage{});
@@ -165,8 +170,13 @@ std::uint64_t GigaThread::totalBlocks(std::uint32_t kernel) const {
   return k ? k->total : 0;
 }
 
-bool GigaThread::fits(const sm::BlockCost& cost) const {
-  return std::any_of(usage_.begin(), usage_.end(), [&](const sm::SmUsage& u) { return sm::fits(sm_, u, cost); });
+bool GigaThread::fitsSomewhere(const Kernel& k) const {
+  if (fit_changed_ != changed_ || fit_kernel_ != k.id) {
+    fit_ = std::any_of(usage_.begin(), usage_.end(), [&](const sm::SmUsage& u) { return sm::fits(sm_, u, k.cost); });
+    fit_changed_ = changed_;
+    fit_kernel_ = k.id;
+  }
+  return fit_;
 }
 
 bool GigaThread::idle() const {
@@ -174,7 +184,7 @@ bool GigaThread::idle() const {
     if (k.launched < k.total && now_ < k.first_dispatch_cycle) return false;  // a start latency is running
   const Kernel* h = head();
   if (!h) return true;
-  return releases_.empty() && !fits(h->cost);
+  return releases_.empty() && !fitsSomewhere(*h);
 }
 
 std::uint64_t GigaThread::wakeCycle() const {
@@ -182,7 +192,7 @@ std::uint64_t GigaThread::wakeCycle() const {
   for (const Kernel& k : kernels_)
     if (k.launched < k.total && now_ < k.first_dispatch_cycle) wake = std::min(wake, k.first_dispatch_cycle);
   if (const Kernel* h = head()) {
-    if (fits(h->cost)) {
+    if (fitsSomewhere(*h)) {
       const bool quota_used = quota_cycle_ == now_ && dispatched_this_cycle_ >= params_.blocks_per_cycle;
       wake = std::min(wake, quota_used ? now_ + 1 : now_);
     } else if (!releases_.empty()) {

@@ -119,7 +119,11 @@ class GigaThread {
     sm::BlockCost cost;
   };
   void advance(std::uint64_t cycle);
-  bool fits(const sm::BlockCost& cost) const;
+  // Whether a block of kernel k fits on some SM now. Remembered until usage_ or kernels_ change
+  // (changed_ counts those changes): idle() asks at every edge, and 132 SMs' usage each time cost
+  // more than the rest of the engine while blocks waited for room.
+  bool fitsSomewhere(const Kernel& k) const;
+  void changed() { ++changed_; }
   Kernel* find(std::uint32_t kernel);
   const Kernel* find(std::uint32_t kernel) const;
   // The kernel whose block goes next at the latest cycle seen (nullptr: none ready).
@@ -133,6 +137,10 @@ class GigaThread {
   std::vector<Kernel> kernels_;   // in dispatch order: priority (high first), then start order
   std::vector<std::uint32_t> aborted_;  // ids whose late retirements are ignored
   std::uint64_t next_seq_ = 0;
+  std::uint64_t changed_ = 0;
+  mutable std::uint64_t fit_changed_ = ~0ull;  // fitsSomewhere's memo: for changed_ and kernel fit_kernel_
+  mutable std::uint32_t fit_kernel_ = 0;
+  mutable bool fit_ = false;
 
   std::uint32_t next_sm_ = 0;            // round-robin: where the search starts
   std::uint64_t now_ = 0;                // the latest cycle seen

@@ -84,12 +84,20 @@ class LinkOut : public tlm::tlm_bw_transport_if<> {
       blocked_ = true;  // held by the target until its END_REQ
   }
 
+  // True while the target holds the last message (until its END_REQ): nothing can be sent before
+  // that release, which calls the onRelease callback, so a sender may sleep until then.
+  bool heldByTarget() const { return blocked_; }
+  // Called when the target releases a held message (from the target's transfer step), e.g. to
+  // wake a sender that sleeps while the link is held.
+  void onRelease(std::function<void()> f) { on_release_ = std::move(f); }
+
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase, sc_core::sc_time&) override {
     sc_assert(phase == tlm::END_REQ);
     blocked_ = false;
     released_ = true;
     released_at_ = sc_core::sc_time_stamp();
     free_.push_back(static_cast<LinkPayload<Msg>*>(&p));  // it made every payload that comes back
+    if (on_release_) on_release_();
     return tlm::TLM_ACCEPTED;
   }
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
@@ -108,6 +116,7 @@ class LinkOut : public tlm::tlm_bw_transport_if<> {
   }
   std::vector<std::unique_ptr<LinkPayload<Msg>>> all_;
   std::vector<LinkPayload<Msg>*> free_;
+  std::function<void()> on_release_;
   bool blocked_ = false;
   mutable bool released_ = false;  // since the END_REQ at released_at_, not yet looked at later
   sc_core::sc_time released_at_;

@@ -675,7 +675,9 @@ std::string Lsu::dump() const {
   if (waiting) s += "\n";
   if (mshr_.used()) {
     s += fmt::format("  l1 mshrs: {} used, lines:", mshr_.used());
-    for (const auto& [line, n] : line_requests_) s += fmt::format(" 0x{:x}({} reads)", line, n);
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> lines(line_requests_.begin(), line_requests_.end());
+    std::sort(lines.begin(), lines.end());
+    for (const auto& [line, n] : lines) s += fmt::format(" 0x{:x}({} reads)", line, n);
     s += "\n";
   }
   if (!out_.empty()) s += fmt::format("  requests to the crossbar: {} queued\n", out_.size());

@@ -13,10 +13,10 @@
 
 #include <cstdint>
 #include <deque>
-#include <map>
-#include <set>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "memsys/mem_request.h"
@@ -169,8 +169,9 @@ class Lsu {
   std::vector<LineAccess> lines_;         // scratch: the lines of the access being built
   std::unique_ptr<memsys::SectorCache> l1_, const_cache_;  // null when size_bytes is 0 (every access misses)
   memsys::MshrTable mshr_;
-  std::map<std::uint64_t, std::uint32_t> line_requests_;   // reads outstanding per line (one MSHR entry)
-  std::set<std::uint64_t> no_fill_lines_;                  // lines requested only by L1-bypassing loads
+  // Looked up by line, walked only for a state dump (sorted there): hash order never shows.
+  std::unordered_map<std::uint64_t, std::uint32_t> line_requests_;  // reads outstanding per line (one MSHR entry)
+  std::unordered_set<std::uint64_t> no_fill_lines_;                 // lines requested only by L1-bypassing loads
   std::vector<std::pair<std::uint64_t, std::uint64_t>> const_fills_;  // constant lines being filled: line, ready
 
   std::vector<Op> ops_;

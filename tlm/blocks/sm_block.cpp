@@ -24,7 +24,11 @@ SmBlock::SmBlock(sc_core::sc_module_name name, const SmParams& p, std::uint32_t 
           [this] { domain_.wakeComponent(component_index_); }),
       retired_out("retired_out"),
       domain_(core_domain),
-      index_(index) {}
+      index_(index) {
+  // A request held by the crossbar (its input is full) blocks the link until the crossbar takes
+  // it: the SM need not look at the link before then (see quiet below).
+  to_xbar.onRelease([this] { domain_.wakeComponent(component_index_); });
+}
 
 ClockDomain::Component SmBlock::component() {
   return {[this](std::uint64_t c) { core.tick(c); },
@@ -45,9 +49,12 @@ ClockDomain::Component SmBlock::component() {
           true,
           [this]() -> std::uint64_t {
             // Quiet while asleep (or without work) with nothing to hand on: only a response or a
-            // block (both wake it: wakeComponent) can change that before it wakes.
-            if (from_xbar.holding() || dispatch_in.holding() || core.hasMemRequest() || core.hasFinishedBlock())
-              return 0;
+            // block (both wake it: wakeComponent) can change that before it wakes. Requests to hand
+            // on while the crossbar holds the last one wait for its release (onRelease wakes it):
+            // under a long queue of atomics every SM waits so, and looking at each at every edge
+            // cost more than the work.
+            if (from_xbar.holding() || dispatch_in.holding() || core.hasFinishedBlock()) return 0;
+            if (core.hasMemRequest() && !to_xbar.heldByTarget()) return 0;
             return core.idle() ? ClockDomain::kNever : core.wakeCycle();
           }};
 }

@@ -44,29 +44,20 @@ XbarBlock::XbarBlock(sc_core::sc_module_name name, const CrossbarParams& p, std:
 }
 
 void XbarBlock::transfer() {
-  for (std::uint32_t j = 0; j < req_out.size() && xbar.anyRequest(); ++j)
+  for (std::uint32_t j = xbar.nextRequestSlice(0); j < req_out.size(); j = xbar.nextRequestSlice(j + 1))
     while (xbar.hasRequest(j) && req_out[j]->ready()) {
       req_out[j]->send(xbar.peekRequest(j));
       xbar.popRequest(j);
     }
-  for (std::uint32_t i = 0; i < resp_out.size() && xbar.anyResponse(); ++i)
+  for (std::uint32_t i = xbar.nextResponseSm(0); i < resp_out.size(); i = xbar.nextResponseSm(i + 1))
     while (xbar.hasResponse(i) && resp_out[i]->ready()) {
       resp_out[i]->send(xbar.peekResponse(i));
       xbar.popResponse(i);
     }
-  req_held_.retry(req_in);
-  resp_held_.retry(resp_in);
-}
-
-void XbarBlock::Holders::retry(std::vector<std::unique_ptr<MemIn>>& inputs) {
-  for (std::size_t i = 0; i < inputs.size() && count; ++i) {
-    if (!holding[i]) continue;
-    inputs[i]->retry();
-    if (!inputs[i]->holding()) {
-      holding[i] = 0;
-      --count;
-    }
-  }
+  req_held_.retry(req_in, [this](std::size_t i) { return xbar.canAcceptRequest(std::uint32_t(i)); },
+                  xbar.requestRoomEvents());
+  resp_held_.retry(resp_in, [this](std::size_t j) { return xbar.canAcceptResponse(std::uint32_t(j)); },
+                   xbar.responseRoomEvents());
 }
 
 }  // namespace scgpu

@@ -31,12 +31,29 @@ class XbarBlock : public sc_core::sc_module {
   struct Holders {
     std::vector<char> holding;
     std::uint32_t count = 0;
+    std::uint64_t seen_room_events = ~std::uint64_t{0};
     void refused(std::size_t input) {
       if (!holding[input]) ++count;
       holding[input] = 1;
     }
-    // Retries the holding links in input order, as when every link was asked.
-    void retry(std::vector<std::unique_ptr<MemIn>>& inputs);
+    // Retries the holding links in input order, as when every link was asked, skipping those
+    // whose port has no room (`room(i)`: they would be refused again; under a queue of atomics
+    // to one slice every SM's link waits so, and asking each link cost more than the crossbar).
+    // `room_events` (Crossbar::requestRoomEvents) unchanged since the last look: no port gained
+    // room, so none would take its message.
+    template <typename Room>
+    void retry(std::vector<std::unique_ptr<MemIn>>& inputs, Room&& room, std::uint64_t room_events) {
+      if (!count || room_events == seen_room_events) return;
+      seen_room_events = room_events;
+      for (std::size_t i = 0; i < inputs.size() && count; ++i) {
+        if (!holding[i] || !room(i)) continue;
+        inputs[i]->retry();
+        if (!inputs[i]->holding()) {
+          holding[i] = 0;
+          --count;
+        }
+      }
+    }
   };
   Holders req_held_, resp_held_;
 };
