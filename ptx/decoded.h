@@ -119,6 +119,10 @@ enum InstFlag : std::uint32_t {
   // if-converts such branches: it counts as executed for the lanes its guard selects only, as the
   // branch would have let through (so the counts stay those of the PTX).
   kPredicatedBody = 1u << 29,
+  // ld/st of a device function's .param space or of a call's parameters (a callseq's .param
+  // variables): frame memory here, registers in SASS's calling convention (ptxas passes
+  // arguments and results in registers), so the timing model counts them as register moves.
+  kParamSpace = 1u << 30,
 };
 
 constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;

@@ -1323,6 +1323,7 @@ void FunctionDecoder::decodeInstruction(const Instruction& in, DecodedInst& out)
     const Operand& addr = load ? ops[1] : ops[0];
     const Operand& val = load ? ops[0] : ops[1];
     out.space = address(addr, m.space, out, true);
+    if (m.space == StateSpace::Param && out.space == Space::Local) out.flags |= kParamSpace;
     if (out.type == Type::None) fail(in.loc, fmt::format("{} needs a type", opc));
     if (m.vec > 4) fail(in.loc, "vectors wider than .v4 are not supported");
     std::vector<const Operand*> elems;

@@ -133,6 +133,14 @@ struct SmParams {
   // Cycles per lane of the most-loaded bank for a shared-memory atomic (lanes to one word do not
   // combine); at least one cycle per phase.
   double shared_atomic_cycles_per_lane = 1.0;
+  // Cycles from a call or a return (CALL.REL, RET.REL) to its warp's next issue; 0: the branch
+  // pipe's latency, as any other branch.
+  std::uint32_t call_latency_cycles = 0;
+  // A function that calls saves the registers ptxas's calling convention makes it keep
+  // (timing::savedRegistersPerFunction) in its frame: the call pays an issue slot for each store
+  // and for the stack pointer, the return one for each load and the stack pointer and waits an L1
+  // hit (l1.hit_latency_cycles) for the reloaded return address.
+  bool call_frame_saves = false;
   // A global or local store holds the L1 pipeline max(store_min_cycles_per_line, sectors x
   // store_cycles_per_sector) cycles per line it writes (at least one).
   std::uint32_t store_min_cycles_per_line = 1;

@@ -14,6 +14,7 @@
 #include "ptx/schedule.h"
 #include "sm/exec/handlers.h"
 #include "sm/functional_engine.h"
+#include "sm/timing/inst_class.h"
 #include "sm/timing/sm_core.h"
 #include "tlm/gpu_config.h"
 #include "tlm/gpu_params.h"
@@ -1460,6 +1461,108 @@ TEST(SmTiming, WgmmaOnTheHopperPresetFollowsTheSilicon) {
               per_wgmma, latency);
   EXPECT_NEAR(per_wgmma, 128.0, 0.02 * 128);
   EXPECT_NEAR(latency, 194.55, 0.02 * 194.55);
+}
+
+
+// A leaf function x * 3 + 1, and `outer`, which calls it and adds its own argument afterwards
+// (the argument lives across the call), called once from the kernel.
+const char* kCallFunctions =
+    ".func (.param .b32 r) leaf(.param .b32 x)\n{\n  .reg .b32 %r<3>;\n  ld.param.u32 %r1, [x];\n"
+    "  mad.lo.s32 %r2, %r1, 3, 1;\n  st.param.b32 [r], %r2;\n  ret;\n}\n"
+    ".func (.param .b32 r) outer(.param .b32 x)\n{\n  .reg .b32 %r<4>;\n  ld.param.u32 %r1, [x];\n"
+    "  {\n  .param .b32 p0;\n  st.param.b32 [p0], %r1;\n  .param .b32 r0;\n  call.uni (r0), leaf, (p0);\n"
+    "  ld.param.b32 %r2, [r0];\n  }\n  add.s32 %r3, %r2, %r1;\n  st.param.b32 [r], %r3;\n  ret;\n}\n";
+// The pc of the first `op` in function `fn` (the kernel: "k").
+std::uint32_t pcIn(const ptx::Program& prog, const std::string& fn, ptx::Op op) {
+  for (const ptx::DecodedFunction& f : prog.functions)
+    if (f.name == fn)
+      for (std::uint32_t pc = f.entry_pc; pc < f.end_pc; ++pc)
+        if (prog.code[pc].op == op) return pc;
+  ADD_FAILURE() << "no such instruction in " << fn;
+  return 0;
+}
+std::string callKernel(const char* callee) {
+  return std::string(kCallFunctions) +
+         ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<4>;\n  .reg .b64 %rd<2>;\n  mov.u32 %r1, %tid.x;\n"
+         "  {\n  .param .b32 p0;\n  st.param.b32 [p0], %r1;\n  .param .b32 r0;\n  call.uni (r0), " +
+         callee + ", (p0);\n  ld.param.b32 %r2, [r0];\n  }\n  add.s32 %r3, %r2, 1;\n  ld.param.u64 %rd1, [out];\n"
+                  "  st.global.u32 [%rd1], %r3;\n  ret;\n}\n";
+}
+
+// SASS passes arguments and results in registers (CALL.REL/RET.REL, validation/micro call_chain):
+// the .param moves around a call reach no LSU, and a call and a return each hold their warp
+// sm.call_latency_cycles (0: the branch pipe's latency, as other branches).
+TEST(SmTiming, CallsPassParametersInRegistersAndHoldTheWarpTheCallLatency) {
+  for (std::uint32_t call_latency : {0u, 29u}) {
+    SmParams p = testParams();
+    p.fuse_like_ptxas = true;
+    p.call_latency_cycles = call_latency;
+    Bench b(callKernel("leaf"), "k", p);
+    b.param<std::uint64_t>(0, b.alloc(256));
+    b.configure(32, 2);
+    b.runBlock(0);  // warms the instruction cache
+    b.issues_.clear();
+    const std::uint64_t local = b.stat("lsu.local_loads") + b.stat("lsu.local_stores");
+    b.runBlock(1);
+    const std::uint64_t expect = call_latency ? call_latency : p.pipe_branch.latency_cycles;
+    const std::uint32_t call = pcIn(b.prog_, "k", ptx::Op::Call), mad = pcIn(b.prog_, "leaf", ptx::Op::Mad);
+    const std::uint32_t ret = pcIn(b.prog_, "leaf", ptx::Op::Ret), add = pcIn(b.prog_, "k", ptx::Op::Add);
+    // Into the callee: only its free parameter move lies between the call and the mad.
+    EXPECT_GE(b.issueCycle(0, mad) - b.issueCycle(0, call), expect) << "call latency " << call_latency;
+    EXPECT_LE(b.issueCycle(0, mad) - b.issueCycle(0, call), expect + 1) << "call latency " << call_latency;
+    // Back: the caller's result move is free; the add follows the return's latency.
+    EXPECT_GE(b.issueCycle(0, add) - b.issueCycle(0, ret), expect) << "call latency " << call_latency;
+    EXPECT_LE(b.issueCycle(0, add) - b.issueCycle(0, ret), expect + 1) << "call latency " << call_latency;
+    EXPECT_EQ(b.stat("lsu.local_loads") + b.stat("lsu.local_stores"), local) << "no .param move reaches the LSU";
+  }
+}
+
+// A function that calls keeps its return address (two registers) and what lives across its calls
+// in its frame (timing::savedRegistersPerFunction): `outer` saves three (its argument is read after
+// the call), `leaf` and the kernel none.
+TEST(SmTiming, FunctionsThatCallSaveTheirReturnAddressAndLiveValues) {
+  ptx::Module ir = ptx::parseModule(std::string(kHeader) + callKernel("outer"), "calls.ptx");
+  ptx::DecodeEnv env;
+  env.select_handler = &selectHandler;
+  const ptx::Program prog = ptx::decodeKernel(ir, "k", env);
+  std::vector<timing::InstInfo> info;
+  for (std::uint32_t pc = 0; pc < prog.code.size(); ++pc) info.push_back(timing::classify(prog, pc, {}));
+  const std::vector<std::uint32_t> saved = timing::savedRegistersPerFunction(prog, info);
+  ASSERT_EQ(saved.size(), prog.functions.size());
+  for (std::size_t f = 0; f < prog.functions.size(); ++f) {
+    const std::string& name = prog.functions[f].name;
+    EXPECT_EQ(saved[f], name == "outer" ? 3u : 0u) << name;
+  }
+}
+
+// With sm.call_frame_saves, a call into such a function takes an issue slot per saved register and
+// one for the stack pointer (STL, VIADD R1), and its return as many more and an L1 hit for the
+// reloaded return address (LDL, RET R20) before the caller goes on.
+TEST(SmTiming, CallsIntoFunctionsThatCallPayForTheirFrame) {
+  std::uint64_t into[2], back[2], leaf_back[2];
+  const SmParams base = testParams();
+  for (int saves = 0; saves < 2; ++saves) {
+    SmParams p = base;
+    p.fuse_like_ptxas = true;
+    p.call_latency_cycles = 20;
+    p.call_frame_saves = saves != 0;
+    Bench b(callKernel("outer"), "k", p);
+    b.param<std::uint64_t>(0, b.alloc(256));
+    b.configure(32, 2);
+    b.runBlock(0);
+    b.issues_.clear();
+    b.runBlock(1);
+    const ptx::Program& g = b.prog_;
+    const std::uint32_t call_outer = pcIn(g, "k", ptx::Op::Call), call_leaf = pcIn(g, "outer", ptx::Op::Call);
+    const std::uint32_t add_outer = pcIn(g, "outer", ptx::Op::Add), add_kernel = pcIn(g, "k", ptx::Op::Add);
+    const std::uint32_t ret_leaf = pcIn(g, "leaf", ptx::Op::Ret), ret_outer = pcIn(g, "outer", ptx::Op::Ret);
+    into[saves] = b.issueCycle(0, call_leaf) - b.issueCycle(0, call_outer);
+    leaf_back[saves] = b.issueCycle(0, add_outer) - b.issueCycle(0, ret_leaf);
+    back[saves] = b.issueCycle(0, add_kernel) - b.issueCycle(0, ret_outer);
+  }
+  EXPECT_EQ(into[1] - into[0], 3u + 1u) << "three stores and the stack pointer";
+  EXPECT_EQ(back[1] - back[0], 3u + 1u + base.l1.hit_latency_cycles) << "three loads, the stack pointer, an L1 hit";
+  EXPECT_EQ(leaf_back[1], leaf_back[0]) << "a leaf saves nothing";
 }
 
 }  // namespace

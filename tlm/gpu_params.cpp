@@ -339,6 +339,13 @@ Schema buildSchema() {
   b.integer("sm.shared_memory_min_phase_lanes", FIELD(sm.shared_memory_min_phase_lanes), 1, 32,
             "a wide shared access is served in phases of banks x width / bytes lanes, but not fewer than this")
       .powerOfTwo();
+  b.integer("sm.call_latency_cycles", FIELD(sm.call_latency_cycles), 0, 10000,
+            "cycles from a call or a return to the warp's next issue (0: pipes.branch's latency, as other "
+            "branches)");
+  b.boolean("sm.call_frame_saves", FIELD(sm.call_frame_saves),
+            "a device function that calls saves its return address and the registers live across its calls in "
+            "local memory (an issue slot per register at the call and at the return, which also waits an L1 hit "
+            "for the return address), as ptxas's calling convention does");
   b.integer("sm.store_min_cycles_per_line", FIELD(sm.store_min_cycles_per_line), 1, 64,
             "L1 pipeline cycles a global or local store takes per line it writes, at least");
   b.integer("sm.store_cycles_per_sector", FIELD(sm.store_cycles_per_sector), 0, 64,

@@ -32,6 +32,9 @@ Pipe floatPipe(Type t, Pipe otherwise) {
 }
 
 Pipe pipeOf(const ptx::DecodedInst& in) {
+  // A call's parameters and a function's own: registers in SASS (ptx::kParamSpace), moves that
+  // register coalescing removes (kFree below).
+  if ((in.op == Op::Ld || in.op == Op::St) && (in.flags & ptx::kParamSpace)) return Pipe::Int;
   switch (in.op) {
     case Op::Ld: case Op::St: case Op::Atom: case Op::Red: case Op::Ldmatrix: case Op::Stmatrix: case Op::CpAsync:
     case Op::CpBulk:
@@ -125,6 +128,9 @@ InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vect
   switch (in.op) {
     case Op::Nop:  // what ptx::scheduleLikePtxas leaves of an if-converted branch: no SASS
       info.flags |= kFree;
+      break;
+    case Op::Ld: case Op::St:
+      if (in.flags & ptx::kParamSpace) info.flags |= kFree;
       break;
     case Op::Bra: case Op::BrxIdx: case Op::Call: case Op::Ret: case Op::Exit:
       info.flags |= kControl;
@@ -538,6 +544,37 @@ void operands(const ptx::Program& program, const ptx::DecodedInst& in, const Ins
     const std::uint32_t callee = program.calls[in.aux].callee_slot;
     if (callee != ptx::kNoSlot) o.reg_src[o.n_reg_src++] = callee;
   }
+}
+
+std::vector<std::uint32_t> savedRegistersPerFunction(const ptx::Program& program, const std::vector<InstInfo>& info) {
+  std::vector<std::uint32_t> saved(program.functions.size(), 0);
+  Operands ops;
+  for (std::size_t f = 0; f < program.functions.size(); ++f) {
+    const ptx::DecodedFunction& fn = program.functions[f];
+    if (fn.is_entry) continue;
+    std::vector<std::uint32_t> calls;
+    for (std::uint32_t pc = fn.entry_pc; pc < fn.end_pc; ++pc)
+      if (program.code[pc].op == Op::Call) calls.push_back(pc);
+    if (calls.empty()) continue;
+    // Per register: its first write and last read in code order.
+    std::vector<std::uint32_t> first_write(fn.num_regs, ~0u), last_read(fn.num_regs, 0);
+    for (std::uint32_t pc = fn.entry_pc; pc < fn.end_pc; ++pc) {
+      operands(program, program.code[pc], info[pc], ops);
+      for (std::uint32_t k = 0; k < ops.n_reg_dst; ++k)
+        if (ops.reg_dst[k] < fn.num_regs) first_write[ops.reg_dst[k]] = std::min(first_write[ops.reg_dst[k]], pc);
+      for (std::uint32_t k = 0; k < ops.n_reg_src; ++k)
+        if (ops.reg_src[k] < fn.num_regs) last_read[ops.reg_src[k]] = std::max(last_read[ops.reg_src[k]], pc + 1);
+    }
+    std::uint32_t live = 0;
+    for (std::uint32_t r = 0; r < fn.num_regs; ++r)
+      for (std::uint32_t c : calls)
+        if (first_write[r] < c && last_read[r] > c + 1) {
+          ++live;
+          break;
+        }
+    saved[f] = 2 + live;
+  }
+  return saved;
 }
 
 }  // namespace scgpu::sm::timing

@@ -108,4 +108,11 @@ struct Operands {
 };
 void operands(const ptx::Program& program, const ptx::DecodedInst& in, const InstInfo& info, Operands& out);
 
+// Per function of the program: the registers ptxas's calling convention makes it save in its
+// frame (STL in its prologue, LDL before its return) because it calls: the return address (two)
+// and the values live across one of its calls (a register written before a call and read after
+// it, in code order). 0 for a function that calls nothing (a leaf keeps everything in registers)
+// and for the kernel.
+std::vector<std::uint32_t> savedRegistersPerFunction(const ptx::Program& program, const std::vector<InstInfo>& info);
+
 }  // namespace scgpu::sm::timing

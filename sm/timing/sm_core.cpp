@@ -43,6 +43,9 @@ struct ProgramInfo {
   std::vector<std::uint16_t> op_interval, op_latency;
   // Per pc, issue cycles of the sub-core an instruction's SASS sequence takes (0: one).
   std::vector<std::uint16_t> op_issue;
+  // Per call and return pc: cycles its function's register saves or restores add before the warp
+  // issues again (sm.call_frame_saves; 0 for the others).
+  std::vector<std::uint16_t> frame_cycles;
   std::uint64_t icache_base = 0;
   std::uint64_t param_bank = 0;
 };
@@ -504,6 +507,25 @@ void SmCore::Impl::opTiming(ProgramInfo& pi) const {
     pi.op_interval[pc] = std::uint16_t(std::min(65535.0, std::ceil(tp.initiation_interval_cycles + busy)));
     pi.op_latency[pc] = std::uint16_t(std::min(65535.0, std::ceil(std::max(latency, 1.0))));
   }
+  // Calls into functions that call (validation/micro call_chain for the call itself; the SASS of
+  // recursion's fib: VIADD R1 and five STL on entry, five LDL, VIADD R1 and RET R20 on return).
+  pi.frame_cycles.assign(prog.code.size(), 0);
+  if (p.call_frame_saves) {
+    const std::vector<std::uint32_t> saved = savedRegistersPerFunction(prog, pi.info);
+    for (std::size_t f = 0; f < prog.functions.size(); ++f) {
+      if (!saved[f]) continue;
+      const ptx::DecodedFunction& fn = prog.functions[f];
+      for (std::uint32_t pc = fn.entry_pc; pc < fn.end_pc; ++pc)
+        if (prog.code[pc].op == ptx::Op::Ret)
+          pi.frame_cycles[pc] = std::uint16_t(std::min<std::uint32_t>(saved[f] + 1 + p.l1.hit_latency_cycles, 65535));
+    }
+    for (std::size_t pc = 0; pc < prog.code.size(); ++pc) {
+      const ptx::DecodedInst& in = prog.code[pc];
+      if (in.op != ptx::Op::Call || in.aux >= prog.calls.size()) continue;
+      const std::uint32_t callee = prog.calls[in.aux].callee;
+      if (callee < saved.size() && saved[callee]) pi.frame_cycles[pc] = std::uint16_t(std::min<std::uint32_t>(saved[callee] + 1, 65535));
+    }
+  }
 }
 
 void SmCore::Impl::decodeHead(WarpSlot& ws) {
@@ -894,7 +916,11 @@ void SmCore::Impl::issue(std::uint32_t slot, SubCore& sc, std::uint64_t t, Sched
     for (std::uint32_t i = 0; i < n_reg; ++i) setReg(reg_dst[i], ready, info.result);
     for (std::uint32_t i = 0; i < n_pred; ++i) setPred(pred_dst[i], ready, info.result);
   }
-  if (info.flags & kControl) ws.next_issue = dispatch + pipe[int(Pipe::Branch)].latency_cycles;
+  if (info.flags & kControl)
+    ws.next_issue = dispatch + ((in.op == ptx::Op::Call || in.op == ptx::Op::Ret) && p.call_latency_cycles
+                                    ? p.call_latency_cycles
+                                    : pipe[int(Pipe::Branch)].latency_cycles) +
+                     pi.frame_cycles[pc];
   if (in.op == ptx::Op::CpAsyncCommit || (in.op == ptx::Op::CpAsyncWait && waitsForAllCopies(in))) ws.cp_groups.commit();
   if (in.op == ptx::Op::CpBulkCommit) ws.bulk_groups.commit();
   if (in.op == ptx::Op::CpAsyncWait) ws.cp_groups.forget(copyGroupsKept(in));  // groups no wait can ask for again
