@@ -184,22 +184,29 @@ Crossbar::Crossbar(const CrossbarParams& params, std::uint32_t sm_ports, std::ui
            ") must hold the largest packet, header + 128-byte line = " + std::to_string(max_packet_flits_) + " flits");
 
   req_.init(sm_ports, l2_ports);
-  rsp_.init(l2_ports, sm_ports);
+  // With multicast_responses, response input l2_ports + s takes the copies for SM s.
+  const std::uint32_t rsp_inputs = l2_ports + (params.multicast_responses ? sm_ports : 0);
+  rsp_.init(rsp_inputs, sm_ports);
+  sent_lines_.resize(l2_ports);
   for (Network* n : {&req_, &rsp_}) {
     n->in_cap = params.input_buffer_flits;
     n->out_cap = params.output_buffer_flits;
     n->latency = params.latency_cycles;
     n->window = params.input_window_packets;
   }
+  if (params.request_window_packets) req_.window = params.request_window_packets;
+  if (params.response_window_packets) rsp_.window = params.response_window_packets;
   const bool rr = params.arbitration == "round_robin";
   req_.arbiter = makeCrossbarArbiter(params.requestImpl(), ArbiterParams{sm_ports, l2_ports, rr}, name + ".request_arbiter");
-  rsp_.arbiter = makeCrossbarArbiter(params.responseImpl(), ArbiterParams{l2_ports, sm_ports, rr}, name + ".response_arbiter");
+  rsp_.arbiter = makeCrossbarArbiter(params.responseImpl(), ArbiterParams{rsp_inputs, sm_ports, rr}, name + ".response_arbiter");
   auto c = [&](const std::string& n, const char* d) { return stats.counter(name + "." + n, d); };
   req_.flits_switched = c("request_flits", "flits switched on the request network");
   rsp_.flits_switched = c("response_flits", "flits switched on the response network");
   req_.packets_switched = c("request_packets", "packets switched on the request network");
   rsp_.packets_switched = c("response_packets", "packets switched on the response network");
   req_.stalls = c("request_stall_cycles", "output-cycles a granted flit waited for L2-side output buffer room");
+  response_copies_ = c("response_copies",
+                       "read responses sent from the data of an earlier one still in the slice's output buffer");
   rsp_.stalls = c("response_stall_cycles", "output-cycles a granted flit waited for SM-side output buffer room");
   req_.conflicts = c("request_conflict_cycles", "input-cycles a head packet waited for an output busy with another input");
   rsp_.conflicts = c("response_conflict_cycles", "input-cycles a head packet waited for an output busy with another input");
@@ -237,8 +244,25 @@ bool Crossbar::canAcceptRequest(std::uint32_t sm, const MemRequest& req) const {
 bool Crossbar::canAcceptResponse(std::uint32_t l2) const {
   return rsp_.in[l2].flits + max_packet_flits_ <= rsp_.in_cap;
 }
-bool Crossbar::canAcceptResponse(std::uint32_t l2, const MemRequest& resp) const {
-  return rsp_.in[l2].flits + packetFlits(resp, true) <= rsp_.in_cap;
+bool Crossbar::canAcceptResponse(std::uint32_t l2, const MemRequest& resp, std::uint64_t cycle) const {
+  return rsp_.in[responseInput(l2, resp, cycle)].flits + packetFlits(resp, true) <= rsp_.in_cap;
+}
+
+std::uint32_t Crossbar::responseInput(std::uint32_t l2, const MemRequest& resp, std::uint64_t cycle) const {
+  if (!params_.multicast_responses || resp.op != MemOp::Read || resp.sm >= sm_ports_) return l2;
+  const std::uint64_t line = resp.addr & ~std::uint64_t(kLineBytes - 1);
+  for (const Packet& q : rsp_.in[l2].queue)
+    if (q.req.op == MemOp::Read && q.req.sm != resp.sm && (q.req.addr & ~std::uint64_t(kLineBytes - 1)) == line &&
+        (resp.sector_mask & ~q.req.sector_mask) == 0)
+      return l2_ports_ + resp.sm;
+  if (params_.multicast_window_cycles) {
+    const auto& sent = sent_lines_[l2];
+    auto it = sent.find(line);
+    if (it != sent.end() && it->second.sm != resp.sm && cycle <= it->second.cycle + params_.multicast_window_cycles &&
+        (resp.sector_mask & ~it->second.sectors) == 0)
+      return l2_ports_ + resp.sm;
+  }
+  return l2;
 }
 
 void Crossbar::acceptRequest(std::uint32_t sm, const MemRequest& req, std::uint64_t cycle) {
@@ -257,14 +281,26 @@ void Crossbar::acceptResponse(std::uint32_t l2, const MemRequest& resp, std::uin
   if (l2 >= l2_ports_) throw std::logic_error("crossbar: response from L2 port " + std::to_string(l2) + " out of range");
   if (resp.sm >= sm_ports_)
     throw std::logic_error("crossbar: response for SM " + std::to_string(resp.sm) + " out of range");
-  if (!canAcceptResponse(l2, resp))
+  if (!canAcceptResponse(l2, resp, cycle))
     throw std::logic_error("crossbar: acceptResponse on L2 port " + std::to_string(l2) + " without room");
   Packet p;
   p.req = resp;
   p.dst = resp.sm;
   p.flits = packetFlits(resp, true);
   p.eligible = cycle + 1;
-  rsp_.push(l2, std::move(p));
+  const std::uint32_t input = responseInput(l2, resp, cycle);
+  if (input != l2) {
+    ++*response_copies_;
+  } else if (params_.multicast_window_cycles && resp.op == MemOp::Read) {
+    // The line as the slice sent it; entries older than the window are dropped now and then.
+    auto& sent = sent_lines_[l2];
+    if (sent.size() >= 4096) {
+      for (auto it = sent.begin(); it != sent.end();)
+        it = it->second.cycle + params_.multicast_window_cycles < cycle ? sent.erase(it) : std::next(it);
+    }
+    sent[resp.addr & ~std::uint64_t(kLineBytes - 1)] = SentLine{cycle, resp.sector_mask, resp.sm};
+  }
+  rsp_.push(input, std::move(p));
 }
 
 void Crossbar::tick(std::uint64_t cycle) {

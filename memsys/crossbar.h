@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "memsys/address_map.h"
@@ -73,7 +74,16 @@ class Crossbar {
 
   // Response network.
   bool canAcceptResponse(std::uint32_t l2) const;
-  bool canAcceptResponse(std::uint32_t l2, const MemRequest& resp) const;
+  bool canAcceptResponse(std::uint32_t l2, const MemRequest& resp, std::uint64_t cycle) const;
+  // Room for the largest packet at the input `resp` would enter (what the L2 side's link asks,
+  // as canAcceptResponse(l2) does without copies).
+  bool roomForResponse(std::uint32_t l2, const MemRequest& resp, std::uint64_t cycle) const {
+    return rsp_.in[responseInput(l2, resp, cycle)].flits + max_packet_flits_ <= rsp_.in_cap;
+  }
+  // The response network input a response from slice l2 arriving at `cycle` enters: l2, or with
+  // multicast_responses the copy input of its SM when its line's data is still in the slice's
+  // output buffer or went to another SM within multicast_window_cycles.
+  std::uint32_t responseInput(std::uint32_t l2, const MemRequest& resp, std::uint64_t cycle) const;
   void acceptResponse(std::uint32_t l2, const MemRequest& resp, std::uint64_t cycle);
   bool hasResponse(std::uint32_t sm) const { return !rsp_.out[sm].ready.empty(); }
   bool anyResponse() const { return rsp_.ready_packets != 0; }  // hasResponse of some SM
@@ -159,6 +169,15 @@ class Crossbar {
   std::uint32_t sm_ports_, l2_ports_;
   AddressMap map_;  // a copy: the crossbar does not depend on the caller's lifetime
   std::uint32_t max_packet_flits_;
+  Counter* response_copies_ = nullptr;
+  // Per slice, the read lines it last sent (not as copies): when, which sectors, to which SM.
+  // Only looked up by line (never walked in an order that matters).
+  struct SentLine {
+    std::uint64_t cycle;
+    std::uint32_t sectors;
+    std::uint32_t sm;
+  };
+  std::vector<std::unordered_map<std::uint64_t, SentLine>> sent_lines_;
   Network req_, rsp_;
 };
 

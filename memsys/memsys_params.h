@@ -33,7 +33,18 @@ struct CrossbarParams {
   // Packets at the front of an input's queue that outputs may take, one packet per input at a time
   // and in order per output; 1: a FIFO (head-of-line blocking).
   std::uint32_t input_window_packets = 1;
+  // Each network's window when it differs (0: input_window_packets): the request network's inputs
+  // are the SMs', the response network's the slices' (and their copy inputs).
+  std::uint32_t request_window_packets = 0, response_window_packets = 0;
   std::uint32_t request_header_bytes = 8;        // a read request's size on the wire
+  // A read response whose line's data is still in its slice's output buffer (the response
+  // network's input: an earlier response for the same line to another SM, not yet switched) goes
+  // out from there to its SM too: it takes none of the slice's port, only the SM's (each SM port has
+  // a second input for such copies).
+  bool multicast_responses = false;
+  // ... or whose line the slice sent to another SM at most this many cycles before (the GH100
+  // serves two to sixteen SMs streaming the same lines from the L2 at the SMs' port rate).
+  std::uint32_t multicast_window_cycles = 0;
   std::string impl = "model";                    // switch allocators: model | rtl | cosim (docs/rtl-cosim.md)
   // Each network's allocator alone (`crossbar.request.impl`, `crossbar.response.impl`); empty: as
   // `impl` (the config check fills them in, so the effective config shows what is built).

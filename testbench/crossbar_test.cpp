@@ -58,7 +58,8 @@ MemRequest write(std::uint64_t id, std::uint16_t sm, std::uint64_t addr, std::ui
 }
 
 struct Bench {
-  explicit Bench(const char* arb = "round_robin") : xbar(xbarParams(arb), kSms, kSlices, linearMap(), stats, "gpu.xbar") {}
+  explicit Bench(const char* arb = "round_robin") : Bench(xbarParams(arb)) {}
+  explicit Bench(const CrossbarParams& p) : xbar(p, kSms, kSlices, linearMap(), stats, "gpu.xbar") {}
   StatsRegistry stats;
   Crossbar xbar;
   std::uint64_t cycle = 0;
@@ -290,7 +291,7 @@ TEST(Crossbar, ResponsesRouteToTheirSmInOrder) {
       MemRequest r = read(c * kSlices + l, std::uint16_t((c + l) % kSms), addrOfSlice(l));
       r.response = true;
       r.tag = std::uint32_t(l);
-      if (b.xbar.canAcceptResponse(l, r)) b.xbar.acceptResponse(l, r, b.cycle);
+      if (b.xbar.canAcceptResponse(l, r, b.cycle)) b.xbar.acceptResponse(l, r, b.cycle);
     }
     b.step();
   }
@@ -310,6 +311,44 @@ TEST(Crossbar, ResponsesRouteToTheirSmInOrder) {
     EXPECT_GT(seq[s], 0u);
   }
   EXPECT_TRUE(b.xbar.idle());
+}
+
+// A read response whose line is still in its slice's output buffer, on its way to another SM, goes
+// out from there too (crossbar.multicast_responses): it takes none of the slice's input time, so
+// two SMs get the line in the same cycle; without it the second waits for the first's flits. Not
+// copies: another line, or the same SM again.
+TEST(Crossbar, MulticastResponsesShareTheSlicesPortForOneLine) {
+  const std::uint32_t f = flitsOf(4 * 32);
+  for (bool multicast : {false, true}) {
+    CrossbarParams p = xbarParams();
+    p.multicast_responses = multicast;
+    Bench b(p);
+    b.runTo(5);
+    const std::uint64_t c = b.cycle;
+    auto resp = [](std::uint64_t id, std::uint16_t sm, std::uint64_t addr) {
+      MemRequest r = read(id, sm, addr);
+      r.response = true;
+      return r;
+    };
+    const MemRequest a = resp(1, 0, addrOfSlice(1)), same = resp(2, 1, addrOfSlice(1));
+    const MemRequest other = resp(3, 2, addrOfSlice(1, 1)), again = resp(4, 0, addrOfSlice(1));
+    EXPECT_EQ(b.xbar.responseInput(1, a, c), 1u);
+    b.xbar.acceptResponse(1, a, c);
+    EXPECT_EQ(b.xbar.responseInput(1, same, c), multicast ? kSlices + 1 : 1u);
+    EXPECT_EQ(b.xbar.responseInput(1, other, c), 1u) << "another line";
+    EXPECT_EQ(b.xbar.responseInput(1, again, c), 1u) << "the same SM";
+    b.xbar.acceptResponse(1, same, c);
+    b.runTo(c + 60);
+    ASSERT_EQ(b.at_sm[0].size(), 1u);
+    ASSERT_EQ(b.at_sm[1].size(), 1u);
+    EXPECT_EQ(b.at_sm[0][0].first, c + f + kLatency);
+    if (multicast)
+      EXPECT_EQ(b.at_sm[1][0].first, c + f + kLatency) << "the copy goes out beside the first";
+    else
+      EXPECT_GE(b.at_sm[1][0].first, c + 2 * f + kLatency) << "after the first's flits";
+    EXPECT_EQ(b.stats.value("gpu.xbar.response_copies"), multicast ? 1u : 0u);
+    EXPECT_EQ(b.stats.value("gpu.xbar.response_flits"), 2u * f) << "each SM's port takes the whole line";
+  }
 }
 
 TEST(Crossbar, RejectsBadParameters) {

@@ -408,6 +408,17 @@ Schema buildSchema() {
   b.integer("crossbar.input_window_packets", FIELD(crossbar.input_window_packets), 1, 64,
             "packets at the front of an input's queue an output may take (one per input at a time, in order per "
             "output); 1: a FIFO with head-of-line blocking");
+  b.boolean("crossbar.multicast_responses", FIELD(crossbar.multicast_responses),
+            "a read response whose line is still in its slice's output buffer, on its way to another SM, is sent "
+            "from there too: it uses the SM's port but not the slice's");
+  b.integer("crossbar.multicast_window_cycles", FIELD(crossbar.multicast_window_cycles), 0, 1000000,
+            "with multicast_responses: a read response is also a copy when its slice sent the line to another SM at "
+            "most this many cycles before");
+  b.integer("crossbar.request_window_packets", FIELD(crossbar.request_window_packets), 0, 64,
+            "the request network's input window (an SM's requests), when it differs from input_window_packets (0: "
+            "the same)");
+  b.integer("crossbar.response_window_packets", FIELD(crossbar.response_window_packets), 0, 64,
+            "the response network's input window, when it differs from input_window_packets (0: the same)");
   b.choice("crossbar.arbitration", FIELD(crossbar.arbitration), {"round_robin", "fixed_priority"},
            "output-port arbitration");
   b.choice("crossbar.impl", FIELD(crossbar.impl), {"model", "rtl", "cosim"},

@@ -155,5 +155,30 @@ int main() {
     std::printf("stream,%s,%d,%d,%d,%d,%lld,%.1f,%lld,%.2f\n", s.name, s.grid, s.rows, s.boxes, s.stages, trows * 128, mean,
                 mx, ms * 1000.0);
   }
+  // ---- the same boxes from several SMs at once (tma_stream_shared), L2-resident, 128 blocks
+  for (int share : {1, 2, 4, 8, 16}) {
+    const int grid = 128, rows = 64, boxes = 256, stages = 4;
+    const cuuint64_t d2[2] = {32, cuuint64_t(small_rows)}, s2[1] = {128};
+    const cuuint32_t b2[2] = {32, cuuint32_t(rows)};
+    const CUtensorMap m = makeMap(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, dsmall, d2, s2, b2, estr,
+                                  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const int smem = stages * 128 * rows;
+    CHECK(cudaFuncSetAttribute(tma_stream_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    tma_stream_shared<<<grid, 32, smem>>>(m, dcyc, boxes, rows, small_rows, stages, share);  // warm-up
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaEventRecord(e0));
+    tma_stream_shared<<<grid, 32, smem>>>(m, dcyc, boxes, rows, small_rows, stages, share);
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    std::vector<long long> c(grid);
+    CHECK(cudaMemcpy(c.data(), dcyc, grid * sizeof(long long), cudaMemcpyDeviceToHost));
+    double mean = 0;
+    long long mx = 0;
+    for (long long v : c) { mean += double(v) / grid; mx = std::max(mx, v); }
+    std::printf("stream,l2_k%d,%d,%d,%d,%d,%lld,%.1f,%lld,%.2f\n", share, grid, rows, boxes, stages,
+                (long long)small_rows * 128, mean, mx, ms * 1000.0);
+  }
   return 0;
 }

@@ -29,7 +29,7 @@ XbarBlock::XbarBlock(sc_core::sc_module_name name, const CrossbarParams& p, std:
     resp_in.push_back(std::make_unique<MemIn>(
         ("resp_in_" + std::to_string(j)).c_str(),
         [this, j](const memsys::MemRequest& r) {
-          if (!xbar.canAcceptResponse(j)) {
+          if (!xbar.roomForResponse(j, r, domain_.cycle())) {
             resp_held_.refused(j);
             return false;
           }

@@ -5,6 +5,7 @@
 //   tma_latency:   one thread, one box at a time: cycles from the copy's issue to its mbarrier phase
 //   tma_stream:    one thread per block keeps `stages` boxes in flight through a ring of mbarriers;
 //                  cycles per block for `boxes` boxes (throughput per SM)
+//   tma_stream_shared: the same with `share` blocks loading each box at about the same time
 #include <cuda.h>
 #include <cstdint>
 
@@ -76,11 +77,11 @@ extern "C" __global__ void tma_latency(const __grid_constant__ CUtensorMap map, 
   }
 }
 
-// One thread per block keeps `stages` (at most 4) boxes of 32 x rows floats in flight: block b
-// loads boxes b, b + grid, b + 2 grid, ... (box k at row (k * rows) mod tensor_rows, column 0) until
-// it has loaded `boxes`; cycles[b] = clock64 from the first issue to the last completion.
-extern "C" __global__ void tma_stream(const __grid_constant__ CUtensorMap map, long long* cycles, int boxes, int rows,
-                                      int tensor_rows, int stages) {
+// One thread per block keeps `stages` (at most 4) boxes of 32 x rows floats in flight, the k-th box
+// it loads at row (first_row + k * step) mod tensor_rows, column 0, until it has loaded `boxes`;
+// cycles[b] = clock64 from the first issue to the last completion.
+__device__ __forceinline__ void streamBoxes(const CUtensorMap* map, long long* cycles, int boxes, int rows,
+                                            int tensor_rows, int stages, int first_row, int step) {
   extern __shared__ __align__(1024) float ring[];
   __shared__ alignas(8) std::uint64_t bars[4];
   if (threadIdx.x != 0) return;
@@ -90,8 +91,7 @@ extern "C" __global__ void tma_stream(const __grid_constant__ CUtensorMap map, l
   fenceInit();
   // The row of the next box to issue, stepped without a division (a 64-bit remainder costs a
   // single thread hundreds of cycles).
-  int next_row = int((long long)blockIdx.x * rows % tensor_rows);
-  const int step = int((long long)gridDim.x * rows % tensor_rows);
+  int next_row = first_row;
   auto next = [&]() {
     const int r = next_row;
     next_row += step;
@@ -101,7 +101,7 @@ extern "C" __global__ void tma_stream(const __grid_constant__ CUtensorMap map, l
   const long long t0 = clock64();
   for (int s = 0; s < stages && s < boxes; ++s) {
     mbarExpect(&bars[s], bytes);
-    load2d(ring + s * stage_floats, &map, 0, next(), &bars[s]);
+    load2d(ring + s * stage_floats, map, 0, next(), &bars[s]);
   }
   int s = 0;
   std::uint32_t phase = 0;
@@ -109,7 +109,7 @@ extern "C" __global__ void tma_stream(const __grid_constant__ CUtensorMap map, l
     mbarWait(&bars[s], phase);
     if (i + stages < boxes) {
       mbarExpect(&bars[s], bytes);
-      load2d(ring + s * stage_floats, &map, 0, next(), &bars[s]);
+      load2d(ring + s * stage_floats, map, 0, next(), &bars[s]);
     }
     if (++s == stages) {
       s = 0;
@@ -117,4 +117,22 @@ extern "C" __global__ void tma_stream(const __grid_constant__ CUtensorMap map, l
     }
   }
   cycles[blockIdx.x] = clock64() - t0;
+}
+
+// Block b loads boxes b, b + grid, b + 2 grid, ...: every line from one SM.
+extern "C" __global__ void tma_stream(const __grid_constant__ CUtensorMap map, long long* cycles, int boxes, int rows,
+                                      int tensor_rows, int stages) {
+  streamBoxes(&map, cycles, boxes, rows, tensor_rows, stages, int((long long)blockIdx.x * rows % tensor_rows),
+              int((long long)gridDim.x * rows % tensor_rows));
+}
+
+// Blocks in groups of `share` (grid a multiple of it) load the same boxes at about the same time:
+// group g loads boxes g, g + groups, ... So `share` SMs ask the L2 for each line at once, as the
+// blocks of a GEMM that share a tile of A or B do.
+extern "C" __global__ void tma_stream_shared(const __grid_constant__ CUtensorMap map, long long* cycles, int boxes,
+                                             int rows, int tensor_rows, int stages, int share) {
+  const int groups = int(gridDim.x) / share;
+  streamBoxes(&map, cycles, boxes, rows, tensor_rows, stages,
+              int((long long)(blockIdx.x / unsigned(share)) * rows % tensor_rows),
+              int((long long)groups * rows % tensor_rows));
 }
