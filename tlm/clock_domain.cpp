@@ -38,7 +38,16 @@ void ClockDomain::setQuiet(std::size_t i, std::uint64_t until) {
     return;
   }
   awake_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
-  if (until != kNever) waking_.push({until, i});
+  if (until == kNever) return;
+  waking_.push({until, i});
+  // Entries of components woken early stay until their cycle comes: rebuild from quiet_until_
+  // when they outnumber the components well, so the heap stays bounded however often they wake.
+  if (waking_.size() > 4 * quiet_until_.size() + 64) {
+    std::vector<QuietEntry> live;
+    for (std::size_t k = 0; k < quiet_until_.size(); ++k)
+      if (quiet_until_[k] > cycle_ && quiet_until_[k] != kNever) live.push_back({quiet_until_[k], k});
+    waking_ = decltype(waking_)(std::greater<QuietEntry>(), std::move(live));
+  }
 }
 
 void ClockDomain::wakeDue() {
