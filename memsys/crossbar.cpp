@@ -7,6 +7,7 @@ namespace scgpu::memsys {
 namespace {
 
 constexpr std::uint32_t kLineBytes = 128;   // the largest payload: one line (mem_request.h)
+std::uint64_t lineOf(std::uint64_t addr) { return addr & ~std::uint64_t(kLineBytes - 1); }
 constexpr std::uint32_t kSectorBytes = 32;  // sector size of sector_mask (mem_request.h)
 
 std::uint32_t ceilDiv(std::uint32_t a, std::uint32_t b) { return (a + b - 1) / b; }
@@ -250,9 +251,9 @@ bool Crossbar::canAcceptResponse(std::uint32_t l2, const MemRequest& resp, std::
 
 std::uint32_t Crossbar::responseInput(std::uint32_t l2, const MemRequest& resp, std::uint64_t cycle) const {
   if (!params_.multicast_responses || resp.op != MemOp::Read || resp.sm >= sm_ports_) return l2;
-  const std::uint64_t line = resp.addr & ~std::uint64_t(kLineBytes - 1);
+  const std::uint64_t line = lineOf(resp.addr);
   for (const Packet& q : rsp_.in[l2].queue)
-    if (q.req.op == MemOp::Read && q.req.sm != resp.sm && (q.req.addr & ~std::uint64_t(kLineBytes - 1)) == line &&
+    if (q.req.op == MemOp::Read && q.req.sm != resp.sm && lineOf(q.req.addr) == line &&
         (resp.sector_mask & ~q.req.sector_mask) == 0)
       return l2_ports_ + resp.sm;
   if (params_.multicast_window_cycles) {
@@ -281,14 +282,15 @@ void Crossbar::acceptResponse(std::uint32_t l2, const MemRequest& resp, std::uin
   if (l2 >= l2_ports_) throw std::logic_error("crossbar: response from L2 port " + std::to_string(l2) + " out of range");
   if (resp.sm >= sm_ports_)
     throw std::logic_error("crossbar: response for SM " + std::to_string(resp.sm) + " out of range");
-  if (!canAcceptResponse(l2, resp, cycle))
-    throw std::logic_error("crossbar: acceptResponse on L2 port " + std::to_string(l2) + " without room");
+  // The input once (with copies it scans the slice's output buffer): its room, then the push.
+  const std::uint32_t input = responseInput(l2, resp, cycle);
   Packet p;
   p.req = resp;
   p.dst = resp.sm;
   p.flits = packetFlits(resp, true);
   p.eligible = cycle + 1;
-  const std::uint32_t input = responseInput(l2, resp, cycle);
+  if (rsp_.in[input].flits + p.flits > rsp_.in_cap)
+    throw std::logic_error("crossbar: acceptResponse on L2 port " + std::to_string(l2) + " without room");
   if (input != l2) {
     ++*response_copies_;
   } else if (params_.multicast_window_cycles && resp.op == MemOp::Read) {
@@ -298,7 +300,7 @@ void Crossbar::acceptResponse(std::uint32_t l2, const MemRequest& resp, std::uin
       for (auto it = sent.begin(); it != sent.end();)
         it = it->second.cycle + params_.multicast_window_cycles < cycle ? sent.erase(it) : std::next(it);
     }
-    sent[resp.addr & ~std::uint64_t(kLineBytes - 1)] = SentLine{cycle, resp.sector_mask, resp.sm};
+    sent[lineOf(resp.addr)] = SentLine{cycle, resp.sector_mask, resp.sm};
   }
   rsp_.push(input, std::move(p));
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "../../validation/micro/tma_micro.cu"
@@ -125,6 +126,23 @@ int main() {
   cudaEvent_t e0, e1;
   CHECK(cudaEventCreate(&e0));
   CHECK(cudaEventCreate(&e1));
+  // One timed launch (`launch()`): its CUDA-event time and the blocks' mean and max cycles, as a row.
+  auto timeStream = [&](const std::string& name, int grid, int rows, int boxes, int stages, long long tensor_bytes,
+                        auto&& launch) {
+    CHECK(cudaEventRecord(e0));
+    launch();
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    std::vector<long long> c(grid);
+    CHECK(cudaMemcpy(c.data(), dcyc, grid * sizeof(long long), cudaMemcpyDeviceToHost));
+    double mean = 0;
+    long long mx = 0;
+    for (long long v : c) { mean += double(v) / grid; mx = std::max(mx, v); }
+    std::printf("stream,%s,%d,%d,%d,%d,%lld,%.1f,%lld,%.2f\n", name.c_str(), grid, rows, boxes, stages, tensor_bytes,
+                mean, mx, ms * 1000.0);
+  };
   for (const S& s : cases) {
     const long long trows = s.big ? big_rows : small_rows;
     const cuuint64_t d2[2] = {32, cuuint64_t(trows)}, s2[1] = {128};
@@ -141,19 +159,8 @@ int main() {
       CHECK(cudaMemset(dbig, 0, 256ull << 20));
       CHECK(cudaDeviceSynchronize());
     }
-    CHECK(cudaEventRecord(e0));
-    tma_stream<<<s.grid, 32, smem>>>(m, dcyc, s.boxes, s.rows, int(trows), s.stages);
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    std::vector<long long> c(s.grid);
-    CHECK(cudaMemcpy(c.data(), dcyc, s.grid * sizeof(long long), cudaMemcpyDeviceToHost));
-    double mean = 0;
-    long long mx = 0;
-    for (long long v : c) { mean += double(v) / s.grid; mx = std::max(mx, v); }
-    std::printf("stream,%s,%d,%d,%d,%d,%lld,%.1f,%lld,%.2f\n", s.name, s.grid, s.rows, s.boxes, s.stages, trows * 128, mean,
-                mx, ms * 1000.0);
+    timeStream(s.name, s.grid, s.rows, s.boxes, s.stages, trows * 128,
+               [&] { tma_stream<<<s.grid, 32, smem>>>(m, dcyc, s.boxes, s.rows, int(trows), s.stages); });
   }
   // ---- the same boxes from several SMs at once (tma_stream_shared), L2-resident, 128 blocks
   for (int share : {1, 2, 4, 8, 16}) {
@@ -166,19 +173,8 @@ int main() {
     CHECK(cudaFuncSetAttribute(tma_stream_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     tma_stream_shared<<<grid, 32, smem>>>(m, dcyc, boxes, rows, small_rows, stages, share);  // warm-up
     CHECK(cudaDeviceSynchronize());
-    CHECK(cudaEventRecord(e0));
-    tma_stream_shared<<<grid, 32, smem>>>(m, dcyc, boxes, rows, small_rows, stages, share);
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    std::vector<long long> c(grid);
-    CHECK(cudaMemcpy(c.data(), dcyc, grid * sizeof(long long), cudaMemcpyDeviceToHost));
-    double mean = 0;
-    long long mx = 0;
-    for (long long v : c) { mean += double(v) / grid; mx = std::max(mx, v); }
-    std::printf("stream,l2_k%d,%d,%d,%d,%d,%lld,%.1f,%lld,%.2f\n", share, grid, rows, boxes, stages,
-                (long long)small_rows * 128, mean, mx, ms * 1000.0);
+    timeStream("l2_k" + std::to_string(share), grid, rows, boxes, stages, (long long)small_rows * 128,
+               [&] { tma_stream_shared<<<grid, 32, smem>>>(m, dcyc, boxes, rows, small_rows, stages, share); });
   }
   return 0;
 }
