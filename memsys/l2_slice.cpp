@@ -34,6 +34,11 @@ L2Slice::L2Slice(const L2Params& params, std::uint32_t index, StatsRegistry& sta
   need(params.cache.mshr_max_merge >= 1, "l2.cache.mshr_max_merge must be at least 1");
   need(params.write_request_cycles >= 1.0, "l2.write_request_cycles must be at least 1");
   track_words_ = line_bytes_ == 128 && sector_bytes_ == 32;
+  if (const std::uint32_t g = params.dram_fetch_granule_bytes; g > sector_bytes_) {
+    need(g % sector_bytes_ == 0 && g <= line_bytes_ && __builtin_popcount(g / sector_bytes_) == 1,
+         "l2.dram_fetch_granule_bytes (" + std::to_string(g) + ") must be a power-of-two number of sectors within a line");
+    granule_sectors_ = g / sector_bytes_;
+  }
   need(!params.partial_sector_fill || track_words_,
        "l2.partial_sector_fill needs 128-byte lines of 32-byte sectors (l2.cache.line_bytes, sector_bytes)");
   auto c = [&](const char* n, const char* d) { return stats.counter(name + "." + n, d); };
@@ -53,6 +58,9 @@ L2Slice::L2Slice(const L2Params& params, std::uint32_t index, StatsRegistry& sta
   queue_full_cycles_ = c("queue_full_cycles", "cycles the request queue was full (back-pressure)");
   partial_fills_ = c("partial_fills", "DRAM reads that complete partly written sectors before their write-back");
   write_hold_cycles_ = c("write_hold_cycles", "cycles writes held the lookup stage beyond their first");
+  fetched_along_ = c("fetched_along", "misses whose fetch brought the other sectors of their dram_fetch_granule_bytes piece");
+  atomic_queue_full_cycles_ =
+      c("atomic_queue_full_cycles", "cycles an atomic at the queue head waited for room before the atomic unit");
 }
 
 void L2Slice::accept(const MemRequest& req, std::uint64_t) {
@@ -172,6 +180,16 @@ void L2Slice::lookup(std::uint64_t cycle) {
 
   // Read, instruction fetch, atomic: the sectors must be present.
   const bool atomic = req.op == MemOp::Atomic;
+  if (atomic && params_.atomic_queue_entries) {
+    // Room before the atomic unit, as this atomic would find it after the lookup's latency: those
+    // the unit has started by then have left the queue (the pipeline up to it is not the queue).
+    const std::uint64_t arrival = (cycle + hit_lat) * kFixedOne;
+    while (!atomic_starts_.empty() && atomic_starts_.front() <= arrival) atomic_starts_.pop_front();
+    if (atomic_starts_.size() >= params_.atomic_queue_entries) {
+      ++*atomic_queue_full_cycles_;
+      return;  // the head waits; nothing changed
+    }
+  }
   const L2TagResult r = tags_->operate({atomic ? L2TagOp::Atomic : L2TagOp::Read, line, mask}, cycle);
   switch (r.outcome) {
     case L2TagOutcome::Hit:
@@ -192,8 +210,8 @@ void L2Slice::lookup(std::uint64_t cycle) {
         ++mshr_used_;
       else
         ++*mshr_merges_;
-      if (r.dram_mask) sendDram(MemOp::Read, line, r.dram_mask, cycle);
       waiter(r.mshr, r.count) = req;
+      if (r.dram_mask) sendDram(MemOp::Read, line, r.dram_mask | fetchAlong(line, mask, r.dram_mask, req, cycle), cycle);
       break;
     default:
       throw std::logic_error(fmt::format("L2 slice {}: the tag stage answered a lookup with '{}'", index_,
@@ -204,6 +222,32 @@ void L2Slice::lookup(std::uint64_t cycle) {
   *misses_ += sectorCount(r.miss_mask);
   if (r.line_present) ++*line_hits_;
   queue_.pop_front();
+}
+
+std::uint32_t L2Slice::fetchAlong(std::uint64_t line, std::uint32_t mask, std::uint32_t fetched, const MemRequest& req,
+                                  std::uint64_t cycle) {
+  if (!fetched || granule_sectors_ <= 1) return 0;
+  // The other sectors of each piece a fetched sector lies in.
+  std::uint32_t along = 0;
+  const std::uint32_t piece = (1u << granule_sectors_) - 1;
+  for (std::uint32_t m = fetched; m; m &= m - 1) {
+    const std::uint32_t s = std::uint32_t(__builtin_ctz(m));
+    along |= piece << (s / granule_sectors_ * granule_sectors_);
+  }
+  along &= ~mask;
+  if (!along) return 0;
+  // Looked up as a read of their own that nothing waits for, so the tag stage (the model or the
+  // RTL) allocates them in the line's MSHR and fills them: those already valid or on their way
+  // need nothing, and with no merge slot free they are not fetched.
+  const L2TagResult r = tags_->operate({L2TagOp::Read, line, along}, cycle);
+  if (r.outcome != L2TagOutcome::Merge) return 0;
+  MemRequest& w = waiter(r.mshr, r.count);
+  w = req;
+  w.op = MemOp::Read;
+  w.sector_mask = along;
+  w.needs_response = false;
+  ++*fetched_along_;
+  return r.dram_mask;
 }
 
 void L2Slice::processFill(const MemRequest& fill, std::uint64_t cycle) {
@@ -257,6 +301,7 @@ std::uint64_t L2Slice::atomicDone(const MemRequest& req, std::uint64_t data_read
   const std::uint64_t ready = data_ready * kFixedOne;
   const std::uint64_t start = std::max(ready, atomic_unit_free_fixed_);
   atomic_unit_free_fixed_ = start + std::uint64_t(busy * double(kFixedOne) + 0.5);
+  if (params_.atomic_queue_entries) atomic_starts_.push_back(start);  // starts are in order: the unit is in order
   // The result leaves in the cycle the unit's work on it ends (the cycle holding its last fraction).
   const std::uint64_t last = (atomic_unit_free_fixed_ + kFixedOne - 1) / kFixedOne - 1;
   return last + params_.atomic_latency_cycles;

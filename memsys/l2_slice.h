@@ -22,7 +22,9 @@
 //   atomic_line_change_cycles_per_sector when its line is not among the unit's last atomic_unit_lines
 //   lines), n x atomic_op_cycles) cycles,
 //   n = updates of its most-updated address (atomic_ops; integer reductions:
-//   integer_atomic_op_cycles); fractions accumulate.
+//   integer_atomic_op_cycles); fractions accumulate. With atomic_queue_entries atomics waiting for
+//   the unit (given to it, not yet started) the next atomic waits at the head of the request queue
+//   (atomic_queue_full_cycles), so a hot slice backs up into the crossbar and the SMs.
 // - Read / fetch / atomic miss: the missing sectors go to an MshrTable entry for the line. A new
 //   entry sends ONE DRAM read for the line carrying the missing sectors (sector_mask, bytes =
 //   sectors x sector_bytes; the DRAM wrapper splits it into access_bytes transactions). The answer
@@ -132,6 +134,10 @@ class L2Slice {
   };
   void lookup(std::uint64_t cycle);
   void processFill(const MemRequest& fill, std::uint64_t cycle);
+  // A miss of `mask` fetching `fetched`: looks up the other sectors of their fetch pieces
+  // (dram_fetch_granule_bytes) as a request nothing waits for; the sectors to fetch for them.
+  std::uint32_t fetchAlong(std::uint64_t line, std::uint32_t mask, std::uint32_t fetched, const MemRequest& req,
+                           std::uint64_t cycle);
   void respond(const MemRequest& req, std::uint64_t ready);
   // When an atomic whose sectors are ready at `data_ready` completes, after the atomic unit.
   std::uint64_t atomicDone(const MemRequest& req, std::uint64_t data_ready);
@@ -164,6 +170,7 @@ class L2Slice {
   std::deque<MemRequest> queue_;        // request queue (lookup order)
   std::uint64_t atomic_unit_free_fixed_ = 0;  // the atomic unit is free from then on, in 1/kFixedOne cycles
   std::vector<std::uint64_t> atomic_unit_lines_;  // the lines it holds, most recently updated first
+  std::deque<std::uint64_t> atomic_starts_;  // when the unit starts each atomic given to it, in order (fixed point)
   std::deque<MemRequest> fills_;        // DRAM responses not yet processed
   std::deque<Timed> hit_pipe_;          // responses ready at lookup/fill + hit latency
   std::deque<Timed> atomic_pipe_;       // responses ready at + atomic latency
@@ -175,6 +182,7 @@ class L2Slice {
   // it a fractional number of cycles; the fractions accumulate exactly).
   static constexpr std::uint64_t kFixedOne = 256;
   std::uint64_t lookup_free_fixed_ = 0;
+  std::uint32_t granule_sectors_ = 1;   // sectors in a fetch piece (dram_fetch_granule_bytes)
   bool track_words_ = false;            // 128-byte lines of 32-byte sectors: MemRequest::word_mask applies
   struct Partial {
     std::uint32_t words = 0;            // words written since the line was allocated
@@ -184,7 +192,7 @@ class L2Slice {
 
   Counter *reads_, *writes_, *atomics_, *hits_, *misses_, *line_hits_, *mshr_merges_, *mshr_full_stalls_,
       *output_stall_cycles_, *evictions_, *dirty_writebacks_, *dram_reads_, *dram_writes_, *queue_full_cycles_,
-      *partial_fills_, *write_hold_cycles_;
+      *partial_fills_, *write_hold_cycles_, *atomic_queue_full_cycles_, *fetched_along_;
 };
 
 }  // namespace scgpu::memsys

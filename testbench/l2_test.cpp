@@ -474,6 +474,69 @@ TEST(L2Slice, AtomicUnitChargesPerSectorAndMoreForALineItDoesNotHold) {
   }
 }
 
+TEST(L2Slice, AtomicsWaitAtTheQueueHeadWhileTheUnitsQueueIsFull) {
+  // atomic_queue_entries 2, each atomic holding the unit 10 cycles. Atomic k looked up at L_k starts
+  // at S_k = max(L_k + kHit, S_(k-1) + 10). A lookup at c finds the unit's queue as it will be at
+  // c + kHit: the atomics not started by then count, and with 2 of them it waits. So atomics 0-2
+  // are looked up at t, t+1, t+2; atomic 3 waits until c + kHit >= S_1 = t + kHit + 10, atomic 4
+  // until S_2, atomic 5 until S_3: lookups at t+10, t+20, t+30. The unit's own timing is the same
+  // as without the bound; the read queued behind them is looked up at t+31, not t+6.
+  L2Params p = l2Params();
+  p.atomic_request_cycles = 10;
+  p.integer_atomic_op_cycles = 1;
+  p.request_queue_entries = 16;
+  for (std::uint32_t entries : {0u, 2u}) {
+    p.atomic_queue_entries = entries;
+    Bench b(p);
+    const std::uint32_t s = 5;
+    for (std::uint32_t k = 0; k < 2; ++k) b.accept(req(1 + k, MemOp::Write, line(s, k), 0xF));  // resident
+    b.runTo(20);
+    const std::uint64_t t = b.cycle;
+    for (std::uint32_t k = 0; k < 6; ++k) {
+      MemRequest a = req(10 + k, MemOp::Atomic, line(s, 0), 0x1);
+      a.atomic_integer = true;
+      b.accept(a);
+    }
+    b.accept(req(20, MemOp::Read, line(s, 1), 0x1));
+    b.runTo(t + 400);
+    for (std::uint64_t k = 0; k < 6; ++k)
+      EXPECT_EQ(b.responseCycle(10 + k), t + kHit + 10 * k + 9 + kAtomic) << entries << " entries, atomic " << k;
+    EXPECT_EQ(b.responseCycle(20), t + (entries ? 31 : 6) + kHit) << entries << " entries";
+    // Atomic 3 waits t+3 .. t+9, atomic 4 t+11 .. t+19, atomic 5 t+21 .. t+29.
+    EXPECT_EQ(b.stat("atomic_queue_full_cycles"), entries ? 7u + 9u + 9u : 0u);
+  }
+}
+
+TEST(L2Slice, AMissFetchesTheRestOfItsPieceAndFillsIt) {
+  // dram_fetch_granule_bytes 64: a read of sector 0 that misses fetches sectors 0 and 1 in one DRAM
+  // read; once answered, sector 1 hits. A read of sector 2 then fetches 2 and 3. With the sector as
+  // the granule, only sector 0 is fetched and sector 1 misses.
+  for (std::uint32_t granule : {0u, 64u}) {
+    L2Params p = l2Params();
+    p.dram_fetch_granule_bytes = granule;
+    Bench b(p);
+    const std::uint64_t a = line(7, 0);
+    b.accept(req(1, MemOp::Read, a, 0x1));
+    b.runTo(kHit + 1);
+    ASSERT_EQ(b.dram.size(), 1u);
+    EXPECT_EQ(b.dram[0].second.sector_mask, granule ? 0x3u : 0x1u) << granule;
+    EXPECT_EQ(b.dram[0].second.bytes, granule ? 64u : 32u) << granule;
+    b.answer(0);
+    b.runTo(b.cycle + kHit + 2);
+    EXPECT_NE(b.responseCycle(1), ~0ull) << "the demand read is answered";
+    const std::uint64_t t = b.cycle;
+    b.accept(req(2, MemOp::Read, a, 0x2));
+    b.runTo(t + kHit + 1);
+    EXPECT_EQ(b.responseCycle(2), granule ? t + kHit : ~0ull) << granule;
+    EXPECT_EQ(b.dram.size(), granule ? 1u : 2u) << granule;
+    b.accept(req(3, MemOp::Read, a, 0x4));
+    b.runTo(b.cycle + kHit + 1);
+    EXPECT_EQ(b.dram.back().second.sector_mask, granule ? 0xCu : 0x4u) << granule;
+    EXPECT_EQ(b.stat("fetched_along"), granule ? 2u : 0u) << granule;
+    EXPECT_EQ(b.responses.size(), granule ? 2u : 1u) << "nothing answers the sectors fetched along";
+  }
+}
+
 TEST(L2Slice, RejectsBadParameters) {
   StatsRegistry st;
   L2Params p = l2Params();

@@ -137,12 +137,14 @@ TEST_F(Latency, L2HitLatencyIsTheConfiguredOne) {
 
 TEST_F(Latency, DramLatencyHasTclAndTrcdOnce) {
   // Loads 64 KiB apart: every one a new line in a new DRAM row, missing L1 (size 0) and L2.
-  // Closed pages: each access is ACT, then RD after tRCD, data tCL later.
+  // Closed pages: each access is ACT, then RD after tRCD, data tCL later. One sector a miss
+  // (the hopper preset fetches 64 bytes: two accesses, the second with its own ACT on closed pages).
   const std::uint64_t stride = 64 * 1024 / 8;
   std::vector<std::uint64_t> chain((kLoads + 1) * stride, 0);
   for (int i = 0; i < kLoads; ++i) chain[std::size_t(i) * stride] = std::uint64_t(i + 1) * stride * 8;
   writeChain(chain);
-  const std::vector<std::string> common = {"sm.l1.size_bytes=0", "dram.page_policy=closed"};
+  const std::vector<std::string> common = {"sm.l1.size_bytes=0", "dram.page_policy=closed",
+                                           "l2.dram_fetch_granule_bytes=0"};
   auto with = [&](std::vector<std::string> extra) {
     extra.insert(extra.end(), common.begin(), common.end());
     return steady(run(extra), 2);

@@ -255,7 +255,7 @@ class WorkDir {
     fs::create_directory(d / "ptx/directory.ptx");
     fs::create_symlink("/dev/urandom", d / "ptx/urandom.ptx");
     ::mkfifo((d / "ptx/fifo.ptx").c_str(), 0600);
-    writeFile(d / "ptx/large.ptx", padTo(hdr + "\n.visible .entry k()\n{\n  ret;\n}\n", 30000, "// "));
+    writeFile(d / "ptx/large.ptx", padTo(hdr + "\n.visible .entry k()\n{\n  ret;\n}\n", 60000, "// "));
 
     // --- config
     writeFile(d / "config/deep_list_50k.yaml", "extends: tiny\nx: " + repeat("[", 50000) + repeat("]", 50000) + "\n");
@@ -396,8 +396,8 @@ const std::vector<Case> kPtxCases = {
     {"missing_file", ptxRun("missing"), 3, {"ptx/missing.yaml:1:6: error:", "missing.ptx", "not found"}},
     {"statements_over_limit", ptxRun("statements", {"--limit", "ptx_statements=100"}), 3,
      {"ptx/statements.ptx", inputLimitTail("ptx_statements", "100")}},
-    {"file_over_input_file_bytes", ptxRun("large", {"--limit", "input_file_bytes=26000"}), 3,
-     {"ptx/large.ptx", inputLimit("30000", "input_file_bytes", "26000")}},  // (the hopper preset is ~20 KB)
+    {"file_over_input_file_bytes", ptxRun("large", {"--limit", "input_file_bytes=48000"}), 3,
+     {"ptx/large.ptx", inputLimit("60000", "input_file_bytes", "48000")}},  // (the hopper preset is ~26 KB)
 };
 
 // 2. Malformed config YAML (--config FILE, --set KEY=VALUE), with a valid launch file.

@@ -460,6 +460,13 @@ Schema buildSchema() {
   b.integer("l2.atomic_unit_lines", FIELD(l2.atomic_unit_lines), 1, 64,
             "lines the slice's atomic unit holds (the most recently updated): a request on one of them does not pay "
             "atomic_line_change_cycles_per_sector");
+  b.integer("l2.atomic_queue_entries", FIELD(l2.atomic_queue_entries), 0, 1u << 20,
+            "atomics that may wait for the slice's atomic unit; with that many waiting the next atomic holds the "
+            "head of the request queue (0: no limit)");
+  b.integer("l2.dram_fetch_granule_bytes", FIELD(l2.dram_fetch_granule_bytes), 0, 4096,
+            "a read or atomic miss fetches its missing sectors in aligned pieces of this many bytes, and fills the "
+            "piece's other sectors too (0 or the sector size: only the sectors asked for); a power of two of "
+            "sectors, at most a line");
   b.number("l2.write_request_cycles", FIELD(l2.write_request_cycles), 1000,
            "interconnect cycles a write holds the slice's lookup stage at least (reads take one); at least one");
   b.number("l2.write_cycles_per_sector", FIELD(l2.write_cycles_per_sector), 1000,

@@ -119,6 +119,13 @@ InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vect
   const ptx::DecodedInst& in = program.code[pc];
   InstInfo info;
   info.pipe = pipeOf(in);
+  // A kernel parameter at a fixed offset is an operand in SASS (c[0x0][offset], or ULDC into a
+  // uniform register), read from the constant bank by the instruction that uses it: no load goes
+  // through the LSU. Queued behind other warps' stores there, a new block's parameter loads held
+  // its start back by tens of thousands of cycles (scatter_st_*: blocks 3 and 4 of an SM).
+  const bool param_operand = in.op == Op::Ld && in.space == ptx::Space::KernelParam &&
+                             (in.aux == ptx::kNoSlot || (in.aux < const_slots.size() && const_slots[in.aux]));
+  if (param_operand) info.pipe = Pipe::Int;
   info.result = info.pipe == Pipe::Sfu ? DepKind::Short : DepKind::Wait;
   if (info.pipe == Pipe::Lsu) info.flags |= kMemory;
   info.lg = info.pipe == Pipe::Lsu && lgQueue(in);
@@ -130,14 +137,16 @@ InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vect
       info.flags |= kFree;
       break;
     case Op::Ld: case Op::St:
-      if (in.flags & ptx::kParamSpace) info.flags |= kFree;
+      if ((in.flags & ptx::kParamSpace) || param_operand) info.flags |= kFree;
       break;
     case Op::Bra: case Op::BrxIdx: case Op::Call: case Op::Ret: case Op::Exit:
       info.flags |= kControl;
       break;
     default: break;
   }
-  if (in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red || in.op == Op::Mbarrier ||
+  if (param_operand) {
+    // its address is a constant
+  } else if (in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red || in.op == Op::Mbarrier ||
       info.pipe == Pipe::Lsu) {
     if (in.aux != ptx::kNoSlot) info.flags |= kReadsAux;
   } else {
