@@ -34,6 +34,15 @@ L2Slice::L2Slice(const L2Params& params, std::uint32_t index, StatsRegistry& sta
   need(params.cache.mshr_max_merge >= 1, "l2.cache.mshr_max_merge must be at least 1");
   need(params.write_request_cycles >= 1.0, "l2.write_request_cycles must be at least 1");
   track_words_ = line_bytes_ == 128 && sector_bytes_ == 32;
+  if (params.max_dirty_ways && write_back_) {
+    const std::uint64_t set_bytes = std::uint64_t(line_bytes_) * std::max<std::uint32_t>(params.cache.associativity, 1);
+    const std::uint64_t sets = params.cache.size_bytes / set_bytes;
+    need(sets && (sets & (sets - 1)) == 0 && (line_bytes_ & (line_bytes_ - 1)) == 0,
+         "l2.max_dirty_ways needs a power-of-two number of sets and line size");
+    dirty_sets_.resize(sets);
+    set_mask_ = std::uint32_t(sets - 1);
+    line_shift_ = std::uint32_t(__builtin_ctz(line_bytes_));
+  }
   if (const std::uint32_t g = params.dram_fetch_granule_bytes; g > sector_bytes_) {
     need(g % sector_bytes_ == 0 && g <= line_bytes_ && __builtin_popcount(g / sector_bytes_) == 1,
          "l2.dram_fetch_granule_bytes (" + std::to_string(g) + ") must be a power-of-two number of sectors within a line");
@@ -59,6 +68,7 @@ L2Slice::L2Slice(const L2Params& params, std::uint32_t index, StatsRegistry& sta
   partial_fills_ = c("partial_fills", "DRAM reads that complete partly written sectors before their write-back");
   write_hold_cycles_ = c("write_hold_cycles", "cycles writes held the lookup stage beyond their first");
   fetched_along_ = c("fetched_along", "misses whose fetch brought the other sectors of their dram_fetch_granule_bytes piece");
+  early_writebacks_ = c("early_writebacks", "dirty lines written back before their eviction (max_dirty_ways)");
   atomic_queue_full_cycles_ =
       c("atomic_queue_full_cycles", "cycles an atomic at the queue head waited for room before the atomic unit");
 }
@@ -165,6 +175,7 @@ void L2Slice::lookup(std::uint64_t cycle) {
     handleVictim(r, cycle);
     if (params_.partial_sector_fill && write_back_ && allocate_on_write_)
       notePartialWrite(line, writtenWords(req, mask), r.miss_mask);
+    if (write_back_ && (r.hit_mask || allocate_on_write_)) noteDirty(line, allocate_on_write_ ? mask : r.hit_mask, cycle);
     if (!write_back_)
       sendDram(MemOp::Write, line, mask, cycle);
     else if (r.miss_mask && !allocate_on_write_)
@@ -195,6 +206,7 @@ void L2Slice::lookup(std::uint64_t cycle) {
     case L2TagOutcome::Hit:
       if (atomic) {
         if (!write_back_) sendDram(MemOp::Write, line, mask, cycle);
+        else noteDirty(line, mask, cycle);
         respond(req, atomicDone(req, cycle + hit_lat));
       } else {
         respond(req, cycle + hit_lat);
@@ -211,7 +223,10 @@ void L2Slice::lookup(std::uint64_t cycle) {
       else
         ++*mshr_merges_;
       waiter(r.mshr, r.count) = req;
-      if (r.dram_mask) sendDram(MemOp::Read, line, r.dram_mask | fetchAlong(line, mask, r.dram_mask, req, cycle), cycle);
+      // Reads fetch their whole piece (the H100's one-sector read misses read 64 bytes); atomics only
+      // their sectors, so that their waiters keep the line's merge slots.
+      if (r.dram_mask)
+        sendDram(MemOp::Read, line, r.dram_mask | (atomic ? 0 : fetchAlong(line, mask, r.dram_mask, req, cycle)), cycle);
       break;
     default:
       throw std::logic_error(fmt::format("L2 slice {}: the tag stage answered a lookup with '{}'", index_,
@@ -265,6 +280,7 @@ void L2Slice::processFill(const MemRequest& fill, std::uint64_t cycle) {
       const std::uint32_t mask = requestMask(line_bytes_, sector_bytes_, req);
       tags_->operate({L2TagOp::Update, line, mask}, cycle);
       if (!write_back_) sendDram(MemOp::Write, line, mask, cycle);
+      else noteDirty(line, mask, cycle);
       respond(req, atomicDone(req, cycle + params_.cache.hit_latency_cycles));
     } else {
       respond(req, cycle + params_.cache.hit_latency_cycles);
@@ -332,22 +348,62 @@ void L2Slice::sendDram(MemOp op, std::uint64_t line, std::uint32_t mask, std::ui
 void L2Slice::handleVictim(const L2TagResult& r, std::uint64_t cycle) {
   if (!r.victim) return;
   ++*evictions_;
+  std::uint32_t dirty = r.victim_dirty;
+  if (!dirty_sets_.empty()) {
+    auto& set = dirty_sets_[(r.victim_line >> line_shift_) & set_mask_];
+    set.erase(std::remove_if(set.begin(), set.end(), [&](const DirtyLine& d) { return d.line == r.victim_line; }),
+              set.end());
+    if (const auto it = cleaned_.find(r.victim_line); it != cleaned_.end()) {
+      dirty &= ~it->second;  // already in DRAM
+      cleaned_.erase(it);
+    }
+  }
+  if (dirty) {
+    ++*dirty_writebacks_;
+    writeBack(r.victim_line, dirty, cycle);
+  } else if (!partial_.empty()) {
+    partial_.erase(r.victim_line);
+  }
+}
+
+void L2Slice::writeBack(std::uint64_t line, std::uint32_t sectors, std::uint64_t cycle) {
   std::uint32_t partial = 0;
   if (!partial_.empty()) {
-    const auto it = partial_.find(r.victim_line);
+    const auto it = partial_.find(line);
     if (it != partial_.end()) {
-      partial = it->second.sectors & r.victim_dirty;
-      partial_.erase(it);
+      partial = it->second.sectors & sectors;
+      it->second.sectors &= ~sectors;
+      if (!it->second.sectors) partial_.erase(it);
     }
   }
-  if (r.victim_dirty) {
-    ++*dirty_writebacks_;
-    if (partial) {  // the bytes no write covered come from DRAM first
-      ++*partial_fills_;
-      sendDram(MemOp::Read, r.victim_line, partial, cycle, false);
-    }
-    sendDram(MemOp::Write, r.victim_line, r.victim_dirty, cycle);
+  if (partial) {  // the bytes no write covered come from DRAM first
+    ++*partial_fills_;
+    sendDram(MemOp::Read, line, partial, cycle, false);
   }
+  sendDram(MemOp::Write, line, sectors, cycle);
+}
+
+void L2Slice::noteDirty(std::uint64_t line, std::uint32_t sectors, std::uint64_t cycle) {
+  if (dirty_sets_.empty() || !sectors) return;
+  if (!cleaned_.empty())
+    if (const auto it = cleaned_.find(line); it != cleaned_.end() && !(it->second &= ~sectors)) cleaned_.erase(it);
+  auto& set = dirty_sets_[(line >> line_shift_) & set_mask_];
+  for (DirtyLine& d : set)
+    if (d.line == line) {
+      d.sectors |= sectors;
+      d.written = ++dirty_seq_;
+      return;
+    }
+  if (set.size() >= params_.max_dirty_ways) {
+    // The least recently written dirty line goes back to DRAM now and stays valid and clean.
+    auto oldest = std::min_element(set.begin(), set.end(),
+                                   [](const DirtyLine& a, const DirtyLine& b) { return a.written < b.written; });
+    ++*early_writebacks_;
+    writeBack(oldest->line, oldest->sectors, cycle);
+    cleaned_[oldest->line] |= oldest->sectors;
+    set.erase(oldest);
+  }
+  set.push_back({line, sectors, ++dirty_seq_});
 }
 
 }  // namespace scgpu::memsys

@@ -120,6 +120,8 @@ class L2Slice {
   // Drops every cached line (gigathread.flush_caches_before_launch); false if the tag stage cannot.
   bool invalidateAll() {
     partial_.clear();
+    for (auto& s : dirty_sets_) s.clear();
+    cleaned_.clear();
     return tags_->invalidateAll();
   }
   std::uint32_t mshrUsed() const { return mshr_used_; }
@@ -134,6 +136,11 @@ class L2Slice {
   };
   void lookup(std::uint64_t cycle);
   void processFill(const MemRequest& fill, std::uint64_t cycle);
+  // max_dirty_ways: `sectors` of `line` are dirty now; writes the set's oldest dirty line back
+  // first when the set is at its limit.
+  void noteDirty(std::uint64_t line, std::uint32_t sectors, std::uint64_t cycle);
+  // Sends a DRAM write of `sectors` of `line` (after the fill of its partly written ones).
+  void writeBack(std::uint64_t line, std::uint32_t sectors, std::uint64_t cycle);
   // A miss of `mask` fetching `fetched`: looks up the other sectors of their fetch pieces
   // (dram_fetch_granule_bytes) as a request nothing waits for; the sectors to fetch for them.
   std::uint32_t fetchAlong(std::uint64_t line, std::uint32_t mask, std::uint32_t fetched, const MemRequest& req,
@@ -189,10 +196,22 @@ class L2Slice {
     std::uint32_t sectors = 0;          // sectors allocated by a write that did not cover them, still partial
   };
   std::unordered_map<std::uint64_t, Partial> partial_;  // line -> its partly written sectors
+  // max_dirty_ways: per set, the dirty lines in the order they were last written (the tag stage,
+  // model or RTL, keeps the dirty bits; the slice keeps this account beside it), and the sectors of
+  // lines written back early that the tag stage still has dirty (not written again at eviction).
+  struct DirtyLine {
+    std::uint64_t line;
+    std::uint32_t sectors;
+    std::uint64_t written;  // sequence number of its last write
+  };
+  std::vector<std::vector<DirtyLine>> dirty_sets_;
+  std::unordered_map<std::uint64_t, std::uint32_t> cleaned_;
+  std::uint64_t dirty_seq_ = 0;
+  std::uint32_t set_mask_ = 0, line_shift_ = 0;
 
   Counter *reads_, *writes_, *atomics_, *hits_, *misses_, *line_hits_, *mshr_merges_, *mshr_full_stalls_,
       *output_stall_cycles_, *evictions_, *dirty_writebacks_, *dram_reads_, *dram_writes_, *queue_full_cycles_,
-      *partial_fills_, *write_hold_cycles_, *atomic_queue_full_cycles_, *fetched_along_;
+      *partial_fills_, *write_hold_cycles_, *atomic_queue_full_cycles_, *fetched_along_, *early_writebacks_;
 };
 
 }  // namespace scgpu::memsys

@@ -69,10 +69,14 @@ struct L2Params {
   // holds the next atomic at the head of the request queue. 0: no limit (the unit's backlog only
   // delays results).
   std::uint32_t atomic_queue_entries = 0;
-  // A read or atomic that misses fetches its missing sectors in aligned pieces of this many bytes:
+  // A read (or instruction fetch) that misses fetches its missing sectors in aligned pieces of this many bytes:
   // the other sectors of a piece come along (looked up as a request of their own that nothing waits
   // for) and are filled too. The sector size (or 0): only the sectors asked for.
   std::uint32_t dram_fetch_granule_bytes = 0;
+  // At most this many dirty lines a set (write_back): a write that would make one more dirty
+  // writes the set's least recently written dirty line back to DRAM first, and that line stays
+  // valid and clean. 0: no limit (lines are written back only when evicted).
+  std::uint32_t max_dirty_ways = 0;
   // A write holds the slice's lookup stage max(write_request_cycles, its sectors x the cycles of a
   // whole or a partly written sector) interconnect cycles (fractions accumulate); reads take one.
   double write_request_cycles = 1.0;

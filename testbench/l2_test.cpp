@@ -537,6 +537,50 @@ TEST(L2Slice, AMissFetchesTheRestOfItsPieceAndFillsIt) {
   }
 }
 
+TEST(L2Slice, ASetKeepsAtMostMaxDirtyWaysDirtyAndWritesTheOldestBackEarly) {
+  // max_dirty_ways 2 in a 4-way set. Writes of lines 0, 1, 2: line 0 (least recently written) goes
+  // back to DRAM and stays valid (a read of it hits, so line 2 becomes the tag stage's LRU). Line 1
+  // written again, then line 3: line 2 goes back. Line 4 evicts line 2, already in DRAM: nothing
+  // written for it; line 1 goes back for line 4's dirty slot. Without the limit only the eviction of
+  // line 2 writes.
+  for (std::uint32_t limit : {0u, 2u}) {
+    L2Params p = l2Params();
+    p.max_dirty_ways = limit;
+    Bench b(p);
+    const std::uint32_t s = 6;
+    auto write = [&](std::uint64_t id, std::uint32_t k, std::uint32_t mask) {
+      b.accept(req(id, MemOp::Write, line(s, k), mask));
+      b.runTo(b.cycle + 10);
+    };
+    write(1, 0, 0x5);
+    write(2, 1, 0x3);
+    write(3, 2, 0x1);
+    b.accept(req(4, MemOp::Read, line(s, 0), 0x5));
+    b.runTo(b.cycle + kHit + 1);
+    EXPECT_NE(b.responseCycle(4), ~0ull) << "line 0 is still valid";
+    write(5, 1, 0x4);
+    write(6, 3, 0x8);
+    write(7, 4, 0x1);
+    b.runTo(b.cycle + kHit + 1);
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> got;
+    for (const auto& [c, r] : b.dram) {
+      EXPECT_EQ(r.op, MemOp::Write);
+      got.emplace_back(r.addr, r.sector_mask);
+    }
+    using V = std::vector<std::pair<std::uint64_t, std::uint32_t>>;
+    if (limit) {
+      EXPECT_EQ(got, (V{{line(s, 0), 0x5u}, {line(s, 2), 0x1u}, {line(s, 1), 0x7u}}));
+      EXPECT_EQ(b.stat("early_writebacks"), 3u);
+      EXPECT_EQ(b.stat("dirty_writebacks"), 0u) << "line 2 was already in DRAM when evicted";
+    } else {
+      EXPECT_EQ(got, (V{{line(s, 2), 0x1u}}));
+      EXPECT_EQ(b.stat("dirty_writebacks"), 1u);
+    }
+    EXPECT_EQ(b.stat("evictions"), 1u);
+    EXPECT_EQ(b.stat("dram_reads"), 0u);
+  }
+}
+
 TEST(L2Slice, RejectsBadParameters) {
   StatsRegistry st;
   L2Params p = l2Params();

@@ -464,9 +464,12 @@ Schema buildSchema() {
             "atomics that may wait for the slice's atomic unit; with that many waiting the next atomic holds the "
             "head of the request queue (0: no limit)");
   b.integer("l2.dram_fetch_granule_bytes", FIELD(l2.dram_fetch_granule_bytes), 0, 4096,
-            "a read or atomic miss fetches its missing sectors in aligned pieces of this many bytes, and fills the "
+            "a read miss (not an atomic) fetches its missing sectors in aligned pieces of this many bytes, and fills the "
             "piece's other sectors too (0 or the sector size: only the sectors asked for); a power of two of "
             "sectors, at most a line");
+  b.integer("l2.max_dirty_ways", FIELD(l2.max_dirty_ways), 0, 1024,
+            "dirty lines a set may hold (write_back): one more written makes the set's least recently written dirty "
+            "line go back to DRAM early, staying valid and clean (0: no limit, lines are written back when evicted)");
   b.number("l2.write_request_cycles", FIELD(l2.write_request_cycles), 1000,
            "interconnect cycles a write holds the slice's lookup stage at least (reads take one); at least one");
   b.number("l2.write_cycles_per_sector", FIELD(l2.write_cycles_per_sector), 1000,
