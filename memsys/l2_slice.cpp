@@ -175,7 +175,7 @@ void L2Slice::lookup(std::uint64_t cycle) {
     handleVictim(r, cycle);
     if (params_.partial_sector_fill && write_back_ && allocate_on_write_)
       notePartialWrite(line, writtenWords(req, mask), r.miss_mask);
-    if (write_back_ && (r.hit_mask || allocate_on_write_)) noteDirty(line, allocate_on_write_ ? mask : r.hit_mask, cycle);
+    if (write_back_) noteDirty(line, allocate_on_write_ ? mask : r.hit_mask, cycle);
     if (!write_back_)
       sendDram(MemOp::Write, line, mask, cycle);
     else if (r.miss_mask && !allocate_on_write_)
@@ -361,9 +361,8 @@ void L2Slice::handleVictim(const L2TagResult& r, std::uint64_t cycle) {
   if (dirty) {
     ++*dirty_writebacks_;
     writeBack(r.victim_line, dirty, cycle);
-  } else if (!partial_.empty()) {
-    partial_.erase(r.victim_line);
   }
+  if (!partial_.empty()) partial_.erase(r.victim_line);  // the line is gone
 }
 
 void L2Slice::writeBack(std::uint64_t line, std::uint32_t sectors, std::uint64_t cycle) {

@@ -144,11 +144,9 @@ InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vect
       break;
     default: break;
   }
-  if (param_operand) {
-    // its address is a constant
-  } else if (in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red || in.op == Op::Mbarrier ||
+  if (in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red || in.op == Op::Mbarrier ||
       info.pipe == Pipe::Lsu) {
-    if (in.aux != ptx::kNoSlot) info.flags |= kReadsAux;
+    if (in.aux != ptx::kNoSlot && !param_operand) info.flags |= kReadsAux;  // a parameter's address is a constant
   } else {
     if (in.flags & ptx::kCcIn) info.flags |= kReadsAux;
     if (in.flags & ptx::kCcOut) info.flags |= kWritesAux;
