@@ -36,6 +36,7 @@ void Crossbar::Network::init(std::uint32_t inputs, std::uint32_t outputs) {
   eligible.assign((inputs + 63) / 64, 0);
   active.assign((outputs + 63) / 64, 0);
   ready_outputs.assign((outputs + 63) / 64, 0);
+  drained_inputs.assign((inputs + 63) / 64, 0);
 }
 
 void Crossbar::Network::headChanged(std::uint32_t input) {
@@ -129,6 +130,7 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
           ++p.sent;
           --src.flits;
           ++drained;
+          setBit(drained_inputs, o.granted);
           ++o.flits;
           ++*o.busy;
           ++*flits_switched;

@@ -69,6 +69,12 @@ class Crossbar {
   // want of room needs looking at again only after this changed.
   std::uint64_t requestRoomEvents() const { return req_.drained; }
   std::uint64_t responseRoomEvents() const { return rsp_.drained; }
+  // Bitset of the request inputs a flit left since clearRequestInputsDrained(): only they can have
+  // gained room (a request input's room is its own occupancy: canAcceptRequest).
+  const std::vector<std::uint64_t>& requestInputsDrained() const { return req_.drained_inputs; }
+  void clearRequestInputsDrained() {
+    for (std::uint64_t& w : req_.drained_inputs) w = 0;
+  }
   const MemRequest& peekRequest(std::uint32_t l2) const { return req_.out[l2].ready.front().req; }
   void popRequest(std::uint32_t l2) { req_.pop(l2); }
 
@@ -149,6 +155,7 @@ class Crossbar {
     std::uint64_t packets = 0;          // packets anywhere in this network
     std::uint64_t ready_packets = 0;    // of them, arrived and waiting to be popped
     std::uint64_t drained = 0;          // flits that left inputs (room gained), ever
+    std::vector<std::uint64_t> drained_inputs;  // bitset of inputs a flit left since the owner cleared it
     std::uint32_t in_cap = 0, out_cap = 0, latency = 0, window = 1;
     std::unique_ptr<CrossbarArbiter> arbiter;  // the switch allocator: model, RTL or both
     std::vector<std::uint64_t> eligible;       // scratch: this cycle's requests of one output

@@ -54,8 +54,9 @@ void XbarBlock::transfer() {
       resp_out[i]->send(xbar.peekResponse(i));
       xbar.popResponse(i);
     }
-  req_held_.retry(req_in, [this](std::size_t i) { return xbar.canAcceptRequest(std::uint32_t(i)); },
-                  xbar.requestRoomEvents());
+  req_held_.retryDrained(req_in, [this](std::size_t i) { return xbar.canAcceptRequest(std::uint32_t(i)); },
+                         xbar.requestInputsDrained());
+  xbar.clearRequestInputsDrained();
   resp_held_.retry(resp_in, [this](std::size_t j) { return xbar.canAcceptResponse(std::uint32_t(j)); },
                    xbar.responseRoomEvents());
 }

@@ -54,6 +54,23 @@ class XbarBlock : public sc_core::sc_module {
         }
       }
     }
+    // The same for inputs whose room is their own (requests): only those in `drained` (a bitset of
+    // the inputs that gained room since the last look) are asked, in input order. Under a queue of
+    // atomics to one slice a flit leaves some input every few cycles, and asking all 132 links
+    // each time cost more than the crossbar's own work.
+    template <typename Room>
+    void retryDrained(std::vector<std::unique_ptr<MemIn>>& inputs, Room&& room, const std::vector<std::uint64_t>& drained) {
+      for (std::size_t w = 0; w < drained.size() && count; ++w)
+        for (std::uint64_t bits = drained[w]; bits && count; bits &= bits - 1) {
+          const std::size_t i = w * 64 + std::size_t(__builtin_ctzll(bits));
+          if (!holding[i] || !room(i)) continue;
+          inputs[i]->retry();
+          if (!inputs[i]->holding()) {
+            holding[i] = 0;
+            --count;
+          }
+        }
+    }
   };
   Holders req_held_, resp_held_;
 };
