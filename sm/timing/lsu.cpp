@@ -103,6 +103,7 @@ void Lsu::dispatch(const MemRequest& r, std::uint64_t now) {
 }
 
 void Lsu::commitTranslations() {
+  room_at_ = kNoRoomMemo;
   if (l2_tlb_pending_.empty()) return;
   for (const auto& [at, r] : l2_tlb_pending_)
     translating_.emplace_back(at + translation_->translateL2(asid_, r.addr).extra_cycles, r);
@@ -401,6 +402,7 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
 }
 
 DepKind Lsu::enqueue(const MemTrace& trace, const LsuRequest& req) {
+  room_at_ = kNoRoomMemo;
   const std::uint32_t id = allocOp();
   Op& op = ops_[id];
   op.req = req;
@@ -416,6 +418,7 @@ DepKind Lsu::enqueue(const MemTrace& trace, const LsuRequest& req) {
 }
 
 void Lsu::enqueueBulk(const BulkTrace& t, const LsuRequest& req) {
+  room_at_ = kNoRoomMemo;
   const std::uint32_t id = allocOp();
   Op& op = ops_[id];
   op.req = req;
@@ -453,7 +456,10 @@ void Lsu::enqueueBulk(const BulkTrace& t, const LsuRequest& req) {
   queue_.push_back(id);
 }
 
-void Lsu::acceptResponse(const MemRequest& r, std::uint64_t cycle) { responses_.emplace_back(r, cycle); }
+void Lsu::acceptResponse(const MemRequest& r, std::uint64_t cycle) {
+  room_at_ = kNoRoomMemo;
+  responses_.emplace_back(r, cycle);
+}
 
 void Lsu::finish(std::uint32_t id) {
   Op& op = ops_[id];
@@ -588,14 +594,16 @@ void Lsu::stepConst(Op& op, const Step& s, std::uint64_t now) {
 
 std::uint64_t Lsu::earliestRoom(std::uint64_t now) const {
   if (!full()) return now;
-  if (blockedOnCrossbar()) return ~std::uint64_t{0};  // not before popRequest(): SmCore looks again then
+  if (room_at_ == now) return room_value_;
+  room_at_ = now;
+  if (blockedOnCrossbar()) return room_value_ = ~std::uint64_t{0};  // not before popRequest(): SmCore looks again then
   const Op& op = ops_[queue_.front()];
   std::uint64_t steps = 0;
   for (std::size_t i = op.next; i < op.steps.size(); ++i)
     steps += op.steps[i].kind == Step::Kind::Shared ? op.steps[i].mask
                                                      : 1 + op.steps[i].hold - (op.steps[i].accessed ? 1 : 0);
   // step() pops it in the cycle of its last step at the earliest; an issue sees that a cycle later.
-  return std::max(now, op.req.ready_at) + std::max<std::uint64_t>(steps, 1);
+  return room_value_ = std::max(now, op.req.ready_at) + std::max<std::uint64_t>(steps, 1);
 }
 
 bool Lsu::blockedOnCrossbar() const {
@@ -615,6 +623,7 @@ std::uint64_t Lsu::nextEvent(std::uint64_t now) const {
 }
 
 void Lsu::handleResponses(std::uint64_t now) {
+  room_at_ = kNoRoomMemo;
   while (!responses_.empty() && responses_.front().second <= now) {
     handleResponse(responses_.front().first, responses_.front().second);
     responses_.pop_front();
@@ -622,6 +631,7 @@ void Lsu::handleResponses(std::uint64_t now) {
 }
 
 void Lsu::step(std::uint64_t now) {
+  room_at_ = kNoRoomMemo;
   if (!translating_.empty()) releaseTranslated(now);
   if (queue_.empty()) return;
   const std::uint32_t id = queue_.front();

@@ -121,7 +121,10 @@ class Lsu {
 
   bool hasRequest() const { return !out_.empty(); }
   const memsys::MemRequest& peekRequest() const { return out_.front(); }
-  void popRequest() { out_.pop_front(); }
+  void popRequest() {
+    out_.pop_front();
+    room_at_ = kNoRoomMemo;
+  }
   // The oldest instruction's next step sends a request and the queue to the crossbar is full:
   // step() can do nothing until popRequest() makes room (nextEvent leaves it out, so the SM
   // sleeps instead of retrying every cycle while the crossbar is backed up).
@@ -147,6 +150,11 @@ class Lsu {
  private:
   struct Step;
   struct Op;
+  // earliestRoom(now) as last computed, for `now` = room_at_: every stalled warp of the SM asks it
+  // in the same cycle, and its sum walks the front instruction's remaining steps. Anything that
+  // changes the queue, the front instruction's steps or the requests out forgets it.
+  static constexpr std::uint64_t kNoRoomMemo = ~std::uint64_t{0};
+  mutable std::uint64_t room_at_ = kNoRoomMemo, room_value_ = 0;
   void buildSteps(const MemTrace& t, const LsuRequest& req, Op& op);
   std::uint32_t sharedPhaseLanes(std::uint32_t bytes) const;
   std::uint32_t sharedWavefronts(const MemTrace& t, std::uint32_t lanes, bool atomic, std::uint32_t& ideal) const;

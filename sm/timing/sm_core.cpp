@@ -242,6 +242,9 @@ struct SubCore {
   // sm__pipe_tensor_cycles_active per SM sub-partition.
   Counter *tensor_instructions = nullptr, *tensor_busy = nullptr;
   Counter* stall[int(Reason::Count)] = {};
+  // Its live warps by the state the last tick left them in (what each cycle of a sleep counts:
+  // accountSleep adds these instead of walking the warps).
+  std::uint16_t state_count[int(Reason::Count)] = {};
 };
 
 }  // namespace
@@ -1242,14 +1245,15 @@ void SmCore::Impl::accountSleep(std::uint64_t through) {
       continue;
     }
     // The reason a tick records for the sub-core: the best of its warps' (none is ready; a warp
-    // that issued its exit in the last tick has left the list).
-    Reason best = Reason::Idle;
-    for (std::uint32_t s : sc.warps) {
-      if (status[s] < best) best = status[s];
-      *warp_state[int(status[s])] += k;
-    }
+    // that issued its exit in the last tick has left the list and its count).
+    int best = -1;
+    for (int r = 0; r < int(Reason::Count); ++r)
+      if (sc.state_count[r]) {
+        if (best < 0) best = r;
+        *warp_state[r] += k * sc.state_count[r];
+      }
     *sc.active += k;
-    *sc.stall[int(best)] += k;
+    *sc.stall[best < 0 ? int(Reason::Idle) : best] += k;
   }
 }
 
@@ -1435,11 +1439,20 @@ void SmCore::popMemRequest(std::uint64_t cycle) {
   m.lsu.popRequest();
   if (!blocked) return;
   // The LSU can go on: the SM is awake from the next cycle on, and the warps waiting for room in
-  // its queue (Lsu::earliestRoom said "not before this") look again.
+  // its queue (Lsu::earliestRoom said "not before this") look again when it may have room. Until
+  // then a look would find what they found (the queue frees only in the LSU's step, and their
+  // other conditions change only with an issue, which has them look again), so they are not
+  // evaluated before: under a queue of atomics the SM's request is taken every few hundred cycles
+  // and each time every throttled warp was evaluated twice for nothing.
   settle(cycle);
+  const std::uint64_t room = std::max(m.lsu.earliestRoom(cycle + 1), cycle + 1);
   for (std::uint32_t s = 0; s < m.status.size(); ++s)
-    if (m.status[s] == timing::Reason::MioThrottle || m.status[s] == timing::Reason::LgThrottle)
-      m.lookAgain(s);
+    if ((m.status[s] == timing::Reason::MioThrottle || m.status[s] == timing::Reason::LgThrottle) &&
+        m.status_until[s] > room) {
+      m.status_until[s] = room;
+      SubCore& sc = m.subs[m.warps[s].sub];
+      sc.eval_due = std::min(sc.eval_due, room);
+    }
 }
 void SmCore::acceptMemResponse(const memsys::MemRequest& r, std::uint64_t cycle) {
   settle(cycle);  // awake from the next cycle on
@@ -1529,12 +1542,16 @@ void SmCore::tick(std::uint64_t cycle) {
       }
     }
     Reason best = Reason::Idle;
+    std::uint16_t* count = sc.state_count;
+    std::fill(count, count + int(Reason::Count), std::uint16_t{0});
     for (std::uint32_t s : sc.warps) {
       Reason& r = m.status[s];
       if (r == Reason::Ready) r = Reason::NotSelected;
       if (r < best) best = r;
-      ++*m.warp_state[int(r)];
+      ++count[int(r)];
     }
+    for (int r = 0; r < int(Reason::Count); ++r)
+      if (count[r]) *m.warp_state[r] += count[r];
     if (first_issued >= 0) best = Reason::Selected;
     ++*sc.stall[int(best)];
     if (first_issued < 0) tr.stall = toString(best);
@@ -1543,6 +1560,7 @@ void SmCore::tick(std::uint64_t cycle) {
       for (std::uint32_t s : m.exited_now) {
         sc.warps.erase(std::find(sc.warps.begin(), sc.warps.end(), s));
         sc.sched->remove(s);
+        --count[int(m.status[s])];
       }
       m.exited_now.clear();
       if (sc.fetch_rr >= sc.warps.size()) sc.fetch_rr = 0;
