@@ -69,6 +69,10 @@ with tempfile.TemporaryDirectory() as tmp:
         rows.append((f, float(r["h100_us"]), us, "us"))
     h100 = {r["name"]: r for r in csv.DictReader(
         (l for l in open(os.path.join(root, "docs", "data", "h100_sm_micro.csv")) if not l.startswith("#")))}
+    # Cases measured later on an H200 (the same GH100 SM and L2), where the H100 has none.
+    for r in csv.DictReader(
+            (l for l in open(os.path.join(root, "docs", "data", "h200_sm_micro.csv")) if not l.startswith("#"))):
+        h100.setdefault(r["name"], r)
     for c in csv.DictReader(open(os.path.join(micro, "sm_micro_cases.csv"))):
         name = c["name"]
         if not selected(name):

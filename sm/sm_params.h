@@ -141,6 +141,10 @@ struct SmParams {
   // and for the stack pointer, the return one for each load and the stack pointer and waits an L1
   // hit (l1.hit_latency_cycles) for the reloaded return address.
   bool call_frame_saves = false;
+  // With call_frame_saves: cycles a call into such a function holds its warp beyond those, for what
+  // the frame's SASS waits on besides its stores and loads (BMOV of the convergence barrier B6 to
+  // and from a register, BSSY/BSYNC around the body, the stores' register reads).
+  std::uint32_t call_frame_extra_cycles = 0;
   // A global or local store holds the L1 pipeline max(store_min_cycles_per_line, sectors x
   // store_cycles_per_sector) cycles per line it writes (at least one).
   std::uint32_t store_min_cycles_per_line = 1;

@@ -1539,15 +1539,17 @@ TEST(SmTiming, FunctionsThatCallSaveTheirReturnAddressAndLiveValues) {
 
 // With sm.call_frame_saves, a call into such a function takes an issue slot per saved register and
 // one for the stack pointer (STL, VIADD R1), and its return as many more and an L1 hit for the
-// reloaded return address (LDL, RET R20) before the caller goes on.
+// reloaded return address (LDL, RET R20) before the caller goes on; sm.call_frame_extra_cycles more
+// at the call (the frame's convergence-barrier moves), and nothing for a call into a leaf.
 TEST(SmTiming, CallsIntoFunctionsThatCallPayForTheirFrame) {
-  std::uint64_t into[2], back[2], leaf_back[2];
+  std::uint64_t into[3], back[3], leaf_back[3], leaf_into[3];
   const SmParams base = testParams();
-  for (int saves = 0; saves < 2; ++saves) {
+  for (int saves = 0; saves < 3; ++saves) {
     SmParams p = base;
     p.fuse_like_ptxas = true;
     p.call_latency_cycles = 20;
     p.call_frame_saves = saves != 0;
+    p.call_frame_extra_cycles = saves == 2 ? 17 : 0;
     Bench b(callKernel("outer"), "k", p);
     b.param<std::uint64_t>(0, b.alloc(256));
     b.configure(32, 2);
@@ -1559,12 +1561,16 @@ TEST(SmTiming, CallsIntoFunctionsThatCallPayForTheirFrame) {
     const std::uint32_t add_outer = pcIn(g, "outer", ptx::Op::Add), add_kernel = pcIn(g, "k", ptx::Op::Add);
     const std::uint32_t ret_leaf = pcIn(g, "leaf", ptx::Op::Ret), ret_outer = pcIn(g, "outer", ptx::Op::Ret);
     into[saves] = b.issueCycle(0, call_leaf) - b.issueCycle(0, call_outer);
+    leaf_into[saves] = b.issueCycle(0, ret_leaf) - b.issueCycle(0, call_leaf);
     leaf_back[saves] = b.issueCycle(0, add_outer) - b.issueCycle(0, ret_leaf);
     back[saves] = b.issueCycle(0, add_kernel) - b.issueCycle(0, ret_outer);
   }
   EXPECT_EQ(into[1] - into[0], 3u + 1u) << "three stores and the stack pointer";
   EXPECT_EQ(back[1] - back[0], 3u + 1u + base.l1.hit_latency_cycles) << "three loads, the stack pointer, an L1 hit";
   EXPECT_EQ(leaf_back[1], leaf_back[0]) << "a leaf saves nothing";
+  EXPECT_EQ(into[2] - into[1], 17u) << "the frame's extra cycles, at the call";
+  EXPECT_EQ(back[2], back[1]) << "the return pays no extra";
+  EXPECT_EQ(leaf_into[2], leaf_into[0]) << "a call into a leaf has no frame";
 }
 
 }  // namespace

@@ -346,6 +346,9 @@ Schema buildSchema() {
             "a device function that calls saves its return address and the registers live across its calls in "
             "local memory (an issue slot per register at the call and at the return, which also waits an L1 hit "
             "for the return address), as ptxas's calling convention does");
+  b.integer("sm.call_frame_extra_cycles", FIELD(sm.call_frame_extra_cycles), 0, 10000,
+            "with sm.call_frame_saves, cycles a call into a function that saves registers holds its warp beyond "
+            "the saves' issue slots (the frame's convergence-barrier moves and the stores' register reads)");
   b.integer("sm.store_min_cycles_per_line", FIELD(sm.store_min_cycles_per_line), 1, 64,
             "L1 pipeline cycles a global or local store takes per line it writes, at least");
   b.integer("sm.store_cycles_per_sector", FIELD(sm.store_cycles_per_sector), 0, 64,

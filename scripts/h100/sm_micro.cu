@@ -139,6 +139,7 @@ int main(int argc, char** argv) {
       else if (n == "scatter") scatter<<<g, b>>>(I(0), U(1), U(2), I(3), reinterpret_cast<int*>(buf), cycles, sink);
       else if (n == "local_mem") local_mem<<<g, b>>>(I(0), U(1), cycles, sink);
       else if (n == "call_chain") call_chain<<<g, b>>>(I(0), cycles, reinterpret_cast<unsigned*>(sink));
+      else if (n == "call_recursive") call_recursive<<<g, b>>>(I(0), I(1), cycles, reinterpret_cast<unsigned*>(sink));
       else if (n == "empty_kernel") empty_kernel<<<g, b>>>();
       else {
         std::fprintf(stderr, "unknown kernel %s\n", n.c_str());

@@ -526,7 +526,9 @@ void SmCore::Impl::opTiming(ProgramInfo& pi) const {
       const ptx::DecodedInst& in = prog.code[pc];
       if (in.op != ptx::Op::Call || in.aux >= prog.calls.size()) continue;
       const std::uint32_t callee = prog.calls[in.aux].callee;
-      if (callee < saved.size() && saved[callee]) pi.frame_cycles[pc] = std::uint16_t(std::min<std::uint32_t>(saved[callee] + 1, 65535));
+      if (callee < saved.size() && saved[callee])
+        pi.frame_cycles[pc] =
+            std::uint16_t(std::min<std::uint32_t>(saved[callee] + 1 + p.call_frame_extra_cycles, 65535));
     }
   }
 }

@@ -422,6 +422,28 @@ extern "C" __global__ void call_chain(int iters, long long* cycles, unsigned* si
   if (x == 0xffffffffu) sink[0] = x;
 }
 
+// Recursive non-inlined calls, as the suite's `recursion` makes them: a function that calls keeps
+// its return address and what lives across its calls in a stack frame (STL on entry, LDL before
+// the return). Lane L computes fib(n - L % spread): spread 1 has every lane take the same calls,
+// larger spreads make the lanes' call trees differ (the warp runs their union, divergent).
+__device__ __noinline__ unsigned rfib(unsigned n) {
+  if (n < 2) return n;
+  return rfib(n - 1) + rfib(n - 2);
+}
+
+extern "C" __global__ void call_recursive(int n, int spread, long long* cycles, unsigned* sink) {
+  // The clock reads take the argument and the result as operands, so that the compiler keeps the
+  // calls between them (a plain clock64() moved above the call: 2 cycles).
+  long long t0, t1;
+  unsigned k = unsigned(n) - threadIdx.x % unsigned(spread);
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0) : "r"(k) : "memory");
+  k += unsigned(t0 >> 62);  // 0, but not before the first clock read
+  const unsigned x = rfib(k);
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t1) : "r"(x) : "memory");
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  if (x == 0xffffffffu) sink[0] = x;
+}
+
 // Nothing: launch overhead and block dispatch (timed from the host, and by the model's
 // simulated_ns over back-to-back launches).
 extern "C" __global__ void empty_kernel() {}
