@@ -664,11 +664,13 @@ class Parser {
 
   // {tensor_map: {buffer: B, type: T, dims: [...], strides_bytes: [...], box: [...],
   //  element_strides: [...], swizzle: none|32B|64B|128B, oob_fill: zero|nan}}: checked as
-  // cuTensorMapEncodeTiled checks it, and against the buffer's size.
+  // cuTensorMapEncodeTiled checks it, and against the buffer's size. With `im2col: {lower: [...],
+  // upper: [...], channels_per_pixel: C, pixels_per_column: P}` in place of `box`, an im2col map
+  // (cuTensorMapEncodeIm2col; the corners of the spatial dimensions, W first).
   void tensorMapArg(const YAML::Node& node, const LaunchSpec& spec, ArgSpec& a) {
     if (!node.IsMap()) fail(node, fmt::format("'tensor_map' expects a mapping, found {}", describe(node)));
-    Fields f = fields(node, "tensor_map", {"buffer", "type", "dims", "strides_bytes", "box", "element_strides", "swizzle",
-                                           "oob_fill"});
+    Fields f = fields(node, "tensor_map", {"buffer", "type", "dims", "strides_bytes", "box", "im2col", "element_strides",
+                                           "swizzle", "oob_fill"});
     a.kind = ArgSpec::Kind::TensorMap;
     const YAML::Node& buf = required(f, "buffer", "tensor_map");
     const std::string name = string(buf, "buffer");
@@ -700,12 +702,17 @@ class Parser {
     m.rank = std::uint32_t(list("dims", true, 0, dims));
     if (m.rank > 1) list("strides_bytes", true, m.rank - 1, strides);
     else if (f.find("strides_bytes")) fail(*f.find("strides_bytes"), "a 1-d tensor_map has no 'strides_bytes'");
-    list("box", true, m.rank, box);
+    if (const YAML::Node* ic = f.find("im2col")) {
+      if (f.find("box")) fail(*ic, "a tensor_map has 'box' (tiled) or 'im2col', not both");
+      im2colMap(*ic, m);
+    } else {
+      list("box", true, m.rank, box);
+    }
     list("element_strides", false, m.rank, estr);
     for (std::uint32_t d = 0; d < m.rank; ++d) {
       m.size[d] = dims[d];
       m.stride_bytes[d] = d ? strides[d - 1] : sm::tmaTypeBytes(m.type);
-      m.box[d] = std::uint32_t(std::min<std::uint64_t>(box[d], 1u << 20));
+      if (!m.im2col) m.box[d] = std::uint32_t(std::min<std::uint64_t>(box[d], 1u << 20));
       m.element_stride[d] = std::uint32_t(std::min<std::uint64_t>(estr[d], 1u << 20));
     }
     if (const YAML::Node* s = f.find("swizzle")) {
@@ -729,6 +736,32 @@ class Parser {
     if (last + sm::tmaTypeBytes(m.type) > it->bytes())
       fail(node, fmt::format("the tensor_map spans {} bytes, but buffer '{}' has {}", last + sm::tmaTypeBytes(m.type), name,
                              it->bytes()));
+  }
+
+  // The im2col part of a tensor_map: the bounding box's corners for the rank - 2 spatial
+  // dimensions and the pixels and channels a copy moves.
+  void im2colMap(const YAML::Node& node, sm::TensorMap& m) {
+    if (!node.IsMap()) fail(node, fmt::format("'im2col' expects a mapping, found {}", describe(node)));
+    Fields f = fields(node, "im2col", {"lower", "upper", "channels_per_pixel", "pixels_per_column"});
+    if (m.rank < 3) fail(node, "an im2col tensor_map has 3 to 5 dimensions (channels, 1 to 3 spatial, images)");
+    m.im2col = true;
+    const std::uint32_t spatial = m.rank - 2;
+    // The corners' range, as cuTensorMapEncodeIm2col's: 16, 8 and 5 bits for rank 3, 4 and 5.
+    const std::int64_t half = m.rank == 3 ? 1 << 15 : m.rank == 4 ? 1 << 7 : 1 << 4;
+    for (const char* key : {"lower", "upper"}) {
+      const YAML::Node& l = required(f, key, "im2col");
+      if (!l.IsSequence() || l.size() != spatial)
+        fail(l, fmt::format("'{}' expects a list of {} integers (the spatial dimensions, W first)", key, spatial));
+      for (std::uint32_t s = 0; s < spatial; ++s) {
+        const std::int64_t v = std::int32_t(integer(l[s], ElemType::S32, key));
+        if (v < -half || v >= half) fail(l[s], fmt::format("'{}' corners of a {}-d map lie in [{}, {}]", key, m.rank, -half, half - 1));
+        (key[0] == 'l' ? m.lower_corner : m.upper_corner)[s] = std::int32_t(v);
+      }
+    }
+    m.channels_per_pixel = std::uint32_t(std::min<std::uint64_t>(
+        integer(required(f, "channels_per_pixel", "im2col"), ElemType::U32, "channels_per_pixel"), 1u << 20));
+    m.pixels_per_column = std::uint32_t(std::min<std::uint64_t>(
+        integer(required(f, "pixels_per_column", "im2col"), ElemType::U32, "pixels_per_column"), 1u << 20));
   }
 
   // {texture: {...}} / {surface: {...}}: an object over a buffer, passed as its handle (a u64).

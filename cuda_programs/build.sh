@@ -13,13 +13,13 @@ NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
 all=(vector_add saxpy reduce_tree reduce_shuffle reduce_atomic dot_f64 histogram transpose sgemm_tiled
      dgemm_tiled scan_block stencil2d conv_const mandelbrot int_hash spmv_csr bfs bitonic_sort nbody
      vote_match f16_math printf recursion fp8_convert hgemm_tensor tma_transpose hgemm_wgmma hgemm_tma_wgmma texture_filter
-     runtime_api fault_oob texture_api)  # the last three: api/, the runtime API beyond the workloads
+     runtime_api fault_oob texture_api tma_im2col)  # the last four: api/, beyond the workloads
 # Built for sm_90 (nvcc's default arch, sm_75 in CUDA 13, is too old or not what the suite runs):
 #   hgemm_tensor: mma.sync m16n8k16, ldmatrix and cp.async need sm_80 (does not compile for sm_75);
 #   fp8_convert:  cvt to e4m3x2/e5m2x2 is an sm_89 instruction (cuda_fp8.h falls back to software);
 #   vote_match:   __reduce_add_sync under __CUDA_ARCH__ >= 800 (a shuffle sum otherwise);
-#   tma_transpose: cp.async.bulk.tensor and mbarrier transactions are sm_90 instructions.
-sm90=(hgemm_tensor fp8_convert vote_match tma_transpose)
+#   tma_transpose, tma_im2col: cp.async.bulk.tensor and mbarrier transactions are sm_90 instructions.
+sm90=(hgemm_tensor fp8_convert vote_match tma_transpose tma_im2col)
 #   hgemm_wgmma, hgemm_tma_wgmma: wgmma exists on sm_90a only (sm_90a SASS + compute_90a PTX).
 sm90a=(hgemm_wgmma hgemm_tma_wgmma)
 

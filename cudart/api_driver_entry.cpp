@@ -1,6 +1,6 @@
 // cudaGetDriverEntryPoint{,ByVersion}: the driver API functions a runtime program may ask for by
 // name. scgpu has no libcuda; it hands out the tensor-map encoders (cuTensorMapEncodeTiled,
-// cuTensorMapReplaceAddress), which write scgpu's tensor-map layout (sm/tensor_map.h) that the
+// cuTensorMapEncodeIm2col, cuTensorMapReplaceAddress), which write scgpu's tensor-map layout (sm/tensor_map.h) that the
 // model's copy engine reads, since a TMA program gets them this way rather than by linking
 // libcuda. Any other name is "not found": funcPtr NULL and cudaSuccess, as CUDA documents.
 #include <cstring>
@@ -51,6 +51,54 @@ int encodeTiled(void* map, int type, unsigned rank, void* address, const std::ui
   return kCuSuccess;
 }
 
+// What cuTensorMapEncodeIm2col checks, and the map written on success: a tensor of rank 3 to 5 whose
+// dimension 0 is the channels; the bounding box's corners for the rank - 2 spatial dimensions
+// (W first); channelsPerPixel and pixelsPerColumn, the box a copy moves.
+int encodeIm2col(void* map, int type, unsigned rank, void* address, const std::uint64_t* dims,
+                 const std::uint64_t* strides, const int* lower, const int* upper, unsigned channels,
+                 unsigned pixels, const std::uint32_t* element_strides, int interleave, int swizzle, int l2_promotion,
+                 int oob_fill) {
+  auto refuse = [](const std::string& why) {
+    std::fprintf(stderr, "scgpu: cuTensorMapEncodeIm2col: %s\n", why.c_str());
+    return kCuInvalidValue;
+  };
+  if (!map || !dims || !strides || !lower || !upper || !element_strides) return refuse("a required pointer is NULL");
+  if (reinterpret_cast<std::uintptr_t>(map) % scgpu::sm::kTensorMapAlign) return refuse("the tensor map is not 64-byte aligned");
+  if (rank < 3 || rank > 5) return refuse("tensorRank must be 3, 4 or 5");
+  if (type < 0 || type >= int(scgpu::sm::TmaType::Count)) return refuse("unsupported tensorDataType");
+  if (swizzle < 0 || swizzle > 3) return refuse("unsupported swizzle (only NONE, 32B, 64B, 128B)");
+  // The corners' range shrinks with the spatial dimensions: 16, 8 and 5 bits for rank 3, 4 and 5.
+  const int corner_bits = rank == 3 ? 16 : rank == 4 ? 8 : 5;
+  scgpu::sm::TensorMap m;
+  m.global_address = reinterpret_cast<std::uint64_t>(address);
+  m.rank = rank;
+  m.type = scgpu::sm::TmaType(type);
+  m.interleave = std::uint8_t(interleave);
+  m.swizzle = scgpu::sm::TmaSwizzle(swizzle);
+  m.l2_promotion = std::uint8_t(l2_promotion);
+  m.oob_nan = oob_fill != 0;
+  m.im2col = true;
+  m.channels_per_pixel = channels;
+  m.pixels_per_column = pixels;
+  for (unsigned d = 0; d < rank; ++d) {
+    m.size[d] = dims[d];
+    m.stride_bytes[d] = d ? strides[d - 1] : scgpu::sm::tmaTypeBytes(m.type);
+    m.element_stride[d] = element_strides[d];
+  }
+  for (unsigned s = 0; s + 2 < rank; ++s) {
+    for (int v : {lower[s], upper[s]})
+      if (v < -(1 << (corner_bits - 1)) || v >= (1 << (corner_bits - 1)))
+        return refuse("a pixel box corner is outside [-2^" + std::to_string(corner_bits - 1) + ", 2^" +
+                      std::to_string(corner_bits - 1) + ")");
+    m.lower_corner[s] = lower[s];
+    m.upper_corner[s] = upper[s];
+  }
+  const std::string err = scgpu::sm::checkTensorMap(m);
+  if (!err.empty()) return refuse(err);
+  scgpu::sm::encodeTensorMap(m, static_cast<std::uint8_t*>(map));
+  return kCuSuccess;
+}
+
 // cuTensorMapReplaceAddress: the same map over another global address.
 int replaceAddress(void* map, void* address) {
   if (!map) return kCuInvalidValue;
@@ -67,6 +115,7 @@ Error lookUp(const char* symbol, void** fn, int* status) {
   const std::string name = symbol;
   *fn = nullptr;
   if (name == "cuTensorMapEncodeTiled") *fn = reinterpret_cast<void*>(&encodeTiled);
+  if (name == "cuTensorMapEncodeIm2col") *fn = reinterpret_cast<void*>(&encodeIm2col);
   if (name == "cuTensorMapReplaceAddress") *fn = reinterpret_cast<void*>(&replaceAddress);
   if (status) *status = *fn ? kFound : kSymbolNotFound;
   return scgpu::cudart::abi::kSuccess;

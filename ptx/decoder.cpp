@@ -1821,7 +1821,9 @@ bool FunctionDecoder::decodeBulk(const Instruction& in, DecodedInst& out) {
       if (w.size() == 2 && w[1] == 'd' && w[0] >= '1' && w[0] <= '5') b.rank = std::uint8_t(w[0] - '0');
     if (!b.rank) failMalformed(in.loc, "cp.async.bulk.tensor needs its dimension (.1d to .5d)");
     if (b.im2col && b.rank < 3) failMalformed(in.loc, "the .im2col mode needs a tensor of 3 to 5 dimensions");
-    if (b.im2col) fail(in.loc, "cp.async.bulk.tensor in .im2col mode is not implemented (only .tile)");
+    if (b.im2col && (b.kind == BulkOp::Kind::Reduce || b.dir == BulkOp::Dir::SharedToGlobal))
+      fail(in.loc, "cp.async.bulk.tensor stores and reductions in an im2col mode are not implemented (only loads and "
+                   "prefetches)");
   }
   if (b.kind == BulkOp::Kind::Reduce) {
     static const std::map<std::string, SubOp> red_ops = {{"add", SubOp::AAdd}, {"min", SubOp::AMin}, {"max", SubOp::AMax},
@@ -1871,7 +1873,7 @@ bool FunctionDecoder::decodeBulk(const Instruction& in, DecodedInst& out) {
   std::size_t next = 0;
   if (b.kind == BulkOp::Kind::Prefetch) {
     if (b.tensor) {
-      needForm(1, 2 + extra);
+      needForm(b.im2col ? 2 : 1, 2 + extra + (b.im2col ? 1 : 0));
       coords(ops[0]);
       next = 1;
     } else {
@@ -1882,7 +1884,7 @@ bool FunctionDecoder::decodeBulk(const Instruction& in, DecodedInst& out) {
     }
   } else if (b.tensor) {
     if (b.dir == BulkOp::Dir::GlobalToShared) {
-      needForm(3, 3 + extra + (b.im2col ? 1 : 0));
+      needForm(b.im2col ? 4 : 3, 3 + extra + (b.im2col ? 1 : 0));
       addr(ops[0], StateSpace::Shared, b.dst);
       coords(ops[1]);
       addr(ops[2], StateSpace::Shared, b.mbar);
@@ -1902,7 +1904,7 @@ bool FunctionDecoder::decodeBulk(const Instruction& in, DecodedInst& out) {
     if (b.has_mbar) addr(ops[3], StateSpace::Shared, b.mbar);
     next = b.has_mbar ? 4 : 3;
   }
-  if (b.im2col && b.kind != BulkOp::Kind::Reduce && b.dir == BulkOp::Dir::GlobalToShared) {
+  if (b.im2col && (b.dir == BulkOp::Dir::GlobalToShared || b.kind == BulkOp::Kind::Prefetch)) {
     if (next >= ops.size() || ops[next].kind != Operand::Kind::Vector || ops[next].elements.size() != std::size_t(b.rank - 2))
       failMalformed(in.loc, fmt::format("a {}-d .im2col copy takes {} im2col offsets {{...}} after the mbarrier", b.rank, b.rank - 2));
     for (std::size_t i = 0; i < ops[next].elements.size(); ++i) b.im2col_offsets[i] = source(ops[next].elements[i], Type::U16);

@@ -147,7 +147,8 @@ const char* kBadSize = R"(
 }
 )";
 
-// A 3-d tensor load with element strides, and an im2col copy (not implemented: refused at launch).
+// A 3-d tensor load with element strides, a 3-d im2col load (both copied out of shared memory as
+// they lie there), and an im2col store (not implemented: refused at launch).
 const char* kStrided = R"(
 .visible .entry strided3d(.param .align 64 .b8 tmap[128], .param .u64 out, .param .u32 bytes) {
   .reg .b32 %r<30>; .reg .b64 %rd<20>; .reg .pred %p<4>;
@@ -180,12 +181,43 @@ COPY:
 DONE:
   ret;
 }
-.visible .entry im2col(.param .align 64 .b8 tmap[128]) {
-  .reg .b32 %r<8>; .reg .b16 %h<4>;
+.visible .entry im2col3d(.param .align 64 .b8 tmap[128], .param .u64 out, .param .u32 bytes, .param .u32 w,
+                         .param .u16 offset) {
+  .reg .b32 %r<30>; .reg .b64 %rd<20>; .reg .pred %p<4>; .reg .b16 %h<4>;
   .shared .align 128 .b8 tile[8192];
   .shared .align 8 .b64 bar;
-  mov.u32 %r1, bar; mov.u32 %r2, tile; mov.u32 %r3, 0; mov.u16 %h1, 0;
-  cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r2], [tmap, {%r3, %r3, %r3}], [%r1], {%h1};
+  ld.param.u64 %rd1, [out]; ld.param.u32 %r4, [bytes]; ld.param.u32 %r20, [w]; ld.param.u16 %h1, [offset];
+  mov.u32 %r1, %tid.x; mov.u32 %r5, bar; mov.u32 %r7, tile;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra LOADED;
+  mov.u32 %r6, 1; mov.u32 %r21, 0;
+  mbarrier.init.shared.b64 [%r5], %r6;
+  cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r7], [tmap, {%r21, %r20, %r21}], [%r5], {%h1};
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [%r5], %r4;
+SPIN:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r5], 0;
+  @!%p2 bra SPIN;
+LOADED:
+  bar.sync 0;
+  shr.u32 %r8, %r4, 2;
+  mov.u32 %r9, %r1;
+COPY:
+  setp.ge.u32 %p3, %r9, %r8;
+  @%p3 bra DONE;
+  shl.b32 %r10, %r9, 2; add.u32 %r11, %r7, %r10;
+  ld.shared.u32 %r14, [%r11];
+  mul.wide.u32 %rd5, %r10, 1; add.s64 %rd6, %rd1, %rd5;
+  st.global.u32 [%rd6], %r14;
+  add.u32 %r9, %r9, 128;
+  bra COPY;
+DONE:
+  ret;
+}
+.visible .entry im2colstore(.param .align 64 .b8 tmap[128]) {
+  .reg .b32 %r<8>;
+  .shared .align 128 .b8 tile[8192];
+  mov.u32 %r2, tile; mov.u32 %r3, 0;
+  cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [tmap, {%r3, %r3, %r3}], [%r2];
   ret;
 }
 )";
@@ -359,10 +391,54 @@ TEST_P(BulkCopy, BytesNoEncoderWroteAreNotATensorMap) {
   EXPECT_NE(rt.lastFault()->instruction.find("cp.async.bulk.tensor"), std::string::npos);
 }
 
-TEST_P(BulkCopy, Im2colCopiesAreRefusedAtLaunchWithTheirPlace) {
+// An NWC tensor (8 channels of u32, W = 9, 2 images) with the bounding box of a 3-wide filter and
+// padding 2 (lower -2, upper -2: base positions -2 .. 6): 20 pixels from w = -2 with im2col offset 3
+// run over image 0's 9 base positions, then image 1's, then two of image 2, which does not exist.
+// The elements are at base + 3; outside the tensor they read as zero. (The same rules the H200
+// follows in cuda_programs/api/tma_im2col.)
+TEST_P(BulkCopy, Im2colLoadsWalkTheBoundingBoxPixelByPixel) {
+  auto& m = rt.loadModuleString(std::string(kHeader) + kStrided, "strided.ptx");
+  constexpr int kC = 8, kW = 9, kN = 2, kPixels = 20;
+  std::vector<std::uint32_t> src(kC * kW * kN);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = std::uint32_t(i * 2654435761u) | 1u;
+  DevicePtr dsrc = rt.upload(src);
+  sm::TensorMap t;
+  t.global_address = dsrc;
+  t.rank = 3;
+  t.type = sm::TmaType::U32;
+  t.im2col = true;
+  t.size[0] = kC, t.size[1] = kW, t.size[2] = kN;
+  t.stride_bytes[0] = 4, t.stride_bytes[1] = kC * 4, t.stride_bytes[2] = kC * kW * 4;
+  t.lower_corner[0] = -2, t.upper_corner[0] = -2;
+  t.channels_per_pixel = kC, t.pixels_per_column = kPixels;
+  const auto map = mapBytes(t);
+  const std::uint32_t bytes = kC * kPixels * 4;
+  ASSERT_EQ(t.boxBytes(), bytes);
+  DevicePtr dout = rt.malloc(bytes);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "im2col3d"), Dim3(1), Dim3(128), 0,
+                      KernelArgs().addBytes(map.data(), map.size()).add(dout).add(bytes).add(std::int32_t(-2)).add(std::uint16_t(3))),
+            Error::Success)
+      << rt.lastLaunchError() << (rt.lastFault() ? rt.lastFault()->toString() : "");
+  const auto got = rt.download<std::uint32_t>(dout, bytes / 4);
+  for (int p = 0; p < kPixels; ++p) {
+    const int image = p / 9, w = -2 + p % 9 + 3;  // nine base positions an image
+    for (int ch = 0; ch < kC; ++ch) {
+      const bool inside = image < kN && w >= 0 && w < kW;
+      ASSERT_EQ(got[p * kC + ch], inside ? src[(image * kW + w) * kC + ch] : 0u) << "pixel " << p << " channel " << ch;
+    }
+  }
+  // The same map in a .tile copy is an illegal instruction.
+  EXPECT_EQ(rt.launch(rt.getFunction(m, "strided3d"), Dim3(1), Dim3(32), 0,
+                      KernelArgs().addBytes(map.data(), map.size()).add(dout).add(bytes)),
+            Error::IllegalInstruction);
+  ASSERT_TRUE(rt.lastFault());
+  EXPECT_NE(rt.lastFault()->message.find("im2col tensor map"), std::string::npos) << rt.lastFault()->message;
+}
+
+TEST_P(BulkCopy, Im2colStoresAreRefusedAtLaunchWithTheirPlace) {
   auto& m = rt.loadModuleString(std::string(kHeader) + kStrided, "strided.ptx");
   std::vector<std::uint8_t> map(128, 0);
-  EXPECT_NE(rt.launch(rt.getFunction(m, "im2col"), Dim3(1), Dim3(32), 0, KernelArgs().addBytes(map.data(), map.size())),
+  EXPECT_NE(rt.launch(rt.getFunction(m, "im2colstore"), Dim3(1), Dim3(32), 0, KernelArgs().addBytes(map.data(), map.size())),
             Error::Success);
   EXPECT_NE(rt.lastLaunchError().find("strided.ptx:"), std::string::npos) << rt.lastLaunchError();
   EXPECT_NE(rt.lastLaunchError().find("im2col"), std::string::npos) << rt.lastLaunchError();

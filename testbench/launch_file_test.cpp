@@ -758,6 +758,29 @@ args:
             std::string::npos);
   EXPECT_NE(parseError(head + "  - {tensor_map: {buffer: in, type: f32, dims: [4], box: [4], colour: red}}\n").find("colour"),
             std::string::npos);
+  // An im2col map: NHWC 8 x 10 x 8 x 4 (2560 floats), the box of a 3 x 3 filter with padding 1.
+  const LaunchSpec ic = parseLaunchFile(write(
+      "im2col.yaml", head + "  - {tensor_map: {buffer: in, type: f32, dims: [8, 10, 8, 4], strides_bytes: [32, 320, 2560], "
+                            "im2col: {lower: [-1, -1], upper: [-1, -2], channels_per_pixel: 8, pixels_per_column: 64}}}\n"));
+  ASSERT_EQ(ic.args[0].kind, ArgSpec::Kind::TensorMap);
+  const sm::TensorMap& im = ic.args[0].tensor_map;
+  EXPECT_TRUE(im.im2col);
+  EXPECT_EQ(im.upper_corner[1], -2);
+  EXPECT_EQ(im.boxBytes(), 8u * 64u * 4u);
+  const std::string icmap = "  - {tensor_map: {buffer: in, type: f32, dims: [8, 10, 8, 4], strides_bytes: [32, 320, 2560], ";
+  EXPECT_NE(parseError(head + icmap + "box: [8, 8, 8, 1], im2col: {lower: [0, 0], upper: [0, 0], channels_per_pixel: 8, "
+                                      "pixels_per_column: 8}}}\n")
+                .find("not both"),
+            std::string::npos);
+  EXPECT_NE(parseError(head + icmap + "im2col: {lower: [0], upper: [0, 0], channels_per_pixel: 8, pixels_per_column: 8}}}\n")
+                .find("a list of 2 integers"),
+            std::string::npos);
+  EXPECT_NE(parseError(head + icmap + "im2col: {lower: [-129, 0], upper: [0, 0], channels_per_pixel: 8, pixels_per_column: 8}}}\n")
+                .find("[-128, 127]"),
+            std::string::npos);
+  EXPECT_NE(parseError(head + icmap + "im2col: {lower: [0, 0], upper: [0, 0], channels_per_pixel: 3, pixels_per_column: 8}}}\n")
+                .find("multiple of 16 bytes"),
+            std::string::npos);
 }
 
 // Texture and surface arguments: a point-sampled 2D texture over a u16 buffer copied through a

@@ -287,6 +287,91 @@ void oobFill(const TensorMap& m, std::uint8_t* p) {
   std::memcpy(p, &nan, eb);
 }
 
+// Where byte `off` of a box of `row_bytes` rows lies in shared memory from `base`: rows are dense
+// without a swizzle; with one, each row starts a span of its own (a 64-byte row under the 128-byte
+// swizzle leaves 64 bytes unwritten: H100, docs/data/h100_tma_probe.txt, u32_128B_narrow), and
+// 16-byte chunks move within the span.
+struct BoxPlacement {
+  std::uint64_t row_bytes, smem_row;
+  TmaSwizzle swizzle;
+  BoxPlacement(std::uint64_t row, TmaSwizzle s) : row_bytes(row), swizzle(s) {
+    const std::uint64_t span = s == TmaSwizzle::B32 ? 32 : s == TmaSwizzle::B64 ? 64 : 128;
+    smem_row = s == TmaSwizzle::None ? row : (row + span - 1) / span * span;
+  }
+  std::uint64_t operator()(std::uint64_t base, std::uint64_t off) const {
+    return swizzleSharedAddress(base + off / row_bytes * smem_row + off % row_bytes, swizzle);
+  }
+};
+
+// A load's box, gathered: into the shared memory of each destination CTA, and its bytes counted
+// off each one's mbarrier.
+void deliverBox(ExecContext& c, const BulkOp& b, int lane, const std::vector<std::uint8_t>& box, const BoxPlacement& placed) {
+  if (c.bulk) c.bulk->shared_bytes += box.size();
+  forDestinations(c, b, lane, [&](std::uint64_t dst, std::uint64_t mbar) {
+    for (std::uint64_t off = 0; off < box.size(); off += 16)
+      std::memcpy(sharedBytes(c, lane, placed(dst, off), 16, true), box.data() + off, 16);
+    completeTx(c, lane, mbar, std::uint32_t(box.size()));
+  });
+}
+
+// An im2col load (or its L2 prefetch), as the PTX ISA describes the mode and the H200 does it
+// (cuda_programs/api/tma_im2col, docs/data/h200_tma_im2col.txt): dimension 0 holds the channels,
+// the last the images (N), those between are spatial (W, H, D). In spatial dimension s the
+// bounding box holds the base positions lower[s] .. size[s] - 1 + upper[s]; the coordinates give
+// the first pixel's base, its first channel and its image; each next pixel's base is one element
+// stride on along W, wrapping to lower[W] (and a stride on along H) past the box's end, H into D
+// and D into the next image. A pixel is channels c .. c + channelsPerPixel - 1 at its base plus the
+// im2col offsets, one row of the box; elements outside the tensor are the fill.
+void im2colCopy(ExecContext& c, const BulkOp& b, const TensorMap& m, int lane) {
+  const std::uint32_t spatial = m.rank - 2, last = m.rank - 1;
+  std::int64_t coord[5] = {}, base[3] = {}, off[3] = {};
+  for (std::uint32_t d = 0; d < m.rank; ++d) coord[d] = std::int32_t(valueOf(c, b.coords[d], lane));
+  for (std::uint32_t s = 0; s < spatial; ++s) {
+    base[s] = coord[1 + s];
+    off[s] = std::uint16_t(valueOf(c, b.im2col_offsets[s], lane));
+  }
+  std::int64_t image = coord[last];
+  const std::uint32_t eb = m.elementBytes(), channels = m.channels_per_pixel;
+  const std::uint64_t row_bytes = std::uint64_t(channels) * eb;
+  const BoxPlacement placed(row_bytes, m.swizzle);
+  const bool prefetch = b.kind == BulkOp::Kind::Prefetch;
+  if (prefetch) {
+    if (!c.bulk) return;
+    c.bulk->prefetch = true;
+  }
+  const std::uint64_t smem = prefetch ? 0 : addressOf(c, b.dst, lane);
+  if (smem % 128) bulkFault("misaligned address", "tensor copy's shared-memory address not a multiple of 128 bytes", lane, smem);
+  // The channels in the tensor: one run of global memory a pixel.
+  const std::int64_t lo = std::clamp<std::int64_t>(-coord[0], 0, channels);
+  const std::int64_t hi = std::clamp<std::int64_t>(std::int64_t(m.size[0]) - coord[0], lo, channels);
+  std::vector<std::uint8_t> box(m.boxBytes());
+  for (std::uint32_t p = 0; p < m.pixels_per_column; ++p) {
+    bool inside = image >= 0 && std::uint64_t(image) < m.size[last];
+    std::uint64_t goff = std::uint64_t(image) * m.stride_bytes[last];
+    for (std::uint32_t s = 0; s < spatial; ++s) {
+      const std::int64_t g = base[s] + off[s];
+      if (g < 0 || std::uint64_t(g) >= m.size[1 + s]) inside = false;
+      goff += std::uint64_t(g) * m.stride_bytes[1 + s];
+    }
+    std::uint8_t* row = box.data() + std::uint64_t(p) * row_bytes;
+    for (std::int64_t i = 0; i < std::int64_t(channels); ++i)
+      if (!inside || i < lo || i >= hi) oobFill(m, row + i * eb);
+    if (inside && hi > lo) {
+      const std::uint64_t va = m.global_address + goff + std::uint64_t(coord[0] + lo) * eb;
+      if (prefetch) c.bulk->touch(va, std::uint64_t(hi - lo) * eb);
+      else readGlobal(c, lane, va, row + lo * eb, std::uint64_t(hi - lo) * eb);
+    }
+    std::uint32_t s = 0;
+    for (; s < spatial; ++s) {
+      base[s] += m.element_stride[1 + s];
+      if (base[s] <= std::int64_t(m.size[1 + s]) - 1 + m.upper_corner[s]) break;
+      base[s] = m.lower_corner[s];
+    }
+    if (s == spatial) image += m.element_stride[last];
+  }
+  if (!prefetch) deliverBox(c, b, lane, box, placed);
+}
+
 // A tiled tensor copy: for each row of the box (dimension 0), the in-bound elements are one run
 // of global memory; the row sits densely in shared memory, 16-byte chunks placed by the swizzle.
 void tensorCopy(ExecContext& c, const BulkOp& b, int lane) {
@@ -294,21 +379,18 @@ void tensorCopy(ExecContext& c, const BulkOp& b, int lane) {
   if (m.rank != b.rank)
     bulkFault("illegal instruction", fmt::format("a {}-d tensor copy with a tensor map of rank {}", b.rank, m.rank), lane,
               addressOf(c, b.tmap, lane));
-  if (m.im2col) bulkFault("illegal instruction", "a .tile tensor copy with an im2col tensor map", lane, addressOf(c, b.tmap, lane));
+  if (m.im2col != b.im2col)
+    bulkFault("illegal instruction",
+              m.im2col ? "a .tile tensor copy with an im2col tensor map" : "an .im2col tensor copy with a tiled tensor map",
+              lane, addressOf(c, b.tmap, lane));
+  if (m.im2col) return im2colCopy(c, b, m, lane);
   std::int64_t coord[5] = {};
   for (std::uint32_t d = 0; d < m.rank; ++d) coord[d] = std::int32_t(valueOf(c, b.coords[d], lane));
   const std::uint32_t eb = m.elementBytes();
   std::uint32_t n[5] = {1, 1, 1, 1, 1};
   for (std::uint32_t d = 0; d < m.rank; ++d) n[d] = m.boxCount(d);
   const std::uint64_t row_bytes = std::uint64_t(n[0]) * eb;
-  // Where box byte `off` lies in shared memory: rows are dense without a swizzle; with one, each
-  // row starts a span of its own (a 64-byte row under the 128-byte swizzle leaves 64 bytes unwritten:
-  // H100, docs/data/h100_tma_probe.txt, u32_128B_narrow), and 16-byte chunks move within the span.
-  const std::uint64_t span = m.swizzle == TmaSwizzle::B32 ? 32 : m.swizzle == TmaSwizzle::B64 ? 64 : 128;
-  const std::uint64_t smem_row = m.swizzle == TmaSwizzle::None ? row_bytes : (row_bytes + span - 1) / span * span;
-  const auto placed = [&](std::uint64_t base, std::uint64_t off) {
-    return swizzleSharedAddress(base + off / row_bytes * smem_row + off % row_bytes, m.swizzle);
-  };
+  const BoxPlacement placed(row_bytes, m.swizzle);
   const std::uint64_t box_bytes = m.boxBytes();
   if (b.kind == BulkOp::Kind::Prefetch) {
     if (!c.bulk) return;
@@ -354,12 +436,7 @@ void tensorCopy(ExecContext& c, const BulkOp& b, int lane) {
     }
   }
   if (!to_shared || b.kind == BulkOp::Kind::Prefetch) return;
-  if (c.bulk) c.bulk->shared_bytes += box_bytes;
-  forDestinations(c, b, lane, [&](std::uint64_t dst, std::uint64_t mbar) {
-    for (std::uint64_t off = 0; off < box_bytes; off += 16)
-      std::memcpy(sharedBytes(c, lane, placed(dst, off), 16, true), box.data() + off, 16);
-    completeTx(c, lane, mbar, std::uint32_t(box_bytes));
-  });
+  deliverBox(c, b, lane, box, placed);
 }
 
 void cpBulk(ExecContext& c, const DecodedInst& in) {
