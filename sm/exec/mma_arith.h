@@ -13,11 +13,10 @@
 //   truncated 13 bits below the largest term (kWgmmaFp8AlignBits), rounded toward zero to f32 and
 //   then to 13 fraction bits (an f16 accumulator: to nearest even), bit-exact against the GH100
 //   (docs/data/h200_wgmma_bits.txt); its f16, bf16, tf32 and integer forms compute as mma.sync's.
-// - mma.sync e4m3/e5m2 into f32 (sm_90 has no native 8-bit mma.sync): not identified exactly. Closest found (docs/validation.md, "8-bit float
-//   mma"): the K products' fused sum as above, rounded toward zero to f32, then C added in f32,
-//   rounded to nearest; equal to the H100's for 79 % (e4m3) and 82 % (e5m2) of the words (one fused
-//   sum with C inside: 65 % and 74 %), within 32 ulps for 99.9 %. Where C dominates, nearly all
-//   agree; the rest differ by an ulp or two where the products dominate.
+// - mma.sync e4m3/e5m2 into f32 (sm_90 has no native 8-bit mma.sync): what ptxas makes of it
+//   (SASS on an H200: F2FP.F16.E4M3.UNPACK_B, two HMMA.16816.F32, FADD): the f16 rule over the k
+//   with k % 4 < 2 from a zero accumulator, the same over the other k accumulating that, then C
+//   added in f32 rounded to nearest; bit-exact against the H100 (sm/exec/tensor.cpp).
 #pragma once
 
 #include <cstdint>

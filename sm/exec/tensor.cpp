@@ -104,20 +104,39 @@ double fmaF64(double x, double y, double acc) {
 
 }  // namespace
 
-void mmaMultiply(const TensorOp& t, int m, const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b,
+void mmaMultiply(const TensorOp& t, int m, const std::vector<std::uint64_t>& a_in, const std::vector<std::uint64_t>& b_in,
                  const std::vector<std::uint64_t>& c, std::vector<std::uint64_t>& d) {
   const int n = t.n, k = t.k;
-  // The H100 computes wmma's tf32 m16n16k8 as two k = 4 steps (its outputs differ from one fused
-  // k = 8 sum in the last place); every other shape is one fused sum over its k.
-  const int k_block = t.kind == TensorOp::Kind::WmmaMma && t.a == MatElem::TF32 ? 4 : k;
   // wgmma's native 8-bit float tensor cores: one fused sum with C, 13 alignment bits, an f32
-  // result cut to 13 fraction bits (mma_arith.h); mma.sync's: the products' sum, then C.
+  // result cut to 13 fraction bits (mma_arith.h); mma.sync's: two f16 passes, then C.
   const bool fp8 = t.a == MatElem::E4M3 || t.a == MatElem::E5M2, wgmma_fp8 = fp8 && t.kind == TensorOp::Kind::Wgmma;
   const bool fp8_f32 = fp8 && !wgmma_fp8 && t.c == MatElem::F32;
+  // The H100 computes wmma's tf32 m16n16k8 as two k = 4 steps (its outputs differ from one fused
+  // k = 8 sum in the last place), and mma.sync's 8-bit floats into f32 as two k = 16 HMMA passes
+  // (below); every other shape is one fused sum over its k.
+  const int k_block = t.kind == TensorOp::Kind::WmmaMma && t.a == MatElem::TF32 ? 4 : fp8_f32 ? k / 2 : k;
+  // sm_90 has no 8-bit mma.sync: ptxas unpacks each register's four 8-bit floats into two f16
+  // pairs (F2FP.F16.E4M3.UNPACK_B of its low and high halves) and runs HMMA.16816.F32 on the low
+  // halves with a zero accumulator, then on the high halves accumulating that, then FADDs C
+  // (SASS of scripts/h100/mma_bits.cu on an H200). A register holds k = 4q .. 4q + 3, so the
+  // first pass sums the k with k % 4 < 2, the second the others: A's columns and B's rows are
+  // put in that order, the passes being k_block = k / 2 each.
+  std::vector<std::uint64_t> a_pass, b_pass;
+  if (fp8_f32) {
+    a_pass.resize(a_in.size());
+    b_pass.resize(b_in.size());
+    for (int kk = 0; kk < k; ++kk) {
+      const int to = (kk % 4 < 2 ? 0 : k / 2) + kk / 4 * 2 + kk % 2;
+      for (int i = 0; i < m; ++i) a_pass[std::size_t(i) * k + to] = a_in[std::size_t(i) * k + kk];
+      for (int j = 0; j < n; ++j) b_pass[std::size_t(to) * n + j] = b_in[std::size_t(kk) * n + j];
+    }
+  }
+  const std::vector<std::uint64_t>& a = fp8_f32 ? a_pass : a_in;
+  const std::vector<std::uint64_t>& b = fp8_f32 ? b_pass : b_in;
   const int align_bits = wgmma_fp8 ? mma::kWgmmaFp8AlignBits : mma::kAlignBits;
   // After a float element's fused sums: wgmma's 8-bit float result cut to 13 fraction bits;
-  // mma.sync's 8-bit floats into f32 (whose fused sum left C out) add C in f32, rounded to nearest
-  // (sm/exec/mma_arith.h).
+  // mma.sync's 8-bit floats into f32 (whose passes left C out) add C in f32, rounded to nearest
+  // (the FADD; sm/exec/mma_arith.h).
   const auto finishFloat = [&](std::uint32_t acc, std::uint64_t cij) -> std::uint64_t {
     if (wgmma_fp8 && t.c == MatElem::F32 && (acc & 0x7F800000u) != 0x7F800000u) acc &= ~0x3FFu;
     if (fp8_f32) {
@@ -137,7 +156,7 @@ void mmaMultiply(const TensorOp& t, int m, const std::vector<std::uint64_t>& a, 
   if (floats && n <= mma::kMaxRowColumns && fa.assign(a.data(), a.size(), t.a) && fb.assign(b.data(), b.size(), t.b)) {
     std::uint32_t row[mma::kMaxRowColumns];
     for (int i = 0; i < m; ++i) {
-      // 8-bit floats into f32 on mma.sync: the products' fused sum first, C added after (below).
+      // 8-bit floats into f32 on mma.sync: the two passes from zero first, C added after (below).
       for (int j = 0; j < n; ++j) row[j] = fp8_f32 ? 0u : std::uint32_t(c[std::size_t(i) * n + j]);
       for (int k0 = 0; k0 < k; k0 += k_block)
         mma::fusedDotRow(fa, std::size_t(i) * k + k0, fb, std::size_t(k0), n, std::min(k_block, k - k0), row, row,
