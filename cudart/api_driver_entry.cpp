@@ -17,6 +17,27 @@ using scgpu::cudart::abi::Error;
 constexpr int kCuSuccess = 0, kCuInvalidValue = 1;
 enum DriverEntryStatus { kFound = 0, kSymbolNotFound = 1 };
 
+// The fields both encoders take alike: the tensor's address, type, layout options, sizes, strides
+// (dimension 0's the element size) and element strides. The caller checked type and rank.
+scgpu::sm::TensorMap commonMap(int type, unsigned rank, void* address, const std::uint64_t* dims,
+                               const std::uint64_t* strides, const std::uint32_t* element_strides, int interleave,
+                               int swizzle, int l2_promotion, int oob_fill) {
+  scgpu::sm::TensorMap m;
+  m.global_address = reinterpret_cast<std::uint64_t>(address);
+  m.rank = rank;
+  m.type = scgpu::sm::TmaType(type);
+  m.interleave = std::uint8_t(interleave);
+  m.swizzle = scgpu::sm::TmaSwizzle(swizzle);
+  m.l2_promotion = std::uint8_t(l2_promotion);
+  m.oob_nan = oob_fill != 0;
+  for (unsigned d = 0; d < rank; ++d) {
+    m.size[d] = dims[d];
+    m.stride_bytes[d] = d ? strides[d - 1] : scgpu::sm::tmaTypeBytes(m.type);
+    m.element_stride[d] = element_strides[d];
+  }
+  return m;
+}
+
 // What cuTensorMapEncodeTiled checks, and the map written on success. Its messages go to stderr
 // once per reason, as CUDA's driver says nothing but CUDA_ERROR_INVALID_VALUE.
 int encodeTiled(void* map, int type, unsigned rank, void* address, const std::uint64_t* dims,
@@ -31,20 +52,9 @@ int encodeTiled(void* map, int type, unsigned rank, void* address, const std::ui
   if (rank < 1 || rank > 5) return refuse("tensorRank must be 1 to 5");
   if (type < 0 || type >= int(scgpu::sm::TmaType::Count)) return refuse("unsupported tensorDataType");
   if (swizzle < 0 || swizzle > 3) return refuse("unsupported swizzle (only NONE, 32B, 64B, 128B)");
-  scgpu::sm::TensorMap m;
-  m.global_address = reinterpret_cast<std::uint64_t>(address);
-  m.rank = rank;
-  m.type = scgpu::sm::TmaType(type);
-  m.interleave = std::uint8_t(interleave);
-  m.swizzle = scgpu::sm::TmaSwizzle(swizzle);
-  m.l2_promotion = std::uint8_t(l2_promotion);
-  m.oob_nan = oob_fill != 0;
-  for (unsigned d = 0; d < rank; ++d) {
-    m.size[d] = dims[d];
-    m.stride_bytes[d] = d ? strides[d - 1] : scgpu::sm::tmaTypeBytes(m.type);
-    m.box[d] = box[d];
-    m.element_stride[d] = element_strides[d];
-  }
+  scgpu::sm::TensorMap m =
+      commonMap(type, rank, address, dims, strides, element_strides, interleave, swizzle, l2_promotion, oob_fill);
+  for (unsigned d = 0; d < rank; ++d) m.box[d] = box[d];
   const std::string err = scgpu::sm::checkTensorMap(m);
   if (!err.empty()) return refuse(err);
   scgpu::sm::encodeTensorMap(m, static_cast<std::uint8_t*>(map));
@@ -69,22 +79,11 @@ int encodeIm2col(void* map, int type, unsigned rank, void* address, const std::u
   if (swizzle < 0 || swizzle > 3) return refuse("unsupported swizzle (only NONE, 32B, 64B, 128B)");
   // The corners' range shrinks with the spatial dimensions: 16, 8 and 5 bits for rank 3, 4 and 5.
   const int corner_bits = rank == 3 ? 16 : rank == 4 ? 8 : 5;
-  scgpu::sm::TensorMap m;
-  m.global_address = reinterpret_cast<std::uint64_t>(address);
-  m.rank = rank;
-  m.type = scgpu::sm::TmaType(type);
-  m.interleave = std::uint8_t(interleave);
-  m.swizzle = scgpu::sm::TmaSwizzle(swizzle);
-  m.l2_promotion = std::uint8_t(l2_promotion);
-  m.oob_nan = oob_fill != 0;
+  scgpu::sm::TensorMap m =
+      commonMap(type, rank, address, dims, strides, element_strides, interleave, swizzle, l2_promotion, oob_fill);
   m.im2col = true;
   m.channels_per_pixel = channels;
   m.pixels_per_column = pixels;
-  for (unsigned d = 0; d < rank; ++d) {
-    m.size[d] = dims[d];
-    m.stride_bytes[d] = d ? strides[d - 1] : scgpu::sm::tmaTypeBytes(m.type);
-    m.element_stride[d] = element_strides[d];
-  }
   for (unsigned s = 0; s + 2 < rank; ++s) {
     for (int v : {lower[s], upper[s]})
       if (v < -(1 << (corner_bits - 1)) || v >= (1 << (corner_bits - 1)))
