@@ -65,9 +65,9 @@ class Crossbar {
   // The first slice from `from` on with a request to pop (the slice count: none), without asking
   // each (likewise the first SM with a response).
   std::uint32_t nextRequestSlice(std::uint32_t from) const { return req_.nextReady(from); }
-  // Counts the times an input of the request (response) network gained room: a port refused for
-  // want of room needs looking at again only after this changed.
-  std::uint64_t requestRoomEvents() const { return req_.drained; }
+  // Counts the times an input of the response network gained room: a port refused for want of
+  // room needs looking at again only after this changed (a response's room may be a copy input's,
+  // so it is not the input's own; requests use requestInputsDrained).
   std::uint64_t responseRoomEvents() const { return rsp_.drained; }
   // Bitset of the request inputs a flit left since clearRequestInputsDrained(): only they can have
   // gained room (a request input's room is its own occupancy: canAcceptRequest).

@@ -147,9 +147,31 @@ const char* kBadSize = R"(
 }
 )";
 
-// A 3-d tensor load with element strides, a 3-d im2col load (both copied out of shared memory as
-// they lie there), and an im2col store (not implemented: refused at launch).
-const char* kStrided = R"(
+// A 3-d tensor load with element strides and a 3-d im2col load, each started by thread 0 and then
+// waited for and copied out of shared memory as it lies there by every thread (kWaitAndCopyOut),
+// and an im2col store (not implemented: refused at launch).
+const std::string kWaitAndCopyOut = R"(  mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [%r5], %r4;
+SPIN:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r5], 0;
+  @!%p2 bra SPIN;
+LOADED:
+  bar.sync 0;
+  shr.u32 %r8, %r4, 2;
+  mov.u32 %r9, %r1;
+COPY:
+  setp.ge.u32 %p3, %r9, %r8;
+  @%p3 bra DONE;
+  shl.b32 %r10, %r9, 2; add.u32 %r11, %r7, %r10;
+  ld.shared.u32 %r14, [%r11];
+  mul.wide.u32 %rd5, %r10, 1; add.s64 %rd6, %rd1, %rd5;
+  st.global.u32 [%rd6], %r14;
+  add.u32 %r9, %r9, 128;
+  bra COPY;
+DONE:
+  ret;
+}
+)";
+const std::string kStrided = R"(
 .visible .entry strided3d(.param .align 64 .b8 tmap[128], .param .u64 out, .param .u32 bytes) {
   .reg .b32 %r<30>; .reg .b64 %rd<20>; .reg .pred %p<4>;
   .shared .align 128 .b8 tile[8192];
@@ -161,27 +183,7 @@ const char* kStrided = R"(
   mov.u32 %r6, 1; mov.u32 %r20, 1; mov.u32 %r21, 0; mov.u32 %r22, -1;
   mbarrier.init.shared.b64 [%r5], %r6;
   cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r7], [tmap, {%r21, %r20, %r22}], [%r5];
-  mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [%r5], %r4;
-SPIN:
-  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r5], 0;
-  @!%p2 bra SPIN;
-LOADED:
-  bar.sync 0;
-  shr.u32 %r8, %r4, 2;
-  mov.u32 %r9, %r1;
-COPY:
-  setp.ge.u32 %p3, %r9, %r8;
-  @%p3 bra DONE;
-  shl.b32 %r10, %r9, 2; add.u32 %r11, %r7, %r10;
-  ld.shared.u32 %r14, [%r11];
-  mul.wide.u32 %rd5, %r10, 1; add.s64 %rd6, %rd1, %rd5;
-  st.global.u32 [%rd6], %r14;
-  add.u32 %r9, %r9, 128;
-  bra COPY;
-DONE:
-  ret;
-}
-.visible .entry im2col3d(.param .align 64 .b8 tmap[128], .param .u64 out, .param .u32 bytes, .param .u32 w,
+)" + kWaitAndCopyOut + R"(.visible .entry im2col3d(.param .align 64 .b8 tmap[128], .param .u64 out, .param .u32 bytes, .param .u32 w,
                          .param .u16 offset) {
   .reg .b32 %r<30>; .reg .b64 %rd<20>; .reg .pred %p<4>; .reg .b16 %h<4>;
   .shared .align 128 .b8 tile[8192];
@@ -193,27 +195,7 @@ DONE:
   mov.u32 %r6, 1; mov.u32 %r21, 0;
   mbarrier.init.shared.b64 [%r5], %r6;
   cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r7], [tmap, {%r21, %r20, %r21}], [%r5], {%h1};
-  mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [%r5], %r4;
-SPIN:
-  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r5], 0;
-  @!%p2 bra SPIN;
-LOADED:
-  bar.sync 0;
-  shr.u32 %r8, %r4, 2;
-  mov.u32 %r9, %r1;
-COPY:
-  setp.ge.u32 %p3, %r9, %r8;
-  @%p3 bra DONE;
-  shl.b32 %r10, %r9, 2; add.u32 %r11, %r7, %r10;
-  ld.shared.u32 %r14, [%r11];
-  mul.wide.u32 %rd5, %r10, 1; add.s64 %rd6, %rd1, %rd5;
-  st.global.u32 [%rd6], %r14;
-  add.u32 %r9, %r9, 128;
-  bra COPY;
-DONE:
-  ret;
-}
-.visible .entry im2colstore(.param .align 64 .b8 tmap[128]) {
+)" + kWaitAndCopyOut + R"(.visible .entry im2colstore(.param .align 64 .b8 tmap[128]) {
   .reg .b32 %r<8>;
   .shared .align 128 .b8 tile[8192];
   mov.u32 %r2, tile; mov.u32 %r3, 0;

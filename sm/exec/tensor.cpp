@@ -121,7 +121,7 @@ void mmaMultiply(const TensorOp& t, int m, const std::vector<std::uint64_t>& a_i
   // (SASS of scripts/h100/mma_bits.cu on an H200). A register holds k = 4q .. 4q + 3, so the
   // first pass sums the k with k % 4 < 2, the second the others: A's columns and B's rows are
   // put in that order, the passes being k_block = k / 2 each.
-  std::vector<std::uint64_t> a_pass, b_pass;
+  static thread_local std::vector<std::uint64_t> a_pass, b_pass;  // every element written below
   if (fp8_f32) {
     a_pass.resize(a_in.size());
     b_pass.resize(b_in.size());

@@ -39,20 +39,13 @@ class XbarBlock : public sc_core::sc_module {
     // Retries the holding links in input order, as when every link was asked, skipping those
     // whose port has no room (`room(i)`: they would be refused again; under a queue of atomics
     // to one slice every SM's link waits so, and asking each link cost more than the crossbar).
-    // `room_events` (Crossbar::requestRoomEvents) unchanged since the last look: no port gained
+    // `room_events` (Crossbar::responseRoomEvents) unchanged since the last look: no port gained
     // room, so none would take its message.
     template <typename Room>
     void retry(std::vector<std::unique_ptr<MemIn>>& inputs, Room&& room, std::uint64_t room_events) {
       if (!count || room_events == seen_room_events) return;
       seen_room_events = room_events;
-      for (std::size_t i = 0; i < inputs.size() && count; ++i) {
-        if (!holding[i] || !room(i)) continue;
-        inputs[i]->retry();
-        if (!inputs[i]->holding()) {
-          holding[i] = 0;
-          --count;
-        }
-      }
+      for (std::size_t i = 0; i < inputs.size() && count; ++i) retryOne(inputs, room, i);
     }
     // The same for inputs whose room is their own (requests): only those in `drained` (a bitset of
     // the inputs that gained room since the last look) are asked, in input order. Under a queue of
@@ -61,15 +54,18 @@ class XbarBlock : public sc_core::sc_module {
     template <typename Room>
     void retryDrained(std::vector<std::unique_ptr<MemIn>>& inputs, Room&& room, const std::vector<std::uint64_t>& drained) {
       for (std::size_t w = 0; w < drained.size() && count; ++w)
-        for (std::uint64_t bits = drained[w]; bits && count; bits &= bits - 1) {
-          const std::size_t i = w * 64 + std::size_t(__builtin_ctzll(bits));
-          if (!holding[i] || !room(i)) continue;
-          inputs[i]->retry();
-          if (!inputs[i]->holding()) {
-            holding[i] = 0;
-            --count;
-          }
-        }
+        for (std::uint64_t bits = drained[w]; bits && count; bits &= bits - 1)
+          retryOne(inputs, room, w * 64 + std::size_t(__builtin_ctzll(bits)));
+    }
+    // Input i's held message, offered again if its port has room.
+    template <typename Room>
+    void retryOne(std::vector<std::unique_ptr<MemIn>>& inputs, Room& room, std::size_t i) {
+      if (!holding[i] || !room(i)) return;
+      inputs[i]->retry();
+      if (!inputs[i]->holding()) {
+        holding[i] = 0;
+        --count;
+      }
     }
   };
   Holders req_held_, resp_held_;
