@@ -52,6 +52,7 @@ void Crossbar::Network::headChanged(std::uint32_t input) {
     if (std::find(i.registered.begin(), i.registered.end(), p.dst) != i.registered.end()) continue;
     i.registered.push_back(p.dst);
     setBit(out[p.dst].reqs, input);
+    out[p.dst].retry_at = 0;
     setBit(active, p.dst);
   }
 }
@@ -90,19 +91,30 @@ void Crossbar::Network::pop(std::uint32_t output) {
 }
 
 std::uint32_t Crossbar::Network::arbitrate(std::uint32_t output, std::uint64_t cycle) {
-  // The requests whose head packet may be switched this cycle go to the switch allocator.
-  const Output& o = out[output];
+  // The requests whose head packet may be switched this cycle go to the switch allocator. An
+  // input taken by another output registers again (headChanged) when its packet is through; one
+  // still reading, or whose packet is not yet eligible, can be granted from a known cycle.
+  Output& o = out[output];
+  std::uint64_t soonest = ~std::uint64_t{0};
+  auto ready = [&](std::uint32_t i) {
+    if (in[i].taking != kNone) return false;  // taken by another output
+    const std::uint32_t k = windowPacket(i, output);
+    if (k == kNone) return false;
+    const std::uint64_t from = std::max(in[i].next_cycle, in[i].heads[k].second);
+    if (from <= cycle) return true;
+    soonest = std::min(soonest, from);
+    return false;
+  };
   for (std::size_t w = 0; w < o.reqs.size(); ++w) {
-    std::uint64_t word = o.reqs[w], keep = 0;
-    for (std::uint64_t rest = word; rest; rest &= rest - 1) {
-      const std::uint32_t i = std::uint32_t(w * 64) + std::uint32_t(__builtin_ctzll(rest));
-      if (in[i].taking != kNone || in[i].next_cycle > cycle) continue;  // taken by another output, or reading
-      const std::uint32_t k = windowPacket(i, output);
-      if (k != kNone && in[i].heads[k].second <= cycle) keep |= rest & (~rest + 1);
-    }
+    std::uint64_t keep = 0;
+    for (std::uint64_t rest = o.reqs[w]; rest; rest &= rest - 1)
+      if (ready(std::uint32_t(w * 64) + std::uint32_t(__builtin_ctzll(rest)))) keep |= rest & (~rest + 1);
     eligible[w] = keep;
   }
-  if (!anyBit(eligible)) return kNone;
+  if (!anyBit(eligible)) {
+    o.retry_at = soonest;
+    return kNone;
+  }
   const std::uint32_t g = arbiter->grant(output, eligible, cycle);
   return g == CrossbarArbiter::kNone ? kNone : g;
 }
@@ -115,7 +127,7 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
       const std::uint32_t oi = w * 64 + std::uint32_t(__builtin_ctzll(word));
       word &= word - 1;
       Output& o = out[oi];
-      if (o.granted == kNone) {
+      if (o.granted == kNone && cycle >= o.retry_at) {
         o.granted = arbitrate(oi, cycle);
         if (o.granted != kNone) {
           clearBit(o.reqs, o.granted);

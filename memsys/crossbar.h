@@ -139,6 +139,11 @@ class Crossbar {
   struct Output {
     std::uint32_t granted = kNone;
     std::uint32_t flits = 0;            // output buffer occupancy
+    // No requesting input can be granted before this cycle unless headChanged registers one (an
+    // input taken by another output, still reading, or whose packet is not yet eligible): under a
+    // hot output every other output's requesters wait so, and finding that out each cycle was a
+    // tenth of a serialised-atomics run.
+    std::uint64_t retry_at = 0;
     std::vector<std::uint64_t> reqs;    // bitset of inputs with a packet for this output in their window
     std::deque<Timed> traversing;       // switched, arriving at `arrive`
     std::deque<Timed> ready;            // arrived, waiting to be popped
