@@ -30,10 +30,13 @@ with tempfile.TemporaryDirectory() as tmp:
     for w in workloads:
         out = os.path.join(tmp, w + ".json")
         # An argument vector: no shell. The float-atomic reduction drains its L2 atomic unit for
-        # over a million cycles with no instruction issued: lift the no-progress watchdog.
+        # over a million cycles with no instruction issued: lift the no-progress watchdog. Every
+        # launch starts with empty caches, as under ncu (without it a workload's later kernels
+        # found their inputs in the L2 that silicon had flushed: dot_f64 0.68 instead of 0.97).
         p = subprocess.run([os.path.abspath(a.scgpu), "run", w, "--config", "hopper", "--scale", "8", "--quiet",
                             "--threads", a.threads, "--stats-json", out,
-                            "--set", "watchdog.no_progress_cycles=20000000"] + [x for s in a.set for x in ("--set", s)],
+                            "--set", "watchdog.no_progress_cycles=20000000",
+                            "--set", "gigathread.flush_caches_before_launch=true"] + [x for s in a.set for x in ("--set", s)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if p.returncode != 0:
             print(f"{w}: run failed ({p.returncode}): {p.stderr.strip()[:300]}")
