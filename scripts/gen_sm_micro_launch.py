@@ -34,6 +34,7 @@ def signature(kernel):
     if kernel == "local_mem": return ["s32", "u32", "cycles", "sink"]
     if kernel == "call_chain": return ["s32", "cycles", "sink"]
     if kernel == "call_recursive": return ["s32", "s32", "cycles", "sink"]
+    if kernel == "mandel_loop": return ["s32", "f32", "f32", "f32", "cycles", "sink"]
     if kernel == "empty_kernel": return []
     raise SystemExit(f"gen_sm_micro_launch: no signature for kernel {kernel}")
 

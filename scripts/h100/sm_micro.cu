@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
       else if (n == "smem_load_v2") smem_load_v2<<<g, b>>>(I(0), cycles, sink);
       else if (n == "smem_atomic") smem_atomic<<<g, b>>>(I(0), I(1), cycles, sink);
       else if (n == "global_atomic") global_atomic<<<g, b>>>(I(0), I(1), reinterpret_cast<int*>(buf), cycles);
+      else if (n == "mandel_loop") mandel_loop<<<g, b>>>(I(0), float(F(1)), float(F(2)), float(F(3)), cycles, sink);
       else if (n == "ffma_tput") ffma_tput<<<g, b>>>(I(0), float(F(1)), float(F(2)), cycles, reinterpret_cast<float*>(sink));
       else if (n == "ffma_lat") ffma_lat<<<g, b>>>(I(0), float(F(1)), float(F(2)), cycles, reinterpret_cast<float*>(sink));
       else if (n == "imad_tput") imad_tput<<<g, b>>>(I(0), U(1), U(2), cycles, reinterpret_cast<unsigned*>(sink));
