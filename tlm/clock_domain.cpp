@@ -127,7 +127,7 @@ void ClockDomain::tickGroup(Group& g) {
     if (!components_[i].idle()) ready_.push_back(i - g.first);
   });
   Component* members = &components_[g.first];
-  if (threads_ && leader_) threads_->leaderTick();
+  if (threads_ && leader_ && &g == &groups_.front()) threads_->leaderTick();  // once an edge
   if (threads_ && threads_->parallel_ && !threads_->serial_required_ && ready_.size() > 1) {
     // Equal shares per thread: the members' work is alike, and a fixed split keeps it cheap.
     threads_->arena_->execute([&] {

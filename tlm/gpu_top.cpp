@@ -97,15 +97,19 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
                                            params.mmu.page_bytes, &stats, "gpu.l2_tlb");
     for (auto& s : sms_) s->core.attachTranslation(params.mmu, l2_tlb_.get(), stats);
   }
-  // Interconnect domain: crossbar, then the slices.
-  xbar_ = std::make_unique<XbarBlock>("xbar", params.crossbar, nsm, nslice, map_, stats, icnt_clk_);
+  // Interconnect domain: crossbar, then the slices. When their clock is the core's (the hopper
+  // preset), they tick in the core domain, after the monitor: one clocked process at each edge
+  // instead of two, with the same results (what crosses a link at an edge is seen at the
+  // receiver's next edge either way).
+  ClockDomain& icnt = params.clocks.icnt_clock_mhz == params.clocks.core_clock_mhz ? core_clk_ : icnt_clk_;
+  xbar_ = std::make_unique<XbarBlock>("xbar", params.crossbar, nsm, nslice, map_, stats, icnt);
   std::vector<ClockDomain::Component> slice_components;
   for (std::uint32_t j = 0; j < nslice; ++j) {
     l2_.push_back(std::make_unique<L2Block>(fmt::format("l2_{}", j).c_str(), params.l2, j, channelsOfSlice(map_, j),
-                                            map_, stats, icnt_clk_));
+                                            map_, stats, icnt));
     slice_components.push_back(l2_.back()->component());
   }
-  const std::size_t first_slice = icnt_clk_.addParallel(std::move(slice_components), nullptr);  // slices share nothing in their ticks
+  const std::size_t first_slice = icnt.addParallel(std::move(slice_components), nullptr);  // slices share nothing in their ticks
   for (std::uint32_t j = 0; j < nslice; ++j) {
     l2_[j]->setComponentIndex(first_slice + j);
     l2_cosim_ |= params.l2.implOf(j) == "cosim";
@@ -157,7 +161,7 @@ GpuTop::GpuTop(sc_core::sc_module_name name, const GpuParams& params, memsys::Ba
   if (trace.enabled()) {
     probes_ = std::make_unique<ChipProbes>(*this, trace);
     core_clk_.observe([this](std::uint64_t c) { probes_->sampleCore(c); });
-    icnt_clk_.observe([this](std::uint64_t c) { probes_->sampleIcnt(c); });
+    icnt.observe([this](std::uint64_t c) { probes_->sampleIcnt(c); });
     dram_clk_.observe([this](std::uint64_t c) { probes_->sampleDram(c); });
     if (Timeline* tl = probes_->timeline()) {
       auto ns = [this] { return deviceNs(); };
