@@ -17,6 +17,7 @@ SIGNATURES = {
     "dsmem_chase": ["s32", "s32", "cycles", "sink"],
     "dsmem_read": ["s32", "cycles", "sink"],
     "dsmem_red": ["s32", "s32", "cycles", "sink"],
+    "dsmem_red_spread": ["s32", "s32", "s32", "cycles", "sink"],
     "cluster_sync_loop": ["s32", "cycles"],
 }
 

@@ -98,6 +98,9 @@ with tempfile.TemporaryDirectory() as tmp:
     # rank-0 block (the one that measured).
     h100 = {r["name"]: r for r in csv.DictReader(
         (l for l in open(os.path.join(root, "docs", "data", "h100_cluster_micro.csv")) if not l.startswith("#")))}
+    for r in csv.DictReader(  # cases measured later on an H200, where the H100 has none
+            (l for l in open(os.path.join(root, "docs", "data", "h200_cluster_micro.csv")) if not l.startswith("#"))):
+        h100.setdefault(r["name"], r)
     for c in csv.DictReader(open(os.path.join(micro, "cluster_micro_cases.csv"))):
         name = c["name"]
         if not selected(name) or name not in h100:

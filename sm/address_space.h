@@ -25,6 +25,13 @@ constexpr std::uint64_t kClusterSharedStride = 0x0100'0000ull;  // 16 MiB, above
 // traceAccess): the offset, with kDsmemNear or kDsmemFar times the stride added for a block in the
 // same TPC as the accessing one or in another.
 constexpr std::uint64_t kDsmemNear = 1, kDsmemFar = 2;
+// The whole tag: near or far in the two bits above the offset, the target block's rank above them
+// (the LSU counts a warp's target blocks: one transaction each).
+inline std::uint64_t dsmemTag(std::uint64_t where, std::uint32_t rank) {
+  return (where + 4 * std::uint64_t(rank)) * kClusterSharedStride;
+}
+inline std::uint64_t dsmemWhere(std::uint64_t traced) { return traced / kClusterSharedStride % 4; }
+inline std::uint32_t dsmemRank(std::uint64_t traced) { return std::uint32_t(traced / kClusterSharedStride / 4); }
 
 inline bool inSharedWindow(std::uint64_t a) { return a - kSharedWindowBase < kWindowBytes; }
 inline bool inLocalWindow(std::uint64_t a) { return a - kLocalWindowBase < kWindowBytes; }

@@ -30,6 +30,7 @@ struct MemTrace {
   // shared and local addresses are offsets in their space).
   std::uint64_t addr[kWarpSize] = {};
   ptx::Space space[kWarpSize] = {};
+  bool generic = false;                   // the instruction addressed generically (resolved per lane)
   void clear() { mask = 0; }
 };
 

@@ -145,6 +145,11 @@ struct SmParams {
   // the frame's SASS waits on besides its stores and loads (BMOV of the convergence barrier B6 to
   // and from a register, BSSY/BSYNC around the body, the stores' register reads).
   std::uint32_t call_frame_extra_cycles = 0;
+  // Issue slots an f64 arithmetic instruction (fma, add, sub, mul, min, max, setp) pays for each
+  // immediate operand whose low 32 bits are not zero, outside loops: SASS's DFMA/DADD/DMUL/DSETP
+  // encode only a double's high word, so ptxas builds such a constant in a register pair first
+  // (two UMOV or IMAD.MOV.U32); in a loop it builds it once before the loop. 0: free.
+  std::uint32_t f64_immediate_issue_cycles = 0;
   // A global or local store holds the L1 pipeline max(store_min_cycles_per_line, sectors x
   // store_cycles_per_sector) cycles per line it writes (at least one).
   std::uint32_t store_min_cycles_per_line = 1;
@@ -156,14 +161,17 @@ struct SmParams {
   std::uint32_t shared_memory_latency_cycles = 23;
   // Distributed shared memory (another block of the cluster): cycles beyond a local shared access,
   // and the bytes a cycle the SM-to-SM network carries for one SM's accesses, to a block in the
-  // same TPC (sms_per_tpc consecutive SMs) and to one in another; atomics hold the pipe at least
-  // dsmem_atomic_cycles_per_lane per lane.
+  // same TPC (sms_per_tpc consecutive SMs) and to one in another; an atomic holds the pipe at least
+  // dsmem_atomic_cycles_per_block for each other block its lanes address (one transaction each,
+  // whatever its lanes), and a generic atomic on the block's own shared memory at least
+  // generic_shared_atomic_cycles.
   std::uint32_t sms_per_tpc = 2;
   std::uint32_t dsmem_latency_cycles = 160;
   double dsmem_bytes_per_cycle = 16.0;
   std::uint32_t dsmem_far_latency_cycles = 170;
   double dsmem_far_bytes_per_cycle = 10.0;
-  double dsmem_atomic_cycles_per_lane = 0.0;
+  double dsmem_atomic_cycles_per_block = 0.0;
+  std::uint32_t generic_shared_atomic_cycles = 0;
   // barrier.cluster: warps go on this many cycles after the last arrival, plus the second per
   // block of the cluster beyond the first.
   std::uint32_t cluster_barrier_latency_cycles = 0;

@@ -321,6 +321,38 @@ TEST(SmTiming, SassSequencesTakeTheirIssueSlotsPipeAndLatency) {
   }
 }
 
+TEST(SmTiming, F64ImmediatesSassCannotEncodeTakeTheirMovesIssueSlots) {
+  // add.f64 with 1.0000000000000002 (low word 1) needs its constant built in a register pair
+  // first (sm.f64_immediate_issue_cycles, here 2): the independent FP32 add after it issues 1 + 2
+  // cycles later. With 1.0 (low word 0, encodable) or the parameter at 0 it issues the next cycle.
+  // In a loop ptxas builds the constant once before it: the same add costs nothing there.
+  auto body = [](const char* imm, bool loop) {
+    std::string b = ".visible .entry k()\n{\n  .reg .f64 %fd<4>;\n  .reg .f32 %f<4>;\n  .reg .pred %p<2>;\n"
+                    "  .reg .b32 %r<2>;\n  mov.u32 %r1, 0;\n";
+    if (loop) b += "$L:\n";
+    b += std::string("  add.f64 %fd1, %fd2, ") + imm + ";\n  add.f32 %f1, %f2, 0f3F800000;\n";
+    if (loop) b += "  add.s32 %r1, %r1, 1;\n  setp.lt.s32 %p1, %r1, 2;\n  @%p1 bra $L;\n";
+    return b + "  ret;\n}\n";
+  };
+  struct Case { const char* imm; bool loop; std::uint32_t param, gap; };
+  for (const Case& c : {Case{"0d3FF0000000000001", false, 2, 3}, Case{"0d3FF0000000000000", false, 2, 1},
+                        Case{"0d3FF0000000000001", false, 0, 1}, Case{"0d3FF0000000000001", true, 2, 1}}) {
+    SmParams p = testParams();
+    p.f64_immediate_issue_cycles = c.param;
+    Bench b(body(c.imm, c.loop), "k", p);
+    b.configure(32, 2);
+    b.runBlock(0);
+    b.issues_.clear();
+    b.runBlock(1);
+    std::uint32_t f64 = 0, f32 = 0;
+    for (std::uint32_t pc = 0; pc < b.prog_.code.size(); ++pc)
+      if (b.prog_.code[pc].op == ptx::Op::Add && b.prog_.code[pc].type == ptx::Type::F64) f64 = pc;
+      else if (b.prog_.code[pc].op == ptx::Op::Add && b.prog_.code[pc].type == ptx::Type::F32) f32 = pc;
+    ASSERT_EQ(f32, f64 + 1) << "the two adds back to back";
+    EXPECT_EQ(b.issueCycle(0, f32) - b.issueCycle(0, f64), c.gap) << c.imm << " loop " << c.loop << " param " << c.param;
+  }
+}
+
 TEST(SmTiming, RegisterBankConflictsDelayDispatch) {
   // fma %f1, %f1, %f2, %f3 in a chain: three distinct source registers. With B banks the most
   // loaded bank holds m of them and operand collection takes m - 1 extra cycles per instruction.

@@ -349,6 +349,9 @@ Schema buildSchema() {
   b.integer("sm.call_frame_extra_cycles", FIELD(sm.call_frame_extra_cycles), 0, 10000,
             "with sm.call_frame_saves, cycles a call into a function that saves registers holds its warp beyond "
             "the saves' issue slots (the frame's convergence-barrier moves and the stores' register reads)");
+  b.integer("sm.f64_immediate_issue_cycles", FIELD(sm.f64_immediate_issue_cycles), 0, 64,
+            "issue slots an f64 fma/add/sub/mul/min/max/setp outside a loop pays per immediate operand whose low 32 "
+            "bits are not zero (SASS encodes only a double's high word: ptxas builds the constant with two moves)");
   b.integer("sm.store_min_cycles_per_line", FIELD(sm.store_min_cycles_per_line), 1, 64,
             "L1 pipeline cycles a global or local store takes per line it writes, at least");
   b.integer("sm.store_cycles_per_sector", FIELD(sm.store_cycles_per_sector), 0, 64,
@@ -368,9 +371,13 @@ Schema buildSchema() {
             "the same as dsmem_latency_cycles for a block in another TPC");
   b.number("sm.dsmem_far_bytes_per_cycle", FIELD(sm.dsmem_far_bytes_per_cycle), 4096,
            "the same as dsmem_bytes_per_cycle for a block in another TPC");
-  b.number("sm.dsmem_atomic_cycles_per_lane", FIELD(sm.dsmem_atomic_cycles_per_lane), 1000,
-           "pipe cycles a distributed shared-memory atomic takes per lane on another block, at least")
+  b.number("sm.dsmem_atomic_cycles_per_block", FIELD(sm.dsmem_atomic_cycles_per_block), 100000,
+           "pipe cycles a warp's distributed shared-memory atomic takes, at least, for each other block of the "
+           "cluster its lanes address (one transaction per block, whatever its lanes)")
       .orZero();
+  b.integer("sm.generic_shared_atomic_cycles", FIELD(sm.generic_shared_atomic_cycles), 0, 10000,
+            "pipe cycles a warp's atomic through a generic address on its own block's shared memory takes at "
+            "least (ATOM on the shared window, where ATOMS takes its bank wavefronts)");
   b.integer("sm.cluster_barrier_latency_cycles", FIELD(sm.cluster_barrier_latency_cycles), 0, 1000000,
             "cycles from the last arrival at a cluster barrier (barrier.cluster) to the waiting warps' next issue");
   b.number("sm.cluster_barrier_cycles_per_block", FIELD(sm.cluster_barrier_cycles_per_block), 100000,

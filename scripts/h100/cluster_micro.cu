@@ -71,6 +71,9 @@ int main(int argc, char** argv) {
         launch(dsmem_chase, cluster, grid, block, std::atoi(args[0].c_str()), std::atoi(args[1].c_str()), cycles, sink);
       else if (kernel == "dsmem_red")
         launch(dsmem_red, cluster, grid, block, std::atoi(args[0].c_str()), std::atoi(args[1].c_str()), cycles, sink);
+      else if (kernel == "dsmem_red_spread")
+        launch(dsmem_red_spread, cluster, grid, block, std::atoi(args[0].c_str()), std::atoi(args[1].c_str()),
+               std::atoi(args[2].c_str()), cycles, sink);
       else if (kernel == "dsmem_read")
         launch(dsmem_read, cluster, grid, block, std::atoi(args[0].c_str()), cycles, sink);
       else

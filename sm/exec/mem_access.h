@@ -135,8 +135,10 @@ inline void traceAccess(ExecContext& c, int lane, std::uint64_t addr, std::uint3
     const BlockState* target = clusterBlockOf(*c.block, addr);
     addr %= kClusterSharedStride;
     if (target != c.block)
-      addr += (target && target->tpc == c.block->tpc ? kDsmemNear : kDsmemFar) * kClusterSharedStride;
+      addr += dsmemTag(target && target->tpc == c.block->tpc ? kDsmemNear : kDsmemFar,
+                       target ? target->cluster_rank : 0);
   }
+  t.generic = S == ptx::Space::Generic;
   t.mask |= 1u << lane;
   t.bytes = bytes;
   t.write = write;

@@ -1,5 +1,7 @@
 #include "sm/timing/inst_class.h"
 
+#include <map>
+
 #include "ptx/ir.h"
 #include "ptx/schedule.h"
 
@@ -467,6 +469,38 @@ void markUniformity(const ptx::Program& program, const ptx::DecodedFunction& f, 
   }
 }
 
+// f64 arithmetic's immediates that SASS cannot encode (InstInfo::wide_imm) in function
+// [entry, end): a DFMA, DADD, DMUL or DSETP takes only a double's high 32 bits as an immediate
+// (docs/data/h100_suite_sass.txt, f64_math: libdevice's polynomial coefficients each built with two
+// UMOV or IMAD.MOV.U32 before their DFMA). Not in a loop (between a backward branch and its
+// target), where ptxas builds the constant once before the loop.
+void markWideImmediates(const ptx::Program& program, const ptx::DecodedFunction& f, std::uint32_t end,
+                        std::vector<InstInfo>& info) {
+  std::vector<std::uint8_t> in_loop(end - f.entry_pc, 0);
+  for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
+    const ptx::DecodedInst& in = program.code[pc];
+    if ((in.op == Op::Bra || in.op == Op::BrxIdx) && in.target >= f.entry_pc && in.target <= pc)
+      for (std::uint32_t q = in.target; q <= pc; ++q) in_loop[q - f.entry_pc] = 1;
+  }
+  std::map<std::uint32_t, std::uint64_t> constants;
+  for (const auto& init : f.inits)
+    if (init.kind == ptx::SlotInit::Kind::Constant) constants[init.slot] = init.value;
+  for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
+    const ptx::DecodedInst& in = program.code[pc];
+    const bool f64_op = (in.type == ptx::Type::F64 && (in.op == Op::Fma || in.op == Op::Add || in.op == Op::Sub ||
+                                                        in.op == Op::Mul || in.op == Op::Min || in.op == Op::Max)) ||
+                        (in.op == Op::Setp && in.type2 == ptx::Type::F64);
+    if (!f64_op || in_loop[pc - f.entry_pc]) continue;
+    std::uint8_t n = 0;
+    for (int i = 0; i < in.nsrc && i < 4; ++i) {
+      if (!(info[pc].const_src >> i & 1)) continue;
+      const auto it = constants.find(in.src[i]);
+      if (it != constants.end() && (it->second & 0xFFFFFFFFu) != 0) ++n;
+    }
+    info[pc].wide_imm = n;
+  }
+}
+
 }  // namespace
 
 std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
@@ -496,6 +530,7 @@ std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
     const std::vector<std::uint8_t> starts = blockStarts(program, f.entry_pc, end);
     findSharedLoadGroups(program, f.entry_pc, end, starts, out);
     findFusedInstructions(program, f.entry_pc, end, starts, readers, out);
+    markWideImmediates(program, f, end, out);
     for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
       if (program.code[pc].op != Op::Atom) continue;
       operands(program, program.code[pc], out[pc], ops);

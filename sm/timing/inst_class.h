@@ -74,6 +74,9 @@ struct InstInfo {
   std::uint8_t pred_src = 0;   // bit i: src[i] is a predicate slot
   std::uint8_t pred_dst = 0;   // bit i: dst[i] is a predicate slot
   std::uint8_t const_src = 0;  // bit i: src[i] is a constant slot (immediate): no register-file read
+  // f64 arithmetic outside a loop: its immediate operands whose low 32 bits are not zero, which
+  // SASS cannot encode (sm.f64_immediate_issue_cycles).
+  std::uint8_t wide_imm = 0;
   std::uint16_t flags = 0;
   // An LSU instruction of the local/global (LG) queue: a full LSU queue stalls it as lg_throttle
   // rather than mio_throttle (lgQueue()).

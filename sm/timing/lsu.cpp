@@ -249,22 +249,30 @@ void Lsu::buildSteps(const MemTrace& t, const LsuRequest& req, Op& op) {
     s.mask = w;
     // Distributed shared memory: lanes on another block of the cluster go over the SM-to-SM
     // network, cheaper within the SM's TPC than across (the address says which,
-    // sm/address_space.h): more latency, and the pipe held for their bytes at the network's rate,
-    // or for atomics at least dsmem_atomic_cycles_per_lane a lane (H100, validation/micro
-    // cluster_micro).
+    // sm/address_space.h): more latency, and the pipe held for their bytes at the network's rate;
+    // an atomic goes as one transaction per block its lanes address, each holding the pipe
+    // dsmem_atomic_cycles_per_block, whatever its lanes (H100/H200, validation/micro cluster_micro
+    // dsmem_red_spread*: 13.2 cycles a warp per block, 2, 4 and 7 blocks 2, 4 and 7 times that;
+    // lanes on the block's own memory alongside cost nothing more). A generic atomic on the own
+    // block's memory alone takes at least generic_shared_atomic_cycles (dsmem_red_own*: 2).
     std::uint32_t near = 0, far = 0;
+    std::uint64_t blocks = 0;  // bit r: a lane addresses rank r (ranks above 63 share bit 63)
     for (std::uint32_t m = shared; m; m &= m - 1) {
-      const std::uint64_t where = t.addr[__builtin_ctz(m)] / kClusterSharedStride;
+      const std::uint64_t traced = t.addr[__builtin_ctz(m)];
+      const std::uint64_t where = dsmemWhere(traced);
       near += where == kDsmemNear;
       far += where == kDsmemFar;
+      if (where) blocks |= std::uint64_t{1} << std::min<std::uint32_t>(dsmemRank(traced), 63);
     }
     if (near || far) {
       s.extra_latency = far ? p_.dsmem_far_latency_cycles : p_.dsmem_latency_cycles;
       const double bytes = std::max<std::uint32_t>(t.bytes, 1);
       double cycles = near * bytes / std::max(p_.dsmem_bytes_per_cycle, 1e-3) +
                       far * bytes / std::max(p_.dsmem_far_bytes_per_cycle, 1e-3);
-      if (t.atomic) cycles = std::max(cycles, (near + far) * p_.dsmem_atomic_cycles_per_lane);
+      if (t.atomic) cycles = std::max(cycles, __builtin_popcountll(blocks) * p_.dsmem_atomic_cycles_per_block);
       s.mask = std::max<std::uint32_t>(w, std::uint32_t(std::ceil(cycles - 1e-9)));
+    } else if (t.atomic && t.generic) {
+      s.mask = std::max<std::uint32_t>(w, p_.generic_shared_atomic_cycles);
     }
     op.steps.push_back(s);
   }

@@ -480,6 +480,11 @@ void SmCore::Impl::opTiming(ProgramInfo& pi) const {
       pi.op_latency[pc] = std::uint16_t(std::min<std::uint32_t>(sp.latency_cycles, 65535));
       continue;
     }
+    if (pi.info[pc].wide_imm && p.f64_immediate_issue_cycles) {
+      // The constant's moves take the sub-core's issue slots before it (sm.f64_immediate_issue_cycles).
+      pi.op_issue[pc] = std::uint16_t(1 + pi.info[pc].wide_imm * p.f64_immediate_issue_cycles);
+      continue;
+    }
     if (p.imad_on_fp32_pipe && (in.op == ptx::Op::Mul || in.op == ptx::Op::Mad) && pi.info[pc].pipe == Pipe::Int) {
       // IMAD, IMAD.WIDE, IMAD.HI: the FMA pipe's integer half, at the integer pipe's rate.
       pi.info[pc].pipe = Pipe::Fp32;

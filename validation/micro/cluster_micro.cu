@@ -75,6 +75,29 @@ extern "C" __global__ void dsmem_red(int offset, int iters, long long* cycles, u
   if (threadIdx.x == 0 && s[0] == 0xFFFFFFFFu) sink[0] = s[0];
 }
 
+// dsmem_red with a warp's lanes spread over blocks: lane L adds to block rank + offset + L % spread
+// (mod the cluster's size), distinct words, 8 per iteration: the cost of a warp's reductions to
+// several blocks at once (as a histogram over the cluster's shared memories makes them).
+extern "C" __global__ void dsmem_red_spread(int offset, int spread, int iters, long long* cycles, unsigned* sink) {
+  __shared__ unsigned s[READ_WORDS];
+  cg::cluster_group cl = cg::this_cluster();
+  for (int i = threadIdx.x; i < READ_WORDS; i += blockDim.x) s[i] = 0;
+  cl.sync();
+  const unsigned target = (cl.block_rank() + unsigned(offset) + (threadIdx.x % 32) % unsigned(spread)) % cl.num_blocks();
+  unsigned* remote = cl.map_shared_rank(s, target);
+  __syncthreads();
+  long long t0 = clock64();
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) atomicAdd(remote + ((threadIdx.x + k * 1024) % READ_WORDS), 1u);
+  }
+  __syncthreads();
+  long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  cl.sync();
+  if (threadIdx.x == 0 && s[0] == 0xFFFFFFFFu) sink[0] = s[0];
+}
+
 // `iters` cluster barriers back to back (barrier.cluster.arrive + wait).
 extern "C" __global__ void cluster_sync_loop(int iters, long long* cycles) {
   cg::cluster_group cl = cg::this_cluster();
