@@ -443,6 +443,27 @@ TEST(SmTiming, IntegerPairsFuseAsPtxasCompilesThem) {
   }
 }
 
+TEST(SmTiming, SpecialRegisterReadsTakeTheirS2rSlot) {
+  // With fuse_like_ptxas a copy of a register takes no issue slot (register coalescing), but a
+  // read of %tid.x or %ctaid.x is an S2R (S2UR) of its own in SASS: it takes one. %ntid.x is a
+  // constant-bank operand: no slot either. Two blocks of one warp each run the two movs.
+  auto kernel = [](const char* a, const char* b) {
+    return std::string(".visible .entry sr()\n{\n  .reg .b32 %r<8>;\n  add.u32 %r5, %r6, 1;\n") +
+           "  mov.u32 %r1, " + a + ";\n  mov.u32 %r2, " + b + ";\n  add.u32 %r3, %r7, 7;\n  ret;\n}\n";
+  };
+  struct Case { const char* a; const char* b; std::uint64_t free_per_block; };
+  for (const Case& c : {Case{"%tid.x", "%ctaid.x", 0}, Case{"%r6", "%r7", 2}, Case{"%ntid.x", "%r7", 2}}) {
+    SmParams p = testParams();
+    p.fuse_like_ptxas = true;
+    p.instruction_buffer_entries = 16;
+    Bench b(kernel(c.a, c.b), "sr", p);
+    b.configure(32, 2);
+    b.runBlock(0);
+    b.runBlock(1);
+    EXPECT_EQ(b.stat("sched[0].issued_free"), 2 * c.free_per_block) << c.a << ", " << c.b;
+  }
+}
+
 TEST(SmTiming, IndependentChainsInterleaveAsPtxasSchedulesThem) {
   // Four independent FMA chains of eight, written one after another as nvcc writes an unrolled
   // loop, with an address computation (shl + add, which ptxas fuses into one LEA) in front. In PTX

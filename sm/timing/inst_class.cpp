@@ -225,7 +225,7 @@ std::vector<std::uint8_t> blockStarts(const ptx::Program& program, std::uint32_t
 // must have one reader).
 void findFusedInstructions(const ptx::Program& program, std::uint32_t entry, std::uint32_t end,
                            const std::vector<std::uint8_t>& starts, const std::vector<std::uint32_t>& readers,
-                           std::vector<InstInfo>& info) {
+                           const std::vector<std::uint8_t>& s2r, std::vector<InstInfo>& info) {
   Operands ops;
   auto plain = [](const ptx::DecodedInst& in) {  // unguarded, no carry, one register result
     return in.guard == ptx::kNoSlot && !(in.flags & (ptx::kCcIn | ptx::kCcOut)) && in.ndst == 1 &&
@@ -235,7 +235,8 @@ void findFusedInstructions(const ptx::Program& program, std::uint32_t entry, std
     const ptx::DecodedInst& j = program.code[pc];
     InstInfo& ji = info[pc];
     if (!plain(j) || ji.pipe != Pipe::Int) continue;
-    // Copies and constants.
+    // Copies and constants; a read of a thread's or block's index is an S2R (S2UR) of its own.
+    if (j.op == Op::Mov && j.nsrc == 1 && j.src[0] < s2r.size() && s2r[j.src[0]]) continue;
     if ((j.op == Op::Mov && j.type != Type::Pred && j.nsrc == 1) || j.op == Op::Cvta) {
       ji.flags |= kFree;
       continue;
@@ -529,7 +530,23 @@ std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
     }
     const std::vector<std::uint8_t> starts = blockStarts(program, f.entry_pc, end);
     findSharedLoadGroups(program, f.entry_pc, end, starts, out);
-    findFusedInstructions(program, f.entry_pc, end, starts, readers, out);
+    // Special registers SASS reads with S2R/S2UR (not the launch's sizes, constant-bank operands).
+    std::vector<std::uint8_t> s2r(f.num_regs, 0);
+    for (const auto& init : f.inits) {
+      if (init.kind != ptx::SlotInit::Kind::Special || init.slot >= s2r.size()) continue;
+      switch (ptx::specialOf(init.value)) {
+        case ptx::SpecialReg::TidX: case ptx::SpecialReg::TidY: case ptx::SpecialReg::TidZ:
+        case ptx::SpecialReg::CtaidX: case ptx::SpecialReg::CtaidY: case ptx::SpecialReg::CtaidZ:
+        case ptx::SpecialReg::LaneId: case ptx::SpecialReg::WarpId: case ptx::SpecialReg::SmId:
+        case ptx::SpecialReg::ClusterCtarank: case ptx::SpecialReg::ClusterCtaidX: case ptx::SpecialReg::ClusterCtaidY:
+        case ptx::SpecialReg::ClusterCtaidZ: case ptx::SpecialReg::ClusteridX: case ptx::SpecialReg::ClusteridY:
+        case ptx::SpecialReg::ClusteridZ:
+          s2r[init.slot] = 1;
+          break;
+        default: break;
+      }
+    }
+    findFusedInstructions(program, f.entry_pc, end, starts, readers, s2r, out);
     markWideImmediates(program, f, end, out);
     for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
       if (program.code[pc].op != Op::Atom) continue;
