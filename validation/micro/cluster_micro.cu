@@ -53,15 +53,14 @@ extern "C" __global__ void dsmem_read(int iters, long long* cycles, unsigned* si
   cl.sync();
 }
 
-// Every thread adds 1 to a word of the shared memory of block rank + `offset` of its cluster
-// (distinct words per lane, no bank conflict), 8 per iteration, result unused (reductions): DSMEM
-// atomic throughput. offset 0: the block's own shared memory, through the same generic path.
-extern "C" __global__ void dsmem_red(int offset, int iters, long long* cycles, unsigned* sink) {
+// Every thread adds 1 to words of the shared memory of cluster block `target` (distinct words per
+// lane, no bank conflict), 8 per iteration, result unused (reductions), timed between barriers.
+__device__ __forceinline__ void timedReductions(unsigned target, int iters, long long* cycles, unsigned* sink) {
   __shared__ unsigned s[READ_WORDS];
   cg::cluster_group cl = cg::this_cluster();
   for (int i = threadIdx.x; i < READ_WORDS; i += blockDim.x) s[i] = 0;
   cl.sync();
-  unsigned* remote = cl.map_shared_rank(s, (cl.block_rank() + unsigned(offset)) % cl.num_blocks());
+  unsigned* remote = cl.map_shared_rank(s, target);
   __syncthreads();
   long long t0 = clock64();
   for (int i = 0; i < iters; ++i) {
@@ -75,27 +74,20 @@ extern "C" __global__ void dsmem_red(int offset, int iters, long long* cycles, u
   if (threadIdx.x == 0 && s[0] == 0xFFFFFFFFu) sink[0] = s[0];
 }
 
-// dsmem_red with a warp's lanes spread over blocks: lane L adds to block rank + offset + L % spread
-// (mod the cluster's size), distinct words, 8 per iteration: the cost of a warp's reductions to
-// several blocks at once (as a histogram over the cluster's shared memories makes them).
-extern "C" __global__ void dsmem_red_spread(int offset, int spread, int iters, long long* cycles, unsigned* sink) {
-  __shared__ unsigned s[READ_WORDS];
+// DSMEM atomic throughput: every lane to block rank + `offset` of its cluster. offset 0: the
+// block's own shared memory, through the same generic path.
+extern "C" __global__ void dsmem_red(int offset, int iters, long long* cycles, unsigned* sink) {
   cg::cluster_group cl = cg::this_cluster();
-  for (int i = threadIdx.x; i < READ_WORDS; i += blockDim.x) s[i] = 0;
-  cl.sync();
-  const unsigned target = (cl.block_rank() + unsigned(offset) + (threadIdx.x % 32) % unsigned(spread)) % cl.num_blocks();
-  unsigned* remote = cl.map_shared_rank(s, target);
-  __syncthreads();
-  long long t0 = clock64();
-  for (int i = 0; i < iters; ++i) {
-#pragma unroll
-    for (int k = 0; k < 8; ++k) atomicAdd(remote + ((threadIdx.x + k * 1024) % READ_WORDS), 1u);
-  }
-  __syncthreads();
-  long long t1 = clock64();
-  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
-  cl.sync();
-  if (threadIdx.x == 0 && s[0] == 0xFFFFFFFFu) sink[0] = s[0];
+  timedReductions((cl.block_rank() + unsigned(offset)) % cl.num_blocks(), iters, cycles, sink);
+}
+
+// dsmem_red with a warp's lanes spread over blocks: lane L to block rank + offset + L % spread (mod
+// the cluster's size): the cost of a warp's reductions to several blocks at once (as a histogram
+// over the cluster's shared memories makes them).
+extern "C" __global__ void dsmem_red_spread(int offset, int spread, int iters, long long* cycles, unsigned* sink) {
+  cg::cluster_group cl = cg::this_cluster();
+  timedReductions((cl.block_rank() + unsigned(offset) + (threadIdx.x % 32) % unsigned(spread)) % cl.num_blocks(), iters,
+                  cycles, sink);
 }
 
 // `iters` cluster barriers back to back (barrier.cluster.arrive + wait).
