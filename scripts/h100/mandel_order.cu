@@ -1,6 +1,6 @@
 // Which warp a sub-core issues when its warps wait on short dependencies: the suite's Mandelbrot
-// loop (validation/micro/sm_micro.cu mandel_loop, every lane 256 iterations) in one block of 256,
-// 512 or 1024 threads (2, 4 or 8 warps a sub-core) per SM, each warp recording the clock64 at
+// loop (kernels/cuda/mandelbrot_loop.cuh, as in validation/micro/sm_micro.cu mandel_loop; every
+// lane 256 iterations) in one block of 256, 512 or 1024 threads (2, 4 or 8 warps a sub-core) per SM, each warp recording the clock64 at
 // which it ends its loop. Greedy-then-oldest ends the oldest warps first and the youngest last;
 // round robin ends them together. Prints: threads,warp,end_cycles (from the block's start),
 // median over 5 runs of the first SM's block.
@@ -9,22 +9,14 @@
 #include <cstdio>
 #include <vector>
 
+#include "../../kernels/cuda/mandelbrot_loop.cuh"
 #include "cuda_check.h"
 
 __global__ void mandel_order(int max_iter, float cr, float ci, long long* ends, int* sink) {
-  const float c_r = cr;
-  float zr = 0.f, zi = 0.f;
-  int it = 0;
+  float zr, zi;
   __syncthreads();
   const long long t0 = clock64();
-  while (it < max_iter) {
-    float zr2 = __fmul_rn(zr, zr), zi2 = __fmul_rn(zi, zi);
-    if (__fadd_rn(zr2, zi2) > 4.0f) break;
-    float t = __fadd_rn(__fsub_rn(zr2, zi2), c_r);
-    zi = __fmaf_rn(__fadd_rn(zr, zr), zi, ci);
-    zr = t;
-    ++it;
-  }
+  const int it = mandelbrotIterations(cr, ci, max_iter, zr, zi);
   const long long t1 = clock64();
   if (threadIdx.x % 32 == 0) ends[blockIdx.x * 32 + threadIdx.x / 32] = t1 - t0;
   if (__float_as_int(zr) + __float_as_int(zi) + it == 0x7fffffff) sink[0] = it;

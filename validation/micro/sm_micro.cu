@@ -9,6 +9,8 @@
 //
 // Built into validation/micro/sm_micro.ptx by scripts/gen_micro_ptx.sh.
 
+#include "../../kernels/cuda/mandelbrot_loop.cuh"
+
 // Enough 4-byte words for lane * 32 + 7 * 32 + 7 * 1024 (the largest offsets used below).
 #define SMEM_WORDS 9216
 
@@ -446,24 +448,17 @@ extern "C" __global__ void call_recursive(int n, int spread, long long* cycles, 
 
 // Nothing: launch overhead and block dispatch (timed from the host, and by the model's
 // simulated_ns over back-to-back launches).
-// The suite's Mandelbrot loop (kernels/cuda/mandelbrot.cu: 12 SASS instructions an iteration,
-// FMUL/FADD/FFMA, FSETP, IADD3, ISETP and two branches), each lane on c = (cr + lane * spread, ci):
-// with spread 0 and c inside the set every lane runs max_iter iterations (no divergence: the
-// issue rate of the mix), with spread > 0 the lanes leave the loop at different iterations
-// (divergence: the warp runs as long as its last lane, the others wait at the reconvergence).
+// The suite's Mandelbrot loop (kernels/cuda/mandelbrot_loop.cuh: 12 SASS instructions an
+// iteration, FMUL/FADD/FFMA, FSETP, IADD3, ISETP and two branches), each lane on
+// c = (cr + lane * spread, ci): with spread 0 and c inside the set every lane runs max_iter
+// iterations (no divergence: the issue rate of the mix), with spread > 0 the lanes leave the loop
+// at different iterations (divergence: the warp runs as long as its last lane, the others wait at
+// the reconvergence).
 extern "C" __global__ void mandel_loop(int max_iter, float cr, float ci, float spread, long long* cycles, int* sink) {
   const float c_r = __fmaf_rn(float(threadIdx.x % 32), spread, cr);
-  float zr = 0.f, zi = 0.f;
-  int it = 0;
+  float zr, zi;
   long long t0 = syncedClock();
-  while (it < max_iter) {
-    float zr2 = __fmul_rn(zr, zr), zi2 = __fmul_rn(zi, zi);
-    if (__fadd_rn(zr2, zi2) > 4.0f) break;
-    float t = __fadd_rn(__fsub_rn(zr2, zi2), c_r);
-    zi = __fmaf_rn(__fadd_rn(zr, zr), zi, ci);
-    zr = t;
-    ++it;
-  }
+  const int it = mandelbrotIterations(c_r, ci, max_iter, zr, zi);
   long long t1 = syncedClock();
   report(t0, t1, cycles);
   if (__float_as_int(zr) + __float_as_int(zi) + it == 0x7fffffff) sink[0] = it;
