@@ -220,9 +220,30 @@ std::vector<std::uint8_t> blockStarts(const ptx::Program& program, std::uint32_t
   return starts;
 }
 
+// The register slots of function f that hold a special register SASS reads with S2R/S2UR: a
+// thread's or block's index (not the launch's sizes, which are constant-bank operands).
+std::vector<std::uint8_t> s2rSlots(const ptx::DecodedFunction& f) {
+  std::vector<std::uint8_t> s2r(f.num_regs, 0);
+  for (const auto& init : f.inits) {
+    if (init.kind != ptx::SlotInit::Kind::Special || init.slot >= s2r.size()) continue;
+    switch (ptx::specialOf(init.value)) {
+      case ptx::SpecialReg::TidX: case ptx::SpecialReg::TidY: case ptx::SpecialReg::TidZ:
+      case ptx::SpecialReg::CtaidX: case ptx::SpecialReg::CtaidY: case ptx::SpecialReg::CtaidZ:
+      case ptx::SpecialReg::LaneId: case ptx::SpecialReg::WarpId: case ptx::SpecialReg::SmId:
+      case ptx::SpecialReg::ClusterCtarank: case ptx::SpecialReg::ClusterCtaidX: case ptx::SpecialReg::ClusterCtaidY:
+      case ptx::SpecialReg::ClusterCtaidZ: case ptx::SpecialReg::ClusteridX: case ptx::SpecialReg::ClusteridY:
+      case ptx::SpecialReg::ClusteridZ:
+        s2r[init.slot] = 1;
+        break;
+      default: break;
+    }
+  }
+  return s2r;
+}
+
 // Marks the instructions that ptxas folds away (kFused, kFree) in function [entry, end), given
-// its block starts and how many instructions read each register (a fused producer's result
-// must have one reader).
+// its block starts, how many instructions read each register (a fused producer's result must
+// have one reader) and the slots read with S2R (s2rSlots: a copy of one is no free copy).
 void findFusedInstructions(const ptx::Program& program, std::uint32_t entry, std::uint32_t end,
                            const std::vector<std::uint8_t>& starts, const std::vector<std::uint32_t>& readers,
                            const std::vector<std::uint8_t>& s2r, std::vector<InstInfo>& info) {
@@ -530,23 +551,7 @@ std::vector<InstInfo> classifyProgram(const ptx::Program& program) {
     }
     const std::vector<std::uint8_t> starts = blockStarts(program, f.entry_pc, end);
     findSharedLoadGroups(program, f.entry_pc, end, starts, out);
-    // Special registers SASS reads with S2R/S2UR (not the launch's sizes, constant-bank operands).
-    std::vector<std::uint8_t> s2r(f.num_regs, 0);
-    for (const auto& init : f.inits) {
-      if (init.kind != ptx::SlotInit::Kind::Special || init.slot >= s2r.size()) continue;
-      switch (ptx::specialOf(init.value)) {
-        case ptx::SpecialReg::TidX: case ptx::SpecialReg::TidY: case ptx::SpecialReg::TidZ:
-        case ptx::SpecialReg::CtaidX: case ptx::SpecialReg::CtaidY: case ptx::SpecialReg::CtaidZ:
-        case ptx::SpecialReg::LaneId: case ptx::SpecialReg::WarpId: case ptx::SpecialReg::SmId:
-        case ptx::SpecialReg::ClusterCtarank: case ptx::SpecialReg::ClusterCtaidX: case ptx::SpecialReg::ClusterCtaidY:
-        case ptx::SpecialReg::ClusterCtaidZ: case ptx::SpecialReg::ClusteridX: case ptx::SpecialReg::ClusteridY:
-        case ptx::SpecialReg::ClusteridZ:
-          s2r[init.slot] = 1;
-          break;
-        default: break;
-      }
-    }
-    findFusedInstructions(program, f.entry_pc, end, starts, readers, s2r, out);
+    findFusedInstructions(program, f.entry_pc, end, starts, readers, s2rSlots(f), out);
     markWideImmediates(program, f, end, out);
     for (std::uint32_t pc = f.entry_pc; pc < end; ++pc) {
       if (program.code[pc].op != Op::Atom) continue;
