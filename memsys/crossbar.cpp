@@ -19,10 +19,26 @@ bool anyBit(const std::vector<std::uint64_t>& bits) {
     if (w) return true;
   return false;
 }
-std::uint32_t countBits(const std::vector<std::uint64_t>& bits) {
-  std::uint32_t n = 0;
-  for (std::uint64_t w : bits) n += std::uint32_t(__builtin_popcountll(w));
-  return n;
+
+// The first set bit of `bits` at or after `start`, wrapping around, for which pred(bit) holds
+// (kNone: none). Every set bit is offered at most once, in circular order.
+template <typename Pred>
+std::uint32_t firstFromWhere(const std::vector<std::uint64_t>& bits, std::uint32_t start, Pred&& pred) {
+  const std::size_t words = bits.size();
+  const std::size_t w0 = start >> 6;
+  if (w0 >= words) return firstFromWhere(bits, 0, pred);
+  const std::uint64_t high = ~std::uint64_t{0} << (start & 63);  // bits of word w0 at or after start
+  for (std::size_t k = 0; k <= words; ++k) {
+    const std::size_t w = (w0 + k) % words;
+    std::uint64_t word = bits[w];
+    if (k == 0) word &= high;
+    else if (k == words) word &= ~high;  // back at w0: the bits before start
+    for (; word; word &= word - 1) {
+      const std::uint32_t i = std::uint32_t(w * 64) + std::uint32_t(__builtin_ctzll(word));
+      if (pred(i)) return i;
+    }
+  }
+  return ~0u;
 }
 
 }  // namespace
@@ -41,7 +57,7 @@ void Crossbar::Network::init(std::uint32_t inputs, std::uint32_t outputs) {
 
 void Crossbar::Network::headChanged(std::uint32_t input) {
   Input& i = in[input];
-  for (std::uint32_t o : i.registered) clearBit(out[o].reqs, input);
+  for (std::uint32_t o : i.registered) out[o].dropRequest(input);
   i.registered.clear();
   i.heads.clear();
   const std::size_t n = std::min<std::size_t>(window, i.queue.size());
@@ -51,7 +67,7 @@ void Crossbar::Network::headChanged(std::uint32_t input) {
     if (k == i.taking) continue;  // being switched: its output holds the input already
     if (std::find(i.registered.begin(), i.registered.end(), p.dst) != i.registered.end()) continue;
     i.registered.push_back(p.dst);
-    setBit(out[p.dst].reqs, input);
+    out[p.dst].addRequest(input);
     out[p.dst].retry_at = 0;
     setBit(active, p.dst);
   }
@@ -105,11 +121,24 @@ std::uint32_t Crossbar::Network::arbitrate(std::uint32_t output, std::uint64_t c
     soonest = std::min(soonest, from);
     return false;
   };
-  for (std::size_t w = 0; w < o.reqs.size(); ++w) {
-    std::uint64_t keep = 0;
-    for (std::uint64_t rest = o.reqs[w]; rest; rest &= rest - 1)
-      if (ready(std::uint32_t(w * 64) + std::uint32_t(__builtin_ctzll(rest)))) keep |= rest & (~rest + 1);
-    eligible[w] = keep;
+  const std::uint32_t start = arbiter->firstConsidered(output);
+  if (start != CrossbarArbiter::kNone) {
+    // The arbiter takes the first ready requester from `start` on: test them in that order and
+    // stop at the first. (All are tested only when none can go, which retry_at needs anyway.)
+    const std::uint32_t found = firstFromWhere(o.reqs, start, ready);
+    if (found == kNone) {
+      o.retry_at = soonest;
+      return kNone;
+    }
+    for (std::uint64_t& w : eligible) w = 0;
+    setBit(eligible, found);
+  } else {
+    for (std::size_t w = 0; w < o.reqs.size(); ++w) {
+      std::uint64_t keep = 0;
+      for (std::uint64_t rest = o.reqs[w]; rest; rest &= rest - 1)
+        if (ready(std::uint32_t(w * 64) + std::uint32_t(__builtin_ctzll(rest)))) keep |= rest & (~rest + 1);
+      eligible[w] = keep;
+    }
   }
   if (!anyBit(eligible)) {
     o.retry_at = soonest;
@@ -130,12 +159,12 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
       if (o.granted == kNone && cycle >= o.retry_at) {
         o.granted = arbitrate(oi, cycle);
         if (o.granted != kNone) {
-          clearBit(o.reqs, o.granted);
+          o.dropRequest(o.granted);
           in[o.granted].taking = windowPacket(o.granted, oi);
         }
       }
       if (o.granted != kNone) {
-        *conflicts += countBits(o.reqs);
+        *conflicts += o.requesters;
         if (o.flits < out_cap) {
           Input& src = in[o.granted];
           Packet& p = src.queue[src.taking];
@@ -168,7 +197,7 @@ void Crossbar::Network::tick(std::uint64_t cycle) {
         ++ready_packets;
         o.traversing.pop_front();
       }
-      if (o.granted == kNone && o.traversing.empty() && !anyBit(o.reqs)) clearBit(active, oi);
+      if (o.granted == kNone && o.traversing.empty() && o.requesters == 0) clearBit(active, oi);
     }
   }
 }

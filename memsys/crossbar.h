@@ -145,6 +145,19 @@ class Crossbar {
     // tenth of a serialised-atomics run.
     std::uint64_t retry_at = 0;
     std::vector<std::uint64_t> reqs;    // bitset of inputs with a packet for this output in their window
+    std::uint32_t requesters = 0;       // bits set in reqs (counted each cycle as conflicts)
+    void addRequest(std::uint32_t input) {
+      std::uint64_t& w = reqs[input >> 6];
+      const std::uint64_t bit = std::uint64_t{1} << (input & 63);
+      requesters += (w & bit) == 0;
+      w |= bit;
+    }
+    void dropRequest(std::uint32_t input) {
+      std::uint64_t& w = reqs[input >> 6];
+      const std::uint64_t bit = std::uint64_t{1} << (input & 63);
+      requesters -= (w & bit) != 0;
+      w &= ~bit;
+    }
     std::deque<Timed> traversing;       // switched, arriving at `arrive`
     std::deque<Timed> ready;            // arrived, waiting to be popped
     Counter* busy = nullptr;

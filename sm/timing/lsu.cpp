@@ -668,6 +668,7 @@ void Lsu::step(std::uint64_t now) {
   }
   if (op.next < op.steps.size()) return;
   queue_.pop_front();
+  queue_freed_ = true;
   op.processed = true;
   op.ready = std::max(op.ready, now);
   if (op.outstanding == 0) finish(id);

@@ -17,6 +17,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "memsys/mem_request.h"
@@ -118,6 +119,10 @@ class Lsu {
   void step(std::uint64_t now);
   // Instructions finished since the last call (the caller clears it).
   std::vector<LsuDone>& done() { return done_; }
+  // Whether the queue gave up an instruction (gained room) since the last call: the warps
+  // waiting for room look again in the next cycle (SmCore; earliestRoom() cannot know when a
+  // queue held by the crossbar frees).
+  bool takeQueueFreed() { return std::exchange(queue_freed_, false); }
 
   bool hasRequest() const { return !out_.empty(); }
   const memsys::MemRequest& peekRequest() const { return out_.front(); }
@@ -155,6 +160,7 @@ class Lsu {
   // changes the queue, the front instruction's steps or the requests out forgets it.
   static constexpr std::uint64_t kNoRoomMemo = ~std::uint64_t{0};
   mutable std::uint64_t room_at_ = kNoRoomMemo, room_value_ = 0;
+  bool queue_freed_ = false;
   void buildSteps(const MemTrace& t, const LsuRequest& req, Op& op);
   std::uint32_t sharedPhaseLanes(std::uint32_t bytes) const;
   std::uint32_t sharedWavefronts(const MemTrace& t, std::uint32_t lanes, bool atomic, std::uint32_t& ideal) const;

@@ -362,7 +362,12 @@ struct SmCore::Impl {
   // The first cycle after t at which anything but the LSU's pipeline can change: a warp's reason
   // ends, a fetch is due, a response is handled, a draining block may retire.
   std::uint64_t warpEvent(std::uint64_t t) const;
-  void doze(std::uint64_t cycle);
+  // One cycle of a dozing SM: the LSU's responses and step. False when a response completed an
+  // access: the cycle is then a whole tick.
+  bool doze(std::uint64_t cycle);
+  // The LSU's queue gained room in this cycle's step: its throttled warps look in the next.
+  // True when one was waiting for later.
+  bool lsuQueueFreed(std::uint64_t cycle);
   void accountSleep(std::uint64_t through);  // the slept cycles up to `through`, inclusive
   std::uint32_t resident_blocks = 0, live_warps = 0, exited_resident = 0, free_warp_slots = 0;
 
@@ -1216,21 +1221,28 @@ std::uint64_t SmCore::Impl::warpEvent(std::uint64_t t) const {
   return next;
 }
 
-void SmCore::Impl::doze(std::uint64_t cycle) {
+bool SmCore::Impl::doze(std::uint64_t cycle) {
   now = cycle;
+  // A response that completes an access is for the warps in this very cycle: the whole tick runs
+  // (its handleResponses finds nothing more to do).
+  lsu.handleResponses(cycle);
+  if (!lsu.done().empty()) return false;
   lsu.step(cycle);
+  // The warps waiting for room in the queue look in the next cycle: the SM is awake then.
+  if (lsu.takeQueueFreed() && lsuQueueFreed(cycle)) sleep_until = std::min(sleep_until, cycle + 1);
   if (!lsu.done().empty() || (!draining.empty() && retire_check_at <= cycle)) {
     // Something for the warps: this cycle counts as they were, then the SM is awake.
     accountSleep(cycle);
     applyLsuDone();
     retireBlocks(cycle);
-    return;
+    return true;
   }
   const std::uint64_t next = lsu.nextEvent(cycle);
   if (next > cycle + 1) {  // the pipeline ran dry: sleep on
     dozing = false;
     sleep_until = std::min(sleep_until, next);
   }
+  return true;
 }
 
 void SmCore::Impl::accountSleep(std::uint64_t through) {
@@ -1445,31 +1457,40 @@ void SmCore::popMemRequest(std::uint64_t cycle) {
   const bool blocked = m.lsu.blockedOnCrossbar();
   m.lsu.popRequest();
   if (!blocked) return;
-  // The LSU can go on: the SM is awake from the next cycle on, and the warps waiting for room in
-  // its queue (Lsu::earliestRoom said "not before this") look again when it may have room. Until
-  // then a look would find what they found (the queue frees only in the LSU's step, and their
-  // other conditions change only with an issue, which has them look again), so they are not
-  // evaluated before: under a queue of atomics the SM's request is taken every few hundred cycles
-  // and each time every throttled warp was evaluated twice for nothing.
-  settle(cycle);
-  const std::uint64_t room = std::max(m.lsu.earliestRoom(cycle + 1), cycle + 1);
-  for (std::uint32_t s = 0; s < m.status.size(); ++s)
-    if ((m.status[s] == timing::Reason::MioThrottle || m.status[s] == timing::Reason::LgThrottle) &&
-        m.status_until[s] > room) {
-      m.status_until[s] = room;
-      SubCore& sc = m.subs[m.warps[s].sub];
-      sc.eval_due = std::min(sc.eval_due, room);
+  // The LSU can go on. Its queue frees only in its step, and the warps waiting for room look again
+  // in the cycle after it does (lsuQueueFreed); their other conditions change only with an issue,
+  // which has them look again. So only the LSU has work: an SM asleep dozes from the next cycle.
+  // (Under a queue of atomics the crossbar takes an SM's request every few cycles; a whole tick
+  // for each, and a look of every throttled warp at the room the queue might have had by then,
+  // were a third of the run.)
+  if (!m.dozing && m.sleep_until > cycle + 1) m.dozing = true;
+}
+
+bool SmCore::Impl::lsuQueueFreed(std::uint64_t cycle) {
+  bool any = false;
+  for (std::uint32_t s = 0; s < status.size(); ++s)
+    if ((status[s] == timing::Reason::MioThrottle || status[s] == timing::Reason::LgThrottle) &&
+        status_until[s] > cycle + 1) {
+      status_until[s] = cycle + 1;
+      SubCore& sc = subs[warps[s].sub];
+      sc.eval_due = std::min(sc.eval_due, cycle + 1);
+      any = true;
     }
+  return any;
 }
 void SmCore::acceptMemResponse(const memsys::MemRequest& r, std::uint64_t cycle) {
-  settle(cycle);  // awake from the next cycle on
-  impl_->lsu.acceptResponse(r, cycle);
+  Impl& m = *impl_;
+  // Asleep: the SM dozes from the next cycle, and wakes fully when the response completes an
+  // access (Impl::doze). A response that only counts down an access's acknowledgements (a
+  // reduction's passes under a queue of atomics) has nothing for the warps.
+  if (!m.dozing && m.sleep_until > cycle + 1) m.dozing = true;
+  else if (!m.dozing) settle(cycle);  // awake from the next cycle on
+  m.lsu.acceptResponse(r, cycle);
 }
 
 void SmCore::tick(std::uint64_t cycle) {
   Impl& m = *impl_;
-  if (m.dozing && cycle < m.sleep_until) {
-    m.doze(cycle);
+  if (m.dozing && cycle < m.sleep_until && m.doze(cycle)) {
     needs_commit_ = m.lsu.translationsPending();
     return;
   }
@@ -1576,6 +1597,7 @@ void SmCore::tick(std::uint64_t cycle) {
   }
 
   m.lsu.step(cycle);
+  if (m.lsu.takeQueueFreed()) m.lsuQueueFreed(cycle);
   m.applyLsuDone();
   m.retireBlocks(cycle);
   needs_commit_ = !m.effects.empty() || m.lsu.translationsPending() || m.issued_total != m.issued_at_commit;
