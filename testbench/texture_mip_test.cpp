@@ -64,6 +64,7 @@ std::string module() {
          kernel("tex2d", "tex.2d.v4.f32.f32 " + d + ", [%rd1, {%f1, %f2}];") +
          kernel("level2d", "tex.level.2d.v4.f32.f32 " + d + ", [%rd1, {%f1, %f2}], %f3;") +
          kernel("grad2d", "tex.grad.2d.v4.f32.f32 " + d + ", [%rd1, {%f1, %f2}], {%f5, %f6}, {%f7, %f8};") +
+         kernel("level3d", "tex.level.3d.v4.f32.f32 " + d + ", [%rd1, {%f1, %f2, %f3, %f3}], %f5;") +
          kernel("levela2d", "tex.level.a2d.v4.f32.f32 " + d + ", [%rd1, {%r2, %f1, %f2, %f2}], %f3;") +
          kernel("cube", "tex.cube.v4.f32.f32 " + d + ", [%rd1, {%f1, %f2, %f3, %f3}];") +
          kernel("acube", "tex.acube.v4.f32.f32 " + d + ", [%rd1, {%r2, %f1, %f2, %f3}];") +
@@ -503,6 +504,43 @@ TEST(TexMip, CubeMapLevelsAndGradients) {
     };
     const double lambda = std::log2(std::max(project(s + 4), project(s + 8)));
     ASSERT_EQ(by_grad[i], refMip(t, lambda, at)) << "tex.grad.cube " << i << " lambda " << lambda;
+  }
+}
+
+// A 3D texture's levels halve the depth too (8x4x4, 4x2x2, 2x1x1), slices of a level together.
+TEST(TexMip, ThreeDimensionalLevelsHalveTheDepth) {
+  Runtime rt;
+  const int W = 8, H = 4, D = 4, L = 3;
+  std::vector<float> bytes;
+  for (int l = 0; l < L; ++l)
+    for (int z = 0; z < std::max(1, D >> l); ++z)
+      for (int y = 0; y < std::max(1, H >> l); ++y)
+        for (int x = 0; x < std::max(1, W >> l); ++x) bytes.push_back(texelValue(l, z, x, y));
+  sm::TextureDesc d;
+  d.base = rt.upload(bytes);
+  d.width = W;
+  d.height = H;
+  d.depth = D;
+  d.dims = 3;
+  d.pitch = W * 4;
+  d.slice_pitch = W * H * 4;
+  d.levels = L;
+  d.flags = sm::kTexNormalizedCoords;
+  d.max_lod_clamp = 10;
+  const DevicePtr tex = driver::createTextureObject(rt, d);
+  std::mt19937 rng(67);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f), lod(-0.4f, 3.0f);
+  std::vector<float> in;
+  for (int i = 0; i < 256; ++i) in.insert(in.end(), {u(rng), u(rng), u(rng), 0, lod(rng), 0, 0, 0, 0, 0, 0, 0});
+  const auto got = run(rt, "level3d", tex, in);
+  for (int i = 0; i < 256; ++i) {
+    const float* s = &in[std::size_t(12 * i)];
+    // Point sampling at the nearest level (ties down), clamped to the last.
+    const double q = std::floor(std::clamp(double(s[4]), 0.0, double(L - 1)) * 256 + 0.5) / 256;
+    const int l = std::min(std::max(int(std::ceil(q + 0.5)) - 1, 0), L - 1);
+    const int lw = std::max(1, W >> l), lh = std::max(1, H >> l), ld = std::max(1, D >> l);
+    auto idx = [](float c, int n) { return std::min(int(std::floor(double(c) * n)), n - 1); };
+    ASSERT_EQ(got[std::size_t(i)], texelValue(l, idx(s[2], ld), idx(s[0], lw), idx(s[1], lh))) << i << " lod " << s[4];
   }
 }
 
