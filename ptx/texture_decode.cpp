@@ -177,13 +177,20 @@ bool decodeTextureInst(const Instruction& in, const TexDecodeHooks& h, DecodedIn
     // A level of detail (the coordinates' type) or gradients (f32 vectors of the coordinates,
     // .v2 or .v4 with the last ignored) select the mipmap level (sm/exec/texture_sample.cpp).
     if (form.level) t.src_c.push_back(h.source(ops[2], c));
-    if (form.grad)
+    if (form.grad) {
+      // One element per coordinate (the array index has none); three are written as a .v4.
+      const std::size_t n = coordCount(form.geom), written = n == 3 ? 4 : n;
       for (std::size_t i = 2; i < 4; ++i) {
+        const std::size_t got = ops[i].kind == Operand::Kind::Vector ? ops[i].elements.size() : 1;
+        if (got != n && got != written)
+          h.malformed(ops[i].loc, fmt::format("'tex.grad.{}' takes gradients of {} elements, found {}",
+                                              toString(form.geom), written, got));
         if (ops[i].kind == Operand::Kind::Vector)
           for (const auto& e : ops[i].elements) t.src_c.push_back(h.source(e, Type::F32));
         else
           t.src_c.push_back(h.source(ops[i], Type::F32));
       }
+    }
   } else if (opc == "txq" || opc == "suq") {
     if (form.query == TexQuery::None)
       h.malformed(in.loc, fmt::format("'{}' needs a query (.width, .height, .depth, ...)", opc));

@@ -637,6 +637,10 @@ TEST(TexMip, DecoderAcceptsLevelQueriesAndRefusesFormsThatDoNotExist) {
   EXPECT_EQ(load("txq.level.depth.b32 %r1, [%rd1], 3;"), "");
   EXPECT_NE(load("txq.level.channel_order.b32 %r1, [%rd1], %r2;").find("txq.level queries"), std::string::npos);
   EXPECT_NE(load("txq.level.width.b32 %r1, [%rd1];").find("takes 3 operands"), std::string::npos);
+  EXPECT_EQ(load("tex.grad.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], {%f5, %f6}, {%f7, %f6};"), "");
+  EXPECT_NE(load("tex.grad.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}], {%f5, %f6}, {%f7};")
+                .find("gradients of 2 elements, found 1"),
+            std::string::npos);
   EXPECT_NE(load("tex.cube.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1, %r2, %r3, %r3}];").find(".f32 coordinates"),
             std::string::npos);
 }
