@@ -770,7 +770,9 @@ class Parser {
     if (!node.IsMap()) fail(node, fmt::format("'{}' expects a mapping with buffer, width, ..., found {}", what, describe(node)));
     Fields f = surface ? fields(node, what, {"buffer", "channels", "width", "height", "depth", "layers", "pitch_bytes"})
                        : fields(node, what, {"buffer", "channels", "width", "height", "depth", "layers", "pitch_bytes",
-                                             "filter", "address", "normalized_coords", "read", "border_color"});
+                                             "filter", "address", "normalized_coords", "read", "border_color", "cube",
+                                             "mip_levels", "mipmap_filter", "lod_bias", "min_lod_clamp",
+                                             "max_lod_clamp"});
     const YAML::Node& bnode = required(f, "buffer", what);
     const std::string name = string(bnode, "buffer");
     const BufferSpec* b = spec.findBuffer(name);
@@ -814,11 +816,55 @@ class Parser {
       fail(*f.find("pitch_bytes"), fmt::format("'pitch_bytes' must be a multiple of the {}-byte texel and hold a row "
                                                "of {} texels", d.texelBytes(), d.width));
     d.slice_pitch = d.pitch * d.height;
-    const std::uint64_t need = d.slice_pitch * std::max<std::uint64_t>(d.depth, std::max<std::uint32_t>(d.layers, 1)) -
-                               (d.pitch - std::uint64_t(d.width) * d.texelBytes());
-    if (need > b->bytes())
-      fail(node, fmt::format("a {} of {} x {} x {} texels of {} bytes needs {} bytes; buffer '{}' holds {}", what, d.width,
-                             d.height, std::max(d.depth, d.layers), d.texelBytes(), need, name, b->bytes()));
+    // A cube map: square 2D faces, 6 a cube (`layers` counts cubes); its faces are 2D slices.
+    if (const YAML::Node* n = f.find("cube")) {
+      const std::string v = string(*n, "cube");
+      if (v == "true") {
+        if (d.dims != 2) fail(*n, "a cube map has a width and a height (square faces), and no depth");
+        if (d.width != d.height)
+          fail(*n, fmt::format("cube-map faces must be square, found {} x {}", d.width, d.height));
+        d.flags |= sm::kTexCubemap;
+      } else if (v != "false") {
+        fail(*n, "'cube' is true or false");
+      }
+    }
+    // Mipmap levels: level 0 as above, then each level right after the last, rows unpadded
+    // (sm/texture_desc.h, level_align_log2 = 0); the buffer holds them all, in that order.
+    if (const YAML::Node* n = f.find("mip_levels")) {
+      const std::uint64_t levels = positive(*n, ElemType::U32, "mip_levels");
+      sm::TextureDesc one = d;
+      one.levels = 1;
+      if (levels > one.maxLevels())
+        fail(*n, fmt::format("'mip_levels' is at most {} for a largest dimension of {} (floor(log2) + 1), found {}",
+                             one.maxLevels(), std::max({d.width, d.height, d.depth}), levels));
+      d.levels = std::uint8_t(levels);
+      d.max_lod_clamp = float(levels - 1);
+    }
+    auto lodValue = [&](const char* key, float* out) {
+      if (const YAML::Node* n = f.find(key)) {
+        if (d.levels < 2) fail(*n, fmt::format("'{}' needs 'mip_levels' (2 or more)", key));
+        *out = float(number(*n, key));
+      }
+    };
+    lodValue("lod_bias", &d.lod_bias);
+    lodValue("min_lod_clamp", &d.min_lod_clamp);
+    lodValue("max_lod_clamp", &d.max_lod_clamp);
+    if (const YAML::Node* n = f.find("mipmap_filter")) {
+      if (d.levels < 2) fail(*n, "'mipmap_filter' needs 'mip_levels' (2 or more)");
+      const std::string v = string(*n, "mipmap_filter");
+      if (v == "linear") d.mip_flags |= sm::kTexMipLinear;
+      else if (v != "point") fail(*n, fmt::format("'mipmap_filter' is point or linear, found '{}'", v));
+    }
+    // The bytes up to the end of the last level's last row (its padding need not be there).
+    const sm::TexLevel last = d.levelGeometry(d.levels - 1u);
+    const std::uint64_t need = d.footprintBytes() - (last.pitch - std::uint64_t(last.width) * d.texelBytes());
+    if (need > b->bytes()) {
+      const std::uint64_t slices = d.slicesAt(d.depth);
+      fail(node, fmt::format("a {} of {} x {} x {} texels of {} bytes{} needs {} bytes; buffer '{}' holds {}", what,
+                             d.width, d.height, slices, d.texelBytes(),
+                             d.levels > 1 ? fmt::format(" in {} mipmap levels", d.levels) : std::string(), need, name,
+                             b->bytes()));
+    }
     if (const YAML::Node* n = f.find("filter")) {
       const std::string v = string(*n, "filter");
       if (v == "linear") d.flags |= sm::kTexLinearFilter;

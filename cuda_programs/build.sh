@@ -13,7 +13,7 @@ NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
 all=(vector_add saxpy reduce_tree reduce_shuffle reduce_atomic dot_f64 histogram transpose sgemm_tiled
      dgemm_tiled scan_block stencil2d conv_const mandelbrot int_hash spmv_csr bfs bitonic_sort nbody
      vote_match f16_math printf recursion fp8_convert hgemm_tensor tma_transpose hgemm_wgmma hgemm_tma_wgmma texture_filter
-     runtime_api fault_oob texture_api tma_im2col)  # the last four: api/, beyond the workloads
+     runtime_api fault_oob texture_api tma_im2col texture_mip)  # the last five: api/, beyond the workloads
 # Built for sm_90 (nvcc's default arch, sm_75 in CUDA 13, is too old or not what the suite runs):
 #   hgemm_tensor: mma.sync m16n8k16, ldmatrix and cp.async need sm_80 (does not compile for sm_75);
 #   fp8_convert:  cvt to e4m3x2/e5m2x2 is an sm_89 instruction (cuda_fp8.h falls back to software);

@@ -2,12 +2,17 @@
 // of a pitch-linear allocation in device memory (rows kArrayPitchAlignBytes-aligned; CUDA's own
 // layout is opaque, so any layout serves); a texture or surface object is the device address of
 // the 128-byte descriptor the SM reads (sm/texture_desc.h), which this file writes at creation
-// and kills at destruction. Resource views, mipmapped arrays, cube maps and sRGB are not supported
-// (cudaErrorNotSupported with a message).
+// and kills at destruction. A cube-map array is a layered one of 6 faces a cube (cudaArrayCubemap
+// [+ cudaArrayLayered], faces in cudaGraphicsCubeFace order). A mipmapped array is one allocation
+// holding its levels as the descriptor lays them out (sm/texture_desc.h: level after level, rows of
+// levels >= 1 kArrayPitchAlignBytes-aligned like level 0's); each level is also an array (a view
+// into it, freed with it) that cudaGetMipmappedArrayLevel returns and the copies fill. Resource
+// views, sRGB and seamless cube-map filtering are not supported (cudaErrorNotSupported with a message).
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "cudart/api_common.h"
 #include "sm/texture_desc.h"
@@ -20,6 +25,8 @@ using Error = abi::Error;
 namespace {
 
 constexpr std::size_t kArrayPitchAlignBytes = 128;  // row alignment of an array's storage
+constexpr std::uint8_t kLevelAlignLog2 = 7;           // the same for levels >= 1 of mipmapped arrays
+static_assert(std::size_t(1) << kLevelAlignLog2 == kArrayPitchAlignBytes);
 
 struct ArrayObject {
   void* data = nullptr;
@@ -29,9 +36,16 @@ struct ArrayObject {
   std::size_t width = 0, height = 0, depth = 0;  // as created (0: the dimension is absent)
   unsigned flags = 0;
   std::size_t pitch = 0, slice_pitch = 0;
+  bool view = false;  // a level of a mipmapped array: its data belong to that
   std::size_t texelBytes() const { return std::size_t(bits) / 8 * channels; }
   std::size_t rows() const { return height ? height : 1; }
   std::size_t slices() const { return depth ? depth : 1; }
+};
+
+struct MipmappedObject {
+  ArrayObject top;  // level 0's format, extent and flags; data: the whole allocation
+  std::uint32_t levels = 1;
+  std::vector<ArrayObject*> level_arrays;
 };
 
 struct Object {
@@ -48,6 +62,15 @@ std::set<ArrayObject*>& arrays() {
 std::map<std::uint64_t, Object>& objects() {
   static std::map<std::uint64_t, Object> o;
   return o;
+}
+
+std::set<MipmappedObject*>& mipmappedArrays() {
+  static std::set<MipmappedObject*> m;
+  return m;
+}
+MipmappedObject* findMipmapped(const void* m) {
+  auto* p = static_cast<MipmappedObject*>(const_cast<void*>(m));
+  return mipmappedArrays().count(p) ? p : nullptr;
 }
 
 ArrayObject* findArray(const void* a) {
@@ -74,6 +97,25 @@ bool formatOf(const abi::ChannelFormatDesc& d, scgpu::sm::ChannelKind* kind, std
   return true;
 }
 
+// The checks of an array's extent and flags that plain and mipmapped arrays share.
+Error checkExtent(State& s, std::size_t w, std::size_t h, std::size_t d, unsigned flags, const char* what) {
+  if (flags & ~unsigned(abi::kArrayLayered | abi::kArraySurfaceLoadStore | abi::kArrayTextureGather | abi::kArrayCubemap))
+    return s.fail(abi::kNotSupported, fmt::format("{}: array flags {:#x} are not supported", what, flags));
+  if (w == 0 || (d && !h && !(flags & abi::kArrayLayered)) || w > (1u << 30) || h > (1u << 30) || d > (1u << 30))
+    return s.fail(abi::kInvalidValue, fmt::format("{}: bad extent {} x {} x {}", what, w, h, d));
+  if ((flags & abi::kArrayLayered) && d == 0)
+    return s.fail(abi::kInvalidValue, fmt::format("{}: a layered array needs a depth (its layers)", what));
+  if (flags & abi::kArrayCubemap) {
+    if (w != h)
+      return s.fail(abi::kInvalidValue, fmt::format("{}: cube-map faces must be square, found {} x {}", what, w, h));
+    const bool layered = flags & abi::kArrayLayered;
+    if (layered ? (d == 0 || d % 6) : d != 6)
+      return s.fail(abi::kInvalidValue, fmt::format("{}: a cube map's depth is {}, found {}", what,
+                                                    layered ? "a multiple of 6 (6 faces a cube)" : "6 (its faces)", d));
+  }
+  return abi::kSuccess;
+}
+
 Error makeArray(State& s, void** out, const abi::ChannelFormatDesc* desc, std::size_t w, std::size_t h, std::size_t d,
                 unsigned flags, const char* what) {
   if (!out || !desc) return s.fail(abi::kInvalidValue);
@@ -83,10 +125,7 @@ Error makeArray(State& s, void** out, const abi::ChannelFormatDesc* desc, std::s
                   fmt::format("{}: channel format ({}, {}, {}, {}) of kind {} is not supported (1, 2 or 4 equal channels "
                               "of 8, 16 or 32 bits; signed, unsigned or float)",
                               what, desc->x, desc->y, desc->z, desc->w, desc->f));
-  if (flags & ~unsigned(abi::kArrayLayered | abi::kArraySurfaceLoadStore | abi::kArrayTextureGather))
-    return s.fail(abi::kNotSupported, fmt::format("{}: array flags {:#x} are not supported", what, flags));
-  if (w == 0 || (d && !h && !(flags & abi::kArrayLayered)) || w > (1u << 30) || h > (1u << 30) || d > (1u << 30))
-    return s.fail(abi::kInvalidValue, fmt::format("{}: bad extent {} x {} x {}", what, w, h, d));
+  if (const Error e = checkExtent(s, w, h, d, flags, what)) return e;
   a.desc = *desc;
   a.width = w;
   a.height = h;
@@ -133,6 +172,34 @@ Error arrayLinearCopy(State& s, ArrayObject& a, bool to_array, std::size_t w_off
   return abi::kSuccess;
 }
 
+// A texture or surface descriptor's format and geometry from an array. A cube map's faces are 2D
+// slices: a cube-map texture, or (a surface, which PTX addresses as .a2d) a layered array of faces.
+void describeArray(const ArrayObject& a, bool surface, scgpu::sm::TextureDesc* d) {
+  d->kind = a.kind;
+  d->bits = a.bits;
+  d->channels = a.channels;
+  d->base = reinterpret_cast<std::uint64_t>(a.data);
+  d->width = std::uint32_t(a.width);
+  d->height = std::uint32_t(a.rows());
+  d->pitch = a.pitch;
+  d->slice_pitch = a.slice_pitch;
+  if ((a.flags & abi::kArrayCubemap) && !surface) {
+    d->flags |= scgpu::sm::kTexCubemap;
+    d->dims = 2;
+    if (a.flags & abi::kArrayLayered) {
+      d->flags |= scgpu::sm::kTexLayered;
+      d->layers = std::uint32_t(a.slices() / 6);
+    }
+  } else if (a.flags & (abi::kArrayLayered | abi::kArrayCubemap)) {
+    d->flags |= scgpu::sm::kTexLayered;
+    d->layers = std::uint32_t(a.slices());
+    d->dims = a.height ? 2 : 1;
+  } else {
+    d->depth = std::uint32_t(a.slices());
+    d->dims = a.depth ? 3 : a.height ? 2 : 1;
+  }
+}
+
 Error createObject(State& s, std::uint64_t* out, const abi::ResourceDesc* res, const abi::TextureDesc* tex,
                    bool surface, const char* what) {
   if (!out || !res || (!surface && !tex)) return s.fail(abi::kInvalidValue);
@@ -144,22 +211,18 @@ Error createObject(State& s, std::uint64_t* out, const abi::ResourceDesc* res, c
       if (!a) return s.fail(abi::kInvalidResourceHandle, fmt::format("{}: not a CUDA array", what));
       if (surface && !(a->flags & abi::kArraySurfaceLoadStore))
         return s.fail(abi::kInvalidValue, fmt::format("{}: the array was not created with cudaArraySurfaceLoadStore", what));
-      d.kind = a->kind;
-      d.bits = a->bits;
-      d.channels = a->channels;
-      d.base = reinterpret_cast<std::uint64_t>(a->data);
-      d.width = std::uint32_t(a->width);
-      d.height = std::uint32_t(a->rows());
-      d.pitch = a->pitch;
-      d.slice_pitch = a->slice_pitch;
-      if (a->flags & abi::kArrayLayered) {
-        d.flags |= scgpu::sm::kTexLayered;
-        d.layers = std::uint32_t(a->slices());
-        d.dims = a->height ? 2 : 1;
-      } else {
-        d.depth = std::uint32_t(a->slices());
-        d.dims = a->depth ? 3 : a->height ? 2 : 1;
-      }
+      describeArray(*a, surface, &d);
+      break;
+    }
+    case abi::kResourceMipmappedArray: {
+      MipmappedObject* m = findMipmapped(res->res.mipmap.mipmap);
+      if (!m) return s.fail(abi::kInvalidResourceHandle, fmt::format("{}: not a CUDA mipmapped array", what));
+      if (surface)
+        return s.fail(abi::kInvalidValue,
+                      fmt::format("{}: a surface takes one level (cudaGetMipmappedArrayLevel), not a mipmapped array", what));
+      describeArray(m->top, false, &d);
+      d.levels = std::uint8_t(m->levels);
+      d.level_align_log2 = kLevelAlignLog2;
       break;
     }
     case abi::kResourceLinear:
@@ -193,7 +256,7 @@ Error createObject(State& s, std::uint64_t* out, const abi::ResourceDesc* res, c
       break;
     }
     default:
-      return s.fail(abi::kNotSupported, fmt::format("{}: resource type {} (mipmapped arrays) is not supported", what,
+      return s.fail(abi::kInvalidValue, fmt::format("{}: resource type {} is not a cudaResourceType", what,
                                                     int(res->resType)));
   }
   if (!surface) {
@@ -220,6 +283,24 @@ Error createObject(State& s, std::uint64_t* out, const abi::ResourceDesc* res, c
       d.flags |= scgpu::sm::kTexLinearFilter;
     }
     std::memcpy(d.border, tex->borderColor, sizeof d.border);
+    if (d.cubemap() && tex->seamlessCubemap)
+      return s.fail(abi::kNotSupported,
+                    fmt::format("{}: seamless cube-map filtering is not supported (faces clamp at their edges)", what));
+    // The mipmap fields count for mipmapped arrays only (CUDA ignores them for the others).
+    if (d.levels > 1) {
+      if (tex->mipmapFilterMode != 0 && tex->mipmapFilterMode != 1)
+        return s.fail(abi::kInvalidFilterSetting,
+                      fmt::format("{}: mipmap filter mode {} is not a cudaTextureFilterMode", what, tex->mipmapFilterMode));
+      if (tex->mipmapFilterMode == 1) {
+        if (!d.returnsFloat())
+          return s.fail(abi::kInvalidFilterSetting,
+                        fmt::format("{}: linear mipmap filtering of integers needs cudaReadModeNormalizedFloat", what));
+        d.mip_flags |= scgpu::sm::kTexMipLinear;
+      }
+      d.lod_bias = tex->mipmapLevelBias;
+      d.min_lod_clamp = tex->minMipmapLevelClamp;
+      d.max_lod_clamp = tex->maxMipmapLevelClamp;
+    }
   }
   const std::string why = scgpu::sm::TextureDesc::validate(d);
   if (!why.empty()) return s.fail(abi::kInvalidValue, fmt::format("{}: {}", what, why));
@@ -305,9 +386,6 @@ SCGPU_CUDART_API Error cudaMallocArray(void** array, const abi::ChannelFormatDes
 SCGPU_CUDART_API Error cudaMalloc3DArray(void** array, const abi::ChannelFormatDesc* desc, abi::Extent extent,
                                          unsigned flags) {
   return onDevice("cudaMalloc3DArray", [&](State& s) {
-    if (flags & abi::kArrayCubemap) return s.fail(abi::kNotSupported, "cudaMalloc3DArray: cube maps are not supported");
-    if ((flags & abi::kArrayLayered) && extent.depth == 0)
-      return s.fail(abi::kInvalidValue, "cudaMalloc3DArray: a layered array needs a depth (its layers)");
     return makeArray(s, array, desc, extent.width, extent.height, extent.depth, flags, "cudaMalloc3DArray");
   });
 }
@@ -317,9 +395,92 @@ SCGPU_CUDART_API Error cudaFreeArray(void* array) {
     if (!array) return abi::kSuccess;
     ArrayObject* a = findArray(array);
     if (!a) return s.fail(abi::kInvalidResourceHandle);
+    if (a->view)
+      return s.fail(abi::kInvalidValue,
+                    "cudaFreeArray: the array is a level of a mipmapped array (cudaFreeMipmappedArray frees it)");
     const Error e = s.free(a->data);
     arrays().erase(a);
     delete a;
+    return e;
+  });
+}
+
+SCGPU_CUDART_API Error cudaMallocMipmappedArray(void** out, const abi::ChannelFormatDesc* desc, abi::Extent extent,
+                                                unsigned num_levels, unsigned flags) {
+  return onDevice("cudaMallocMipmappedArray", [&](State& s) {
+    const char* what = "cudaMallocMipmappedArray";
+    if (!out || !desc) return s.fail(abi::kInvalidValue);
+    MipmappedObject m;
+    ArrayObject& a = m.top;
+    if (!formatOf(*desc, &a.kind, &a.bits, &a.channels))
+      return s.fail(abi::kInvalidChannelDescriptor,
+                    fmt::format("{}: channel format ({}, {}, {}, {}) of kind {} is not supported", what, desc->x,
+                                desc->y, desc->z, desc->w, desc->f));
+    if (const Error e = checkExtent(s, extent.width, extent.height, extent.depth, flags, what)) return e;
+    a.desc = *desc;
+    a.width = extent.width;
+    a.height = extent.height;
+    a.depth = extent.depth;
+    a.flags = flags;
+    a.pitch = (a.width * a.texelBytes() + kArrayPitchAlignBytes - 1) / kArrayPitchAlignBytes * kArrayPitchAlignBytes;
+    a.slice_pitch = a.pitch * a.rows();
+    // The layout: the descriptor's (levelGeometry), over a descriptor of level 0.
+    scgpu::sm::TextureDesc layout;
+    layout.kind = a.kind;
+    layout.bits = a.bits;
+    layout.channels = a.channels;
+    describeArray(a, false, &layout);
+    layout.base = 0;
+    layout.level_align_log2 = kLevelAlignLog2;
+    // "clamped to the range [1, 1 + floor(log2(max(width, height, depth)))]" (cuda_runtime_api.h)
+    m.levels = std::clamp<std::uint32_t>(num_levels, 1, layout.maxLevels());
+    layout.levels = std::uint8_t(m.levels);
+    if (const Error e = s.malloc(&a.data, layout.footprintBytes())) return e;
+    auto* p = new MipmappedObject(m);
+    for (std::uint32_t l = 0; l < p->levels; ++l) {
+      const scgpu::sm::TexLevel g = layout.levelGeometry(l);
+      auto* v = new ArrayObject(a);
+      v->data = static_cast<char*>(a.data) + g.base;
+      v->width = g.width;
+      v->height = a.height ? g.height : 0;
+      v->depth = a.depth == 0 ? 0 : layout.dims == 3 ? g.depth : a.depth;  // layers and faces stay
+      v->pitch = g.pitch;
+      v->slice_pitch = g.slice_pitch;
+      v->view = true;
+      arrays().insert(v);
+      p->level_arrays.push_back(v);
+    }
+    mipmappedArrays().insert(p);
+    *out = p;
+    return abi::kSuccess;
+  });
+}
+
+SCGPU_CUDART_API Error cudaGetMipmappedArrayLevel(void** level_array, const void* mipmapped, unsigned level) {
+  return onDevice("cudaGetMipmappedArrayLevel", [&](State& s) {
+    MipmappedObject* m = findMipmapped(mipmapped);
+    if (!m) return s.fail(abi::kInvalidResourceHandle);
+    if (!level_array) return s.fail(abi::kInvalidValue);
+    if (level >= m->levels)
+      return s.fail(abi::kInvalidValue,
+                    fmt::format("cudaGetMipmappedArrayLevel: level {} of a mipmapped array of {} levels", level, m->levels));
+    *level_array = m->level_arrays[level];
+    return abi::kSuccess;
+  });
+}
+
+SCGPU_CUDART_API Error cudaFreeMipmappedArray(void* mipmapped) {
+  return onDevice("cudaFreeMipmappedArray", [&](State& s) {
+    if (!mipmapped) return abi::kSuccess;
+    MipmappedObject* m = findMipmapped(mipmapped);
+    if (!m) return s.fail(abi::kInvalidResourceHandle);
+    for (ArrayObject* v : m->level_arrays) {
+      arrays().erase(v);
+      delete v;
+    }
+    const Error e = s.free(m->top.data);
+    mipmappedArrays().erase(m);
+    delete m;
     return e;
   });
 }

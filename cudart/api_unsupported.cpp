@@ -1,7 +1,7 @@
 // The CUDA 13 runtime calls scgpu does not implement: each prints, once, that it is not supported
 // (naming itself) and returns cudaErrorNotSupported, so a program that checks its errors stops
 // with a clear message and one that does not check goes on. The list is every cudaXxx of CUDA 13's
-// cuda_runtime_api.h that has no implementation in api_*.cpp (mipmapped arrays, texture resource
+// cuda_runtime_api.h that has no implementation in api_*.cpp (texture resource
 // views, graphs and stream capture, memory pools, IPC, external memory and semaphores,
 // libraries, logs, peer access, clusters); docs/cuda-programs.md says what is supported.
 #include "cudart/api_common.h"
@@ -38,11 +38,9 @@ SCGPU_CUDART_UNSUPPORTED(cudaDeviceSetSharedMemConfig)
 SCGPU_CUDART_UNSUPPORTED(cudaDeviceUnregisterAsyncNotification)
 SCGPU_CUDART_UNSUPPORTED(cudaExternalMemoryGetMappedBuffer)
 SCGPU_CUDART_UNSUPPORTED(cudaExternalMemoryGetMappedMipmappedArray)
-SCGPU_CUDART_UNSUPPORTED(cudaFreeMipmappedArray)
 SCGPU_CUDART_UNSUPPORTED(cudaFuncSetSharedMemConfig)
 SCGPU_CUDART_UNSUPPORTED(cudaGetExportTable)
 SCGPU_CUDART_UNSUPPORTED(cudaGetFuncBySymbol)
-SCGPU_CUDART_UNSUPPORTED(cudaGetMipmappedArrayLevel)
 SCGPU_CUDART_UNSUPPORTED(cudaGetTextureObjectResourceViewDesc)
 SCGPU_CUDART_UNSUPPORTED(cudaGraphAddChildGraphNode)
 SCGPU_CUDART_UNSUPPORTED(cudaGraphAddDependencies)
@@ -157,7 +155,6 @@ SCGPU_CUDART_UNSUPPORTED(cudaLogsRegisterCallback)
 SCGPU_CUDART_UNSUPPORTED(cudaLogsUnregisterCallback)
 SCGPU_CUDART_UNSUPPORTED(cudaMalloc3D)
 SCGPU_CUDART_UNSUPPORTED(cudaMallocFromPoolAsync)
-SCGPU_CUDART_UNSUPPORTED(cudaMallocMipmappedArray)
 SCGPU_CUDART_UNSUPPORTED(cudaMemDiscardAndPrefetchBatchAsync)
 SCGPU_CUDART_UNSUPPORTED(cudaMemDiscardBatchAsync)
 SCGPU_CUDART_UNSUPPORTED(cudaMemGetDefaultMemPool)

@@ -14,6 +14,8 @@ const char* toString(TexGeom g) {
     case TexGeom::D3: return "3d";
     case TexGeom::A1D: return "a1d";
     case TexGeom::A2D: return "a2d";
+    case TexGeom::Cube: return "cube";
+    case TexGeom::ACube: return "acube";
   }
   return "?";
 }
@@ -22,7 +24,8 @@ namespace {
 
 bool geomFromName(const std::string& w, TexGeom& g) {
   static const std::map<std::string, TexGeom> m = {
-      {"1d", TexGeom::D1}, {"2d", TexGeom::D2}, {"3d", TexGeom::D3}, {"a1d", TexGeom::A1D}, {"a2d", TexGeom::A2D}};
+      {"1d", TexGeom::D1}, {"2d", TexGeom::D2}, {"3d", TexGeom::D3}, {"a1d", TexGeom::A1D}, {"a2d", TexGeom::A2D},
+      {"cube", TexGeom::Cube}, {"acube", TexGeom::ACube}};
   auto it = m.find(w);
   if (it == m.end()) return false;
   g = it->second;
@@ -86,7 +89,7 @@ bool decodeTextureInst(const Instruction& in, const TexDecodeHooks& h, DecodedIn
     if ((opc == "suld" || opc == "sust") && w == "b") { binary = true; continue; }
     if (opc == "sust" && w == "p") { formatted = true; continue; }
     if ((opc == "txq" || opc == "suq") && queryFromName(w, q)) { form.query = q; continue; }
-    if (opc == "tex" && w == "level") { form.level = true; continue; }
+    if ((opc == "tex" || opc == "txq") && w == "level") { form.level = true; continue; }
     if (opc == "tex" && w == "grad") { form.grad = true; continue; }
     if (opc == "tex" && w == "base") continue;  // the default: level 0
     if (ignorable(w)) continue;
@@ -123,7 +126,8 @@ bool decodeTextureInst(const Instruction& in, const TexDecodeHooks& h, DecodedIn
       if (e.kind == Operand::Kind::Vector) coords.insert(coords.end(), e.elements.begin(), e.elements.end());
       else coords.push_back(e);
     }
-    // 3d and a2d take a four-element vector whose last element is ignored.
+    // 3d, cube and a2d take a four-element vector whose last element is ignored (acube's four are
+    // the index and the direction).
     const std::size_t written = want == 3 ? 4 : want;
     if (coords.size() != written && coords.size() != want)
       h.malformed(a.loc, fmt::format("'{}.{}' takes {} coordinates, found {}", opc, toString(form.geom), written,
@@ -141,7 +145,9 @@ bool decodeTextureInst(const Instruction& in, const TexDecodeHooks& h, DecodedIn
     (void)ty;
   };
   if (!have_geom && opc != "txq" && opc != "suq")
-    h.malformed(in.loc, fmt::format("'{}' needs a geometry (.1d, .2d, .3d, .a1d, .a2d)", opc));
+    h.malformed(in.loc, fmt::format("'{}' needs a geometry (.1d, .2d, .3d, .a1d, .a2d, .cube, .acube)", opc));
+  if (have_geom && ptx::isCubeGeom(form.geom) && opc != "tex")
+    h.fail(in.loc, fmt::format("'{}.{}': cube maps are implemented for tex only", opc, toString(form.geom)));
   const bool arr = isArrayGeom(form.geom);
   const std::size_t ncoord = coordCount(form.geom) + (arr ? 1 : 0);
 
@@ -156,6 +162,9 @@ bool decodeTextureInst(const Instruction& in, const TexDecodeHooks& h, DecodedIn
     if (opc == "tld4" && (form.geom != TexGeom::D2 && form.geom != TexGeom::A2D))
       h.fail(in.loc, "tld4 is implemented for .2d and .a2d");
     if (opc == "tld4" && c != Type::F32) h.malformed(in.loc, "tld4 takes .f32 coordinates");
+    if (isCubeGeom(form.geom) && c != Type::F32)
+      h.malformed(in.loc, fmt::format("'tex.{}' takes .f32 coordinates (a direction)", toString(form.geom)));
+    if (form.level && form.grad) h.malformed(in.loc, "'tex' takes .level or .grad, not both");
     out.op = opc == "tex" ? Op::Tex : Op::Tld4;
     out.type = d;
     out.type2 = c;
@@ -165,16 +174,23 @@ bool decodeTextureInst(const Instruction& in, const TexDecodeHooks& h, DecodedIn
                                  ops.size()));
     dests(ops[0], 4, d);
     handle_and_coords(ops[1], ncoord, c, arr);
-    // A level of detail or gradients select a mipmap level; scgpu's textures have one level, so
-    // they are read (the register dependencies stay) and level 0 is sampled.
+    // A level of detail (the coordinates' type) or gradients (f32 vectors of the coordinates,
+    // .v2 or .v4 with the last ignored) select the mipmap level (sm/exec/texture_sample.cpp).
     if (form.level) t.src_c.push_back(h.source(ops[2], c));
-    if (form.grad)
+    if (form.grad) {
+      // One element per coordinate (the array index has none); three are written as a .v4.
+      const std::size_t n = coordCount(form.geom), written = n == 3 ? 4 : n;
       for (std::size_t i = 2; i < 4; ++i) {
+        const std::size_t got = ops[i].kind == Operand::Kind::Vector ? ops[i].elements.size() : 1;
+        if (got != n && got != written)
+          h.malformed(ops[i].loc, fmt::format("'tex.grad.{}' takes gradients of {} elements, found {}",
+                                              toString(form.geom), written, got));
         if (ops[i].kind == Operand::Kind::Vector)
           for (const auto& e : ops[i].elements) t.src_c.push_back(h.source(e, Type::F32));
         else
           t.src_c.push_back(h.source(ops[i], Type::F32));
       }
+    }
   } else if (opc == "txq" || opc == "suq") {
     if (form.query == TexQuery::None)
       h.malformed(in.loc, fmt::format("'{}' needs a query (.width, .height, .depth, ...)", opc));
@@ -183,11 +199,17 @@ bool decodeTextureInst(const Instruction& in, const TexDecodeHooks& h, DecodedIn
         form.query != TexQuery::ChannelOrder && form.query != TexQuery::ArraySize)
       h.malformed(in.loc, "suq queries .width .height .depth .channel_data_type .channel_order .array_size");
     if (types.size() != 1 || types[0] != Type::B32) h.malformed(in.loc, fmt::format("'{}' returns .b32", opc));
-    if (ops.size() != 2) h.fail(in.loc, fmt::format("'{}' with a level operand is not implemented", opc));
+    // txq.level.{width,height,depth} d, [a], level: that mipmap level's extent.
+    if (form.level && form.query != TexQuery::Width && form.query != TexQuery::Height &&
+        form.query != TexQuery::Depth)
+      h.malformed(in.loc, "txq.level queries .width, .height or .depth");
+    if (ops.size() != (form.level ? 3u : 2u))
+      h.malformed(in.loc, fmt::format("'{}' takes {} operands, found {}", opc, form.level ? 3 : 2, ops.size()));
     out.op = opc == "txq" ? Op::Txq : Op::Suq;
     out.type = Type::B32;
     dests(ops[0], 1, Type::B32);
     handle_and_coords(ops[1], 0, Type::None, false);
+    if (form.level) t.src_c.push_back(h.source(ops[2], Type::S32));
   } else {  // suld, sust
     const bool load = opc == "suld";
     if (formatted && load) h.malformed(in.loc, "suld.p does not exist");

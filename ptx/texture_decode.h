@@ -14,8 +14,8 @@
 
 namespace scgpu::ptx {
 
-// Geometry of a texture or surface instruction (.1d .2d .3d .a1d .a2d).
-enum class TexGeom : std::uint8_t { D1, D2, D3, A1D, A2D };
+// Geometry of a texture or surface instruction (.1d .2d .3d .a1d .a2d; tex also .cube .acube).
+enum class TexGeom : std::uint8_t { D1, D2, D3, A1D, A2D, Cube, ACube };
 // Out-of-range handling of suld/sust (.trap .clamp .zero).
 enum class SurfClamp : std::uint8_t { Trap, Clamp, Zero };
 // What txq/suq return.
@@ -30,7 +30,7 @@ struct TexForm {
   SurfClamp clamp = SurfClamp::Trap;
   TexQuery query = TexQuery::None;
   std::uint8_t component = 0;  // tld4: 0 r, 1 g, 2 b, 3 a
-  bool level = false;          // tex.level (the lod operand is in src_c)
+  bool level = false;          // tex.level, txq.level (the lod or level operand is in src_c)
   bool grad = false;           // tex.grad (the gradients are in src_c)
   bool formatted = false;      // sust.p
   std::int64_t pack() const {
@@ -50,11 +50,13 @@ struct TexForm {
   }
 };
 const char* toString(TexGeom g);
-// Coordinates of a geometry: 1, 2 or 3 (the array index of .a1d/.a2d not counted).
+// Coordinates of a geometry: 1, 2 or 3 (the array index of .a1d/.a2d/.acube not counted; a cube
+// map's are a direction x, y, z).
 inline std::uint32_t coordCount(TexGeom g) {
-  return g == TexGeom::D1 || g == TexGeom::A1D ? 1 : g == TexGeom::D3 ? 3 : 2;
+  return g == TexGeom::D1 || g == TexGeom::A1D ? 1 : g == TexGeom::D3 || g == TexGeom::Cube || g == TexGeom::ACube ? 3 : 2;
 }
-inline bool isArrayGeom(TexGeom g) { return g == TexGeom::A1D || g == TexGeom::A2D; }
+inline bool isArrayGeom(TexGeom g) { return g == TexGeom::A1D || g == TexGeom::A2D || g == TexGeom::ACube; }
+inline bool isCubeGeom(TexGeom g) { return g == TexGeom::Cube || g == TexGeom::ACube; }
 
 // What the decoder lends the texture decoder: operand slots and its two kinds of error (fail: a
 // form scgpu does not implement, the kernel is refused at launch; malformed: the module does not load).

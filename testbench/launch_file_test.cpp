@@ -840,6 +840,72 @@ args:
   EXPECT_TRUE(out.checks[0].passed) << out.checks[0].message;
 }
 
+// Mipmap levels laid out one after the other in the buffer (mip_levels) and cube maps (cube):
+// thread i reads level i of `mip` at (0.75, 0.75) and face i % 6 of `cube` along its major axis.
+constexpr const char* kMipCubePtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry mip_cube(.param .u64 mip, .param .u64 cube, .param .u64 dirs, .param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .f32 %f<16>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [mip];
+  ld.param.u64 %rd2, [cube];
+  ld.param.u64 %rd3, [dirs];
+  ld.param.u64 %rd4, [out];
+  mov.u32 %r1, %tid.x;
+  cvt.rn.f32.u32 %f1, %r1;
+  mov.f32 %f6, 0f3F400000;
+  tex.level.2d.v4.f32.f32 {%f2, %f3, %f4, %f5}, [%rd1, {%f6, %f6}], %f1;
+  mul.wide.u32 %rd5, %r1, 16;
+  add.s64 %rd6, %rd3, %rd5;
+  ld.global.v4.f32 {%f7, %f8, %f9, %f10}, [%rd6];
+  tex.cube.v4.f32.f32 {%f11, %f12, %f13, %f14}, [%rd2, {%f7, %f8, %f9, %f9}];
+  mul.wide.u32 %rd5, %r1, 8;
+  add.s64 %rd7, %rd4, %rd5;
+  st.global.v2.f32 [%rd7], {%f2, %f11};
+  ret;
+}
+)";
+
+TEST_F(LaunchFileTest, MipmappedAndCubeMapTextureArguments) {
+  write("mip_cube.ptx", kMipCubePtx);
+  // mip: 8 x 4 f32, 4 levels: level 0 elements 0..31, level 1 (4 x 2) 32..39, level 2 (2 x 1)
+  // 40..41, level 3 42; at (0.75, 0.75) level l reads texel (6, 3) = 30, (3, 1) = 39, (1, 0) = 41, 42.
+  // cube: 2 x 2 faces, face f's texel (1, 1) = 4 f + 3 lies straight along its axis.
+  const float mip[4] = {30, 39, 41, 42};
+  std::vector<float> expected;
+  for (int i = 0; i < 4; ++i) expected.insert(expected.end(), {mip[i], float(4 * i + 3)});
+  for (int i = 4; i < 6; ++i) expected.insert(expected.end(), {42, float(4 * i + 3)});  // levels past the last: 3
+  writeRaw("expected.bin", expected);
+  const std::string yaml = R"(ptx: mip_cube.ptx
+kernel: mip_cube
+grid: 1
+block: 6
+buffers:
+  levels: {type: f32, count: 43, init: iota}
+  faces: {type: f32, count: 24, init: iota}
+  dirs: {type: f32, init: {values: [1, 0, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, 0, -1, 0]}}
+  out: {type: f32, count: 12, expect: expected.bin}
+args:
+  - {texture: {buffer: levels, width: 8, height: 4, mip_levels: 4, mipmap_filter: point, normalized_coords: true}}
+  - {texture: {buffer: faces, width: 2, height: 2, cube: true}}
+  - dirs
+  - out
+)";
+  const LaunchSpec spec = parseLaunchFile(write("mip.yaml", yaml));
+  ASSERT_EQ(spec.args.size(), 4u);
+  EXPECT_EQ(spec.args[0].texture.levels, 4);
+  EXPECT_EQ(spec.args[0].texture.max_lod_clamp, 3.0f);  // the default: every level
+  EXPECT_TRUE(spec.args[1].texture.cubemap());
+  driver::Runtime rt(GpuConfig::loadDefault());
+  const LaunchOutcome out = runLaunch(spec, rt);
+  ASSERT_EQ(out.error, driver::Error::Success) << driver::errorName(out.error);
+  ASSERT_EQ(out.checks.size(), 1u);
+  EXPECT_TRUE(out.checks[0].passed) << out.checks[0].message;
+}
+
 TEST_F(LaunchFileTest, TextureArgumentErrorsNameTheirPlace) {
   const std::string head = std::string(kHead) + "buffers:\n  img: {type: u8, count: 64}\n  d: {type: f64, count: 8}\nargs:\n";
   struct Case { const char* arg; const char* message; };
@@ -852,6 +918,14 @@ TEST_F(LaunchFileTest, TextureArgumentErrorsNameTheirPlace) {
            Case{"  - {texture: {buffer: img, width: 8, channels: 3}}", "'channels' is 1, 2 or 4"},
            Case{"  - {surface: {buffer: img, width: 8, filter: point}}", "unknown key 'filter' in surface"},
            Case{"  - {texture: {buffer: img}}", "missing key 'width' in texture"},
+           Case{"  - {texture: {buffer: img, width: 4, height: 4, mip_levels: 4}}", "'mip_levels' is at most 3 for a largest dimension of 4"},
+           Case{"  - {texture: {buffer: img, width: 8, height: 8, mip_levels: 2}}", "a texture of 8 x 8 x 1 texels of 1 bytes in 2 mipmap levels needs 80 bytes; buffer 'img' holds 64"},
+           Case{"  - {texture: {buffer: img, width: 4, height: 2, cube: true}}", "cube-map faces must be square, found 4 x 2"},
+           Case{"  - {texture: {buffer: img, width: 4, cube: true}}", "a cube map has a width and a height"},
+           Case{"  - {texture: {buffer: img, width: 4, height: 4, cube: true, layers: 3}}", "a texture of 4 x 4 x 18 texels of 1 bytes needs 288 bytes"},
+           Case{"  - {texture: {buffer: img, width: 4, lod_bias: 1}}", "'lod_bias' needs 'mip_levels'"},
+           Case{"  - {texture: {buffer: img, width: 4, mip_levels: 2, mipmap_filter: cubic}}", "'mipmap_filter' is point or linear, found 'cubic'"},
+           Case{"  - {texture: {buffer: img, width: 4, mip_levels: 2, mipmap_filter: linear}}", "linear mipmap filtering needs a float format"},
        }) {
     const std::string err = parseError(head + c.arg + "\n");
     EXPECT_NE(err.find(c.message), std::string::npos) << c.arg << "\n -> " << err;

@@ -473,7 +473,7 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
   .reg .f32 %f<4>;
   .reg .b64 %rd<2>;
   ld.param.u64 %rd1, [p];
-  tex.cube.v4.f32.f32 {%f0,%f1,%f2,%f3}, [%rd1, {%f0,%f1,%f2,%f3}];
+  tld4.r.cube.v4.f32.f32 {%f0,%f1,%f2,%f3}, [%rd1, {%f0,%f1,%f2,%f3}];
   pmevent 1;
   { .param .b64 a; st.param.b64 [a], %rd1; call.uni helper, (a); }
   ret;
@@ -496,7 +496,7 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
             Error::InvalidConfiguration);
   const std::string why = rt.lastLaunchError();
   EXPECT_NE(why.find("3 PTX instructions that scgpu does not implement"), std::string::npos) << why;
-  for (const char* place : {"mixed.ptx:19:3: 'tex.cube.v4.f32.f32'", "mixed.ptx:20:3: 'pmevent'",
+  for (const char* place : {"mixed.ptx:19:3: 'tld4.r.cube.v4.f32.f32'", "mixed.ptx:20:3: 'pmevent'",
                             "mixed.ptx:9:3: 'setmaxnreg.inc.sync.aligned.u32'"})
     EXPECT_NE(why.find(place), std::string::npos) << place << " in " << why;
 }

@@ -2,7 +2,9 @@
 // device address of a descriptor (sm/texture_desc.h); each lane reads its handle's descriptor
 // from global memory (once per distinct handle in the warp), then its texels. Operands are in
 // Program::tensor_ops[target] (ptx/texture_decode.h): dst, src_a = handle, src_b = coordinates
-// (array index first), src_c = lod/gradients (tex) or the values (sust).
+// (array index first), src_c = lod/gradients (tex), the level (txq.level) or the values (sust).
+// Cube maps and mipmap levels are the sampler's (texture_sample.cpp): tex.cube/.acube take a
+// direction, tex.level a level of detail, tex.grad gradients; plain tex samples level 0.
 //
 // Faults: a handle that is not a live object of the right kind ("illegal address", naming the
 // handle and why), a texel or surface address outside any allocation, a surface access that is
@@ -119,6 +121,24 @@ void tex(ExecContext& c, const DecodedInst& in) {
         tc.i[k] = std::int32_t(bits);
         std::memcpy(&tc.f[k], &bits, 4);
       }
+      tc.cube = ptx::isCubeGeom(form.geom);
+      if (form.level) {
+        tc.lod = TexLod::Level;
+        const std::uint32_t bits = std::uint32_t(reg(c, t.src_c[0], lane));
+        if (tc.integer) tc.level = float(std::int32_t(bits));  // .s32 fetches take an integer level
+        else std::memcpy(&tc.level, &bits, 4);
+      } else if (form.grad) {
+        // src_c: the x gradient's elements, then the y gradient's (vectors of 1, 2 or 4; the
+        // coordinates' count of them count).
+        tc.lod = TexLod::Grad;
+        const std::size_t half = t.src_c.size() / 2;
+        for (std::size_t k = 0; k < half && k < 3; ++k) {
+          const std::uint32_t gx = std::uint32_t(reg(c, t.src_c[k], lane));
+          const std::uint32_t gy = std::uint32_t(reg(c, t.src_c[half + k], lane));
+          std::memcpy(&tc.ddx[k], &gx, 4);
+          std::memcpy(&tc.ddy[k], &gy, 4);
+        }
+      }
       std::uint64_t first = 0;
       std::uint32_t texels = 0;
       TexResult r;
@@ -140,11 +160,18 @@ void tex(ExecContext& c, const DecodedInst& in) {
   });
 }
 
-std::uint32_t queryValue(const TextureDesc& d, ptx::TexQuery q) {
+// txq/suq; `level` is txq.level's mipmap level (0 otherwise): its width, height or depth, 0 for a
+// level the texture does not have.
+std::uint32_t queryValue(const TextureDesc& d, ptx::TexQuery q, std::int64_t level) {
+  if (level < 0 || level >= d.levels) {
+    if (q == ptx::TexQuery::Width || q == ptx::TexQuery::Height || q == ptx::TexQuery::Depth) return 0;
+    level = 0;
+  }
+  const TexLevel g = d.levelGeometry(std::uint32_t(level));
   switch (q) {
-    case ptx::TexQuery::Width: return d.width;
-    case ptx::TexQuery::Height: return d.height;
-    case ptx::TexQuery::Depth: return d.depth;
+    case ptx::TexQuery::Width: return g.width;
+    case ptx::TexQuery::Height: return g.height;
+    case ptx::TexQuery::Depth: return g.depth;
     case ptx::TexQuery::ChannelDataType: return cuArrayFormat(d.kind, d.bits);
     case ptx::TexQuery::ChannelOrder: return d.channels;
     case ptx::TexQuery::NormalizedCoords: return d.normalizedCoords() ? 1 : 0;
@@ -152,7 +179,7 @@ std::uint32_t queryValue(const TextureDesc& d, ptx::TexQuery q) {
     case ptx::TexQuery::AddrMode0: return std::uint32_t(d.addr[0]);
     case ptx::TexQuery::AddrMode1: return std::uint32_t(d.addr[1]);
     case ptx::TexQuery::AddrMode2: return std::uint32_t(d.addr[2]);
-    case ptx::TexQuery::NumMipmapLevels: return 1;
+    case ptx::TexQuery::NumMipmapLevels: return d.levels;
     case ptx::TexQuery::NumSamples: return 0;
     case ptx::TexQuery::ArraySize: return d.layered() ? d.layers : 0;
     default: return 0;
@@ -167,7 +194,8 @@ void query(ExecContext& c, const DecodedInst& in) {
   forLanes(c.mask, [&](int lane) {
     const std::uint64_t h = reg(c, t.src_a[0], lane);
     const TextureDesc& d = cache.get(c, lane, h, magic);
-    setReg(c, t.dst[0], lane, queryValue(d, form.query));
+    const std::int64_t level = form.level ? std::int64_t(std::int32_t(std::uint32_t(reg(c, t.src_c[0], lane)))) : 0;
+    setReg(c, t.dst[0], lane, queryValue(d, form.query, level));
     if (c.trace) traceAccess<ptx::Space::Global>(c, lane, h, 8, false, false);
   });
 }

@@ -184,8 +184,11 @@ TexResult fromTexel(const TextureDesc& d, const Texel& t) {
 
 }  // namespace
 
-TexResult sampleTexture(const TextureDesc& d, const TexCoords& c, const TexelReadFn& read, std::uint64_t* first_texel,
-                        std::uint32_t* texels) {
+namespace {
+
+// One level's fetch: d describes that level alone (levelDesc), c its coordinates.
+TexResult sampleOneLevel(const TextureDesc& d, const TexCoords& c, const TexelReadFn& read, std::uint64_t* first_texel,
+                         std::uint32_t* texels) {
   Fetcher f(d, c.layer, read);
   const std::uint32_t nd = std::min<std::uint32_t>(c.dims, 3);
   const bool norm = d.normalizedCoords();
@@ -255,6 +258,150 @@ TexResult sampleTexture(const TextureDesc& d, const TexCoords& c, const TexelRea
   }
   if (first_texel) *first_texel = f.first();
   if (texels) *texels = f.count();
+  return r;
+}
+
+// Level l of d as a texture of one level. A cube map becomes the layered 2D texture of its faces
+// (6 a cube), sampled with normalized coordinates and clamped at each face's edges: faces are
+// filtered on their own, as cudaTextureDesc::seamlessCubemap = 0 has it (cudart refuses 1).
+TextureDesc levelDesc(const TextureDesc& d, std::uint32_t l) {
+  TextureDesc ld = d;
+  const TexLevel g = d.levelGeometry(l);
+  ld.base = g.base;
+  ld.pitch = g.pitch;
+  ld.slice_pitch = g.slice_pitch;
+  ld.width = g.width;
+  ld.height = g.height;
+  ld.depth = g.depth;
+  ld.levels = 1;
+  if (d.cubemap()) {
+    ld.flags = std::uint8_t((d.flags & ~kTexCubemap) | kTexLayered | kTexNormalizedCoords);
+    ld.layers = std::uint32_t(d.slicesAt(1));
+    for (auto& a : ld.addr) a = TexAddressMode::Clamp;
+  }
+  return ld;
+}
+
+// The face coordinates' derivatives (u, v in [0, 1] of the face) along one screen direction,
+// from the direction's derivatives g: d(s/m) = (ds m - s dm) / m^2, halved.
+void cubeGradient(const CubeFace& f, const float dir[3], const float g[3], double out[2]) {
+  const double m = double(f.m_sign) * dir[f.m_axis], dm = double(f.m_sign) * g[f.m_axis];
+  const double s = double(f.s_sign) * dir[f.s_axis], ds = double(f.s_sign) * g[f.s_axis];
+  const double t = double(f.t_sign) * dir[f.t_axis], dt = double(f.t_sign) * g[f.t_axis];
+  out[0] = m == 0 ? 0.0 : 0.5 * (ds * m - s * dm) / (m * m);
+  out[1] = m == 0 ? 0.0 : 0.5 * (dt * m - t * dm) / (m * m);
+}
+
+}  // namespace
+
+CubeFace cubeFace(const float dir[3]) {
+  const float ax = std::fabs(dir[0]), ay = std::fabs(dir[1]), az = std::fabs(dir[2]);
+  CubeFace f;
+  // Major axis, then s and t from the guide's table:
+  //   +x: s = -z, t = -y   -x: s = +z, t = -y   +y: s = +x, t = +z
+  //   -y: s = +x, t = -z   +z: s = +x, t = -y   -z: s = -x, t = -y
+  if (ax >= ay && ax >= az) {
+    const bool pos = !(dir[0] < 0);
+    f = {pos ? 0u : 1u, 2, 1, 0, pos ? -1.0f : 1.0f, -1.0f, pos ? 1.0f : -1.0f};
+  } else if (ay >= az) {
+    const bool pos = !(dir[1] < 0);
+    f = {pos ? 2u : 3u, 0, 2, 1, 1.0f, pos ? 1.0f : -1.0f, pos ? 1.0f : -1.0f};
+  } else {
+    const bool pos = !(dir[2] < 0);
+    f = {pos ? 4u : 5u, 0, 1, 2, pos ? 1.0f : -1.0f, -1.0f, pos ? 1.0f : -1.0f};
+  }
+  const double m = double(f.m_sign) * dir[f.m_axis];
+  const double s = double(f.s_sign) * dir[f.s_axis], t = double(f.t_sign) * dir[f.t_axis];
+  // (a zero direction divides 0 by 0: NaN, which the sampler reads as coordinate 0)
+  f.u = float((s / m + 1.0) * 0.5);
+  f.v = float((t / m + 1.0) * 0.5);
+  return f;
+}
+
+std::int64_t levelOfDetail(const TextureDesc& d, const TexCoords& c) {
+  if (d.levels <= 1 || c.lod == TexLod::Base) return 0;
+  double lambda;
+  if (c.lod == TexLod::Level) {
+    lambda = std::isnan(c.level) ? 0.0 : double(c.level);
+  } else {
+    // The OpenGL/CUDA isotropic rule: rho = the longer of the two gradients in texels of level 0,
+    // lambda = log2(rho). Anisotropic filtering (cudaTextureDesc::maxAnisotropy) is not modelled:
+    // the longer axis sets the level.
+    double gx[3] = {0, 0, 0}, gy[3] = {0, 0, 0};
+    std::uint32_t n = std::min<std::uint32_t>(c.dims, 3);
+    if (c.cube) {
+      const CubeFace f = cubeFace(c.f);
+      cubeGradient(f, c.f, c.ddx, gx);
+      cubeGradient(f, c.f, c.ddy, gy);
+      n = 2;
+      for (int k = 0; k < 2; ++k) {
+        gx[k] *= d.width;
+        gy[k] *= d.width;
+      }
+    } else {
+      for (std::uint32_t k = 0; k < n; ++k) {
+        const double scale = d.normalizedCoords() ? double(sizeOf(d, int(k))) : 1.0;
+        gx[k] = double(c.ddx[k]) * scale;
+        gy[k] = double(c.ddy[k]) * scale;
+      }
+    }
+    double lx = 0, ly = 0;
+    for (std::uint32_t k = 0; k < n; ++k) {
+      lx += gx[k] * gx[k];
+      ly += gy[k] * gy[k];
+    }
+    const double rho2 = std::max(lx, ly);
+    lambda = std::isnan(rho2) ? 0.0 : 0.5 * std::log2(rho2);  // log2(0) = -inf: clamped below
+  }
+  // Bias, then the descriptor's clamps, then the levels there are.
+  lambda += double(d.lod_bias);
+  lambda = std::max(std::min(lambda, double(d.max_lod_clamp)), double(d.min_lod_clamp));
+  lambda = std::clamp(lambda, 0.0, double(d.levels - 1));
+  // In 1/256 of a level, rounded to nearest (the fraction's precision as the filter weights';
+  // to be checked against tex_mip_probe.cu's data).
+  return std::int64_t(std::floor(lambda * 256.0 + 0.5));
+}
+
+TexResult sampleTexture(const TextureDesc& d, const TexCoords& c, const TexelReadFn& read, std::uint64_t* first_texel,
+                        std::uint32_t* texels) {
+  TexCoords lc = c;
+  if (d.cubemap()) {
+    // The face's texels as a 2D fetch of layer 6 cube + face; a cube index past the last is clamped.
+    const CubeFace f = cubeFace(c.f);
+    const std::uint32_t cubes = d.layered() ? std::max(d.layers, 1u) : 1u;
+    const std::uint32_t cube = d.layered() ? std::min(c.layer, cubes - 1) : 0u;
+    lc.f[0] = f.u;
+    lc.f[1] = f.v;
+    lc.f[2] = 0;
+    lc.dims = 2;
+    lc.layer = cube * 6 + f.face;
+  }
+  const std::int64_t q = levelOfDetail(d, c);
+  const std::int64_t last = std::int64_t(d.levels) - 1;
+  std::int64_t l0, frac;
+  if (d.mipLinear()) {
+    l0 = std::min(q >> 8, last);
+    frac = l0 == last ? 0 : (q & 255);
+  } else {
+    // The nearest level, half-way rounding down (OpenGL's ceil(lambda + 1/2) - 1).
+    l0 = std::min((q + 127) >> 8, last);
+    frac = 0;
+  }
+  const TexResult a = sampleOneLevel(levelDesc(d, std::uint32_t(l0)), lc, read, first_texel, texels);
+  if (frac == 0) return a;
+  // Linear between levels: the two levels' results weighted (256 - frac) and frac, summed exactly
+  // and rounded once to f32 (only float results get here: TextureDesc::validate).
+  std::uint32_t more = 0;
+  const TexResult b = sampleOneLevel(levelDesc(d, std::uint32_t(l0 + 1)), lc, read, nullptr, &more);
+  if (texels) *texels += more;
+  TexResult r;
+  for (int ch = 0; ch < 4; ++ch) {
+    float fa, fb;
+    std::memcpy(&fa, &a.v[ch], 4);
+    std::memcpy(&fb, &b.v[ch], 4);
+    const float v = float((double(256 - frac) * fa + double(frac) * fb) / 256.0);
+    std::memcpy(&r.v[ch], &v, 4);
+  }
   return r;
 }
 

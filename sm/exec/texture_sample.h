@@ -1,6 +1,7 @@
 // The texture unit's arithmetic, apart from the SM so that tests can drive it on host memory:
 // addressing (wrap, clamp, mirror, border), point and linear filtering with the weights in 1.8
-// fixed point, format conversion (normalized-float reads, f16), gathers (tld4). Identified
+// fixed point, format conversion (normalized-float reads, f16), gathers (tld4), cube-map face
+// selection and mipmap level selection (tex.level, tex.grad). Identified
 // against an H200 (docs/data/tex_probe/: every case of h200_tex_probe.txt is reproduced bit for
 // bit but 28 of 256 trilinear samples; testbench/texture_test.cpp replays them).
 #pragma once
@@ -15,13 +16,36 @@ namespace scgpu::sm {
 // Reads `bytes` bytes of device memory at `addr` into `out` (may throw a FaultSignal).
 using TexelReadFn = std::function<void(std::uint64_t addr, std::uint32_t bytes, std::uint8_t* out)>;
 
+// How a fetch picks its mipmap level: level 0 (plain tex: compute shaders have no implicit
+// derivatives), an explicit level of detail (tex.level), or one computed from gradients (tex.grad).
+enum class TexLod : std::uint8_t { Base, Level, Grad };
+
 struct TexCoords {
   bool integer = false;               // .s32 coordinates: texel indices, no filtering
-  float f[3] = {0, 0, 0};             // .f32 coordinates
+  float f[3] = {0, 0, 0};             // .f32 coordinates (a cube map: the direction x, y, z)
   std::int32_t i[3] = {0, 0, 0};      // .s32 coordinates
-  std::uint32_t layer = 0;            // the array index of .a1d/.a2d
+  std::uint32_t layer = 0;            // the array index of .a1d/.a2d, the cube of .acube
   std::uint32_t dims = 1;             // coordinates given: 1, 2 or 3
+  bool cube = false;                  // .cube/.acube: f is a direction
+  TexLod lod = TexLod::Base;
+  float level = 0;                    // TexLod::Level: the level of detail
+  float ddx[3] = {0, 0, 0}, ddy[3] = {0, 0, 0};  // TexLod::Grad: d(coordinates)/dx and /dy
 };
+
+// A cube map's face for a direction, as the CUDA programming guide's cube-map table gives it
+// (the major axis m; s and t; face coordinates ((s/|m| + 1) / 2, (t/|m| + 1) / 2)). Ties between
+// axes of equal magnitude go to x, then y (the guide leaves them open; tex_mip_probe.cu records
+// the H200's choice).
+struct CubeFace {
+  std::uint32_t face = 0;  // 0 +x, 1 -x, 2 +y, 3 -y, 4 +z, 5 -z
+  int s_axis = 0, t_axis = 0, m_axis = 0;
+  float s_sign = 1, t_sign = 1, m_sign = 1;  // s = s_sign * v[s_axis], ..., m = |v[m_axis]|
+  float u = 0, v = 0;                        // face coordinates in [0, 1]
+};
+CubeFace cubeFace(const float dir[3]);
+
+// The level of detail a fetch uses, in 1/256 of a level, clamped to [0, levels - 1] (texture_sample.cpp).
+std::int64_t levelOfDetail(const TextureDesc& d, const TexCoords& c);
 
 // Four 32-bit results: floats' bits when d.returnsFloat(), else integers (sign- or zero-extended).
 struct TexResult {
