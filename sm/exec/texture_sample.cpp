@@ -357,9 +357,10 @@ std::int64_t levelOfDetail(const TextureDesc& d, const TexCoords& c) {
   lambda += double(d.lod_bias);
   lambda = std::max(std::min(lambda, double(d.max_lod_clamp)), double(d.min_lod_clamp));
   lambda = std::clamp(lambda, 0.0, double(d.levels - 1));
-  // In 1/256 of a level, rounded to nearest (the fraction's precision as the filter weights';
-  // to be checked against tex_mip_probe.cu's data).
-  return std::int64_t(std::floor(lambda * 256.0 + 0.5));
+  // In 1/256 of a level, truncated: on the H200 tex.level with lambda = k/512 returns 256 floor(k/2)/512
+  // (lod_const_lin, 4096 steps of 1/512), and lambda 1.5 - 1/65536 the fraction 255/256
+  // (lod_const_lin_fine, steps of 1/65536 around 1.5).
+  return std::int64_t(std::floor(lambda * 256.0));
 }
 
 TexResult sampleTexture(const TextureDesc& d, const TexCoords& c, const TexelReadFn& read, std::uint64_t* first_texel,
@@ -383,8 +384,10 @@ TexResult sampleTexture(const TextureDesc& d, const TexCoords& c, const TexelRea
     l0 = std::min(q >> 8, last);
     frac = l0 == last ? 0 : (q & 255);
   } else {
-    // The nearest level, half-way rounding down (OpenGL's ceil(lambda + 1/2) - 1).
-    l0 = std::min((q + 127) >> 8, last);
+    // The nearest level, half-way rounding up: lambda = 0.5, 1.5, ... take the level above on the
+    // H200 (lod_const_pt; lod_const_pt_fine: 1.5 - 1/65536 takes level 1, 1.5 level 2), unlike
+    // OpenGL's ceil(lambda + 1/2) - 1.
+    l0 = std::min((q + 128) >> 8, last);
     frac = 0;
   }
   const TexResult a = sampleOneLevel(levelDesc(d, std::uint32_t(l0)), lc, read, first_texel, texels);
