@@ -300,15 +300,17 @@ CubeFace cubeFace(const float dir[3]) {
   // Major axis, then s and t from the guide's table:
   //   +x: s = -z, t = -y   -x: s = +z, t = -y   +y: s = +x, t = +z
   //   -y: s = +x, t = -z   +z: s = +x, t = -y   -z: s = -x, t = -y
-  if (ax >= ay && ax >= az) {
-    const bool pos = !(dir[0] < 0);
-    f = {pos ? 0u : 1u, 2, 1, 0, pos ? -1.0f : 1.0f, -1.0f, pos ? 1.0f : -1.0f};
-  } else if (ay >= az) {
+  // Ties between axes of equal magnitude go to z, then y (the H200: (2.5, 2.5, 2.5) reads face +z,
+  // (2.5, 2.5, 0) face +y; cube_pt's edges and corners, 108 of its 1660 directions).
+  if (az >= ax && az >= ay) {
+    const bool pos = !(dir[2] < 0);
+    f = {pos ? 4u : 5u, 0, 1, 2, pos ? 1.0f : -1.0f, -1.0f, pos ? 1.0f : -1.0f};
+  } else if (ay >= ax) {
     const bool pos = !(dir[1] < 0);
     f = {pos ? 2u : 3u, 0, 2, 1, 1.0f, pos ? 1.0f : -1.0f, pos ? 1.0f : -1.0f};
   } else {
-    const bool pos = !(dir[2] < 0);
-    f = {pos ? 4u : 5u, 0, 1, 2, pos ? 1.0f : -1.0f, -1.0f, pos ? 1.0f : -1.0f};
+    const bool pos = !(dir[0] < 0);
+    f = {pos ? 0u : 1u, 2, 1, 0, pos ? -1.0f : 1.0f, -1.0f, pos ? 1.0f : -1.0f};
   }
   const double m = double(f.m_sign) * dir[f.m_axis];
   const double s = double(f.s_sign) * dir[f.s_axis], t = double(f.t_sign) * dir[f.t_axis];

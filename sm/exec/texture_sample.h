@@ -34,8 +34,8 @@ struct TexCoords {
 
 // A cube map's face for a direction, as the CUDA programming guide's cube-map table gives it
 // (the major axis m; s and t; face coordinates ((s/|m| + 1) / 2, (t/|m| + 1) / 2)). Ties between
-// axes of equal magnitude go to x, then y (the guide leaves them open; tex_mip_probe.cu records
-// the H200's choice).
+// axes of equal magnitude go to z, then y (the guide leaves them open; the H200 chose so in
+// tex_mip_probe.cu's cube_* cases).
 struct CubeFace {
   std::uint32_t face = 0;  // 0 +x, 1 -x, 2 +y, 3 -y, 4 +z, 5 -z
   int s_axis = 0, t_axis = 0, m_axis = 0;
