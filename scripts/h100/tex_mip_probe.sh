@@ -10,7 +10,9 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee $OUT/gpu.
 nvcc --version | tail -2 >> $OUT/gpu.txt
 cd docs/data/tex_probe
 nvcc -O2 -arch=sm_90 -std=c++17 tex_mip_probe.cu -o /tmp/tex_mip_probe || exit 1
-/tmp/tex_mip_probe > $OUT/h200_tex_mip_probe.txt 2> $OUT/stderr.txt
+# Lazy loading: the kernel with txq.num_mipmap_levels cannot be loaded on driver 580 (see the
+# probe's levelsKernel); eagerly loaded, the whole module would be refused.
+CUDA_MODULE_LOADING=LAZY /tmp/tex_mip_probe > $OUT/h200_tex_mip_probe.txt 2> $OUT/stderr.txt
 echo "exit $?" >> $OUT/stderr.txt
 cuobjdump -sass /tmp/tex_mip_probe | grep -E "TEX|TLD|TXQ|Function" > $OUT/sass_tex.txt
 cat $OUT/stderr.txt

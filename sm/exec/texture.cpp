@@ -160,32 +160,6 @@ void tex(ExecContext& c, const DecodedInst& in) {
   });
 }
 
-// txq/suq; `level` is txq.level's mipmap level (0 otherwise): its width, height or depth, 0 for a
-// level the texture does not have.
-std::uint32_t queryValue(const TextureDesc& d, ptx::TexQuery q, std::int64_t level) {
-  if (level < 0 || level >= d.levels) {
-    if (q == ptx::TexQuery::Width || q == ptx::TexQuery::Height || q == ptx::TexQuery::Depth) return 0;
-    level = 0;
-  }
-  const TexLevel g = d.levelGeometry(std::uint32_t(level));
-  switch (q) {
-    case ptx::TexQuery::Width: return g.width;
-    case ptx::TexQuery::Height: return g.height;
-    case ptx::TexQuery::Depth: return g.depth;
-    case ptx::TexQuery::ChannelDataType: return cuArrayFormat(d.kind, d.bits);
-    case ptx::TexQuery::ChannelOrder: return d.channels;
-    case ptx::TexQuery::NormalizedCoords: return d.normalizedCoords() ? 1 : 0;
-    case ptx::TexQuery::FilterMode: return d.linearFilter() ? 1 : 0;
-    case ptx::TexQuery::AddrMode0: return std::uint32_t(d.addr[0]);
-    case ptx::TexQuery::AddrMode1: return std::uint32_t(d.addr[1]);
-    case ptx::TexQuery::AddrMode2: return std::uint32_t(d.addr[2]);
-    case ptx::TexQuery::NumMipmapLevels: return d.levels;
-    case ptx::TexQuery::NumSamples: return 0;
-    case ptx::TexQuery::ArraySize: return d.layered() ? d.layers : 0;
-    default: return 0;
-  }
-}
-
 void query(ExecContext& c, const DecodedInst& in) {
   const ptx::TensorOp& t = opsOf(c, in);
   const TexForm form = TexForm::unpack(in.imm);
@@ -195,7 +169,7 @@ void query(ExecContext& c, const DecodedInst& in) {
     const std::uint64_t h = reg(c, t.src_a[0], lane);
     const TextureDesc& d = cache.get(c, lane, h, magic);
     const std::int64_t level = form.level ? std::int64_t(std::int32_t(std::uint32_t(reg(c, t.src_c[0], lane)))) : 0;
-    setReg(c, t.dst[0], lane, queryValue(d, form.query, level));
+    setReg(c, t.dst[0], lane, queryTexture(d, form.query, level, magic == kSurfaceMagic));
     if (c.trace) traceAccess<ptx::Space::Global>(c, lane, h, 8, false, false);
   });
 }

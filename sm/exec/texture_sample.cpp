@@ -410,6 +410,33 @@ TexResult sampleTexture(const TextureDesc& d, const TexCoords& c, const TexelRea
   return r;
 }
 
+std::uint32_t queryTexture(const TextureDesc& d, ptx::TexQuery q, std::int64_t level, bool surface) {
+  if (level < 0 || level >= d.levels) {
+    if (q == ptx::TexQuery::Width || q == ptx::TexQuery::Height || q == ptx::TexQuery::Depth) return 0;
+    level = 0;
+  }
+  const TexLevel g = d.levelGeometry(std::uint32_t(level));
+  switch (q) {
+    case ptx::TexQuery::Width: return g.width;
+    case ptx::TexQuery::Height: return g.height;
+    // A texture that is not 3D has depth 0: the H200's txq.level.depth of 2D and cube textures
+    // (tex_mip_probe.cu's txq_* lines; txq.depth compiles to the same TXQ TEX_HEADER_DIMENSION
+    // query, at level 0). Surfaces' suq.depth is not measured and stays 1.
+    case ptx::TexQuery::Depth: return d.dims == 3 || surface ? g.depth : 0;
+    case ptx::TexQuery::ChannelDataType: return cuArrayFormat(d.kind, d.bits);
+    case ptx::TexQuery::ChannelOrder: return d.channels;
+    case ptx::TexQuery::NormalizedCoords: return d.normalizedCoords() ? 1 : 0;
+    case ptx::TexQuery::FilterMode: return d.linearFilter() ? 1 : 0;
+    case ptx::TexQuery::AddrMode0: return std::uint32_t(d.addr[0]);
+    case ptx::TexQuery::AddrMode1: return std::uint32_t(d.addr[1]);
+    case ptx::TexQuery::AddrMode2: return std::uint32_t(d.addr[2]);
+    case ptx::TexQuery::NumMipmapLevels: return d.levels;
+    case ptx::TexQuery::NumSamples: return 0;
+    case ptx::TexQuery::ArraySize: return d.layered() ? d.layers : 0;
+    default: return 0;
+  }
+}
+
 TexResult gatherTexture(const TextureDesc& d, float x, float y, std::uint32_t layer, int comp, const TexelReadFn& read,
                         std::uint64_t* first_texel) {
   Fetcher f(d, layer, read);

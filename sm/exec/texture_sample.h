@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "ptx/texture_decode.h"
 #include "sm/texture_desc.h"
 
 namespace scgpu::sm {
@@ -56,6 +57,9 @@ struct TexResult {
 // in memory (or 0 when every texel was outside and none was read), *texels the texels read.
 TexResult sampleTexture(const TextureDesc& d, const TexCoords& c, const TexelReadFn& read,
                         std::uint64_t* first_texel = nullptr, std::uint32_t* texels = nullptr);
+// txq/suq: query q of d; `level` is txq.level's mipmap level (0 otherwise): its width, height or
+// depth, 0 for a level the texture does not have. `surface`: suq (surfaces keep depth 1 unless 3D).
+std::uint32_t queryTexture(const TextureDesc& d, ptx::TexQuery q, std::int64_t level, bool surface = false);
 // tld4: component `comp` of the four texels bilinear filtering at (x, y) would use, in the order
 // (i, j+1), (i+1, j+1), (i+1, j), (i, j).
 TexResult gatherTexture(const TextureDesc& d, float x, float y, std::uint32_t layer, int comp, const TexelReadFn& read,

@@ -8,6 +8,8 @@
 //
 // Output (stdout), one line a sample, every number the hex bits of a 32-bit word:
 //   <case> <index> <in0> ... <in11> <out0> <out1> <out2> <out3>
+// (txq_* lines: in3 the level as a float; out: that level's width, height, depth, then the
+// texture's level count, 0xffffffff where txq.num_mipmap_levels could not run)
 // in0..in3: x, y, z and the lod (tex*Lod) or the layer (texCubemapLayered, as a float);
 // in4..in7: dPdx (x, y, z, -); in8..in11: dPdy (x, y, z, -); out: the float4 returned.
 // Lines starting with '#' describe the textures (the replay test, testbench/texture_mip_probe_test.cpp,
@@ -68,16 +70,28 @@ __global__ void sampleKernel(cudaTextureObject_t t, const Sample* in, float4* ou
   out[i] = r;
 }
 
-// txq on a texture object: levels, then level l's width, height, depth (PTX txq.level).
+// txq.level on a texture object: level l's width, height and depth (PTX txq.level; SASS TXQ
+// TEX_HEADER_DIMENSION with the level as operand).
 __global__ void queryKernel(cudaTextureObject_t t, uint4* out, int levels) {
   const int l = threadIdx.x;
   if (l >= levels) return;
-  unsigned n, w, h, d;
-  asm volatile("txq.num_mipmap_levels.b32 %0, [%1];" : "=r"(n) : "l"(t));
+  unsigned w, h, d;
   asm volatile("txq.level.width.b32 %0, [%1], %2;" : "=r"(w) : "l"(t), "r"(l));
   asm volatile("txq.level.height.b32 %0, [%1], %2;" : "=r"(h) : "l"(t), "r"(l));
   asm volatile("txq.level.depth.b32 %0, [%1], %2;" : "=r"(d) : "l"(t), "r"(l));
-  out[l] = make_uint4(n, w, h, d);
+  out[l] = make_uint4(w, h, d, 0);
+}
+
+// txq.num_mipmap_levels, in a kernel of its own: ptxas (CUDA 13, sm_90) compiles it to a load
+// from the texture header through the relocation .nv.unified.texrefDescSize, which driver 580
+// does not resolve, so loading this kernel fails with "named symbol not found" (the first H200
+// run lost every txq line to it when it shared queryKernel). With lazy module loading (the
+// default; tex_mip_probe.sh sets it) only this kernel is refused; eager loading refuses the
+// whole module.
+__global__ void levelsKernel(cudaTextureObject_t t, unsigned* out) {
+  unsigned n;
+  asm volatile("txq.num_mipmap_levels.b32 %0, [%1];" : "=r"(n) : "l"(t));
+  *out = n;
 }
 
 static std::uint32_t bits(float f) {
@@ -308,24 +322,33 @@ int main() {
     run("cubelod_pt_pt", makeTexture(true, mc, 0, 0, 0, 0, 4), lod, kCubeLod);
     run("cubegrad_lin_lin", makeTexture(true, mc, 1, 1, 0, 0, 4), grad, kCubeGrad);
   }
-  // ---- txq: levels and each level's extent (levels past the last too).
+  // ---- txq: each level's extent (levels past the last too), then the level count, which is
+  // 0xffffffff in every line when levelsKernel cannot be loaded (a '#' line says why).
   {
     const cudaMipmappedArray_t ms[3] = {c2, v2, mc};
     const char* names[3] = {"txq_const2d", "txq_var2d", "txq_mipcube"};
     for (int m = 0; m < 3; ++m) {
       const cudaTextureObject_t t = makeTexture(true, ms[m], 1, 1, 0, 0, 4);
       uint4* d;
+      unsigned* dn;
       CK(cudaMalloc(&d, sizeof(uint4) * 8));
+      CK(cudaMalloc(&dn, sizeof(unsigned)));
       queryKernel<<<1, 8>>>(t, d, 8);
       CK(cudaGetLastError());
       uint4 h[8];
       CK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+      unsigned n = 0xffffffffu;
+      levelsKernel<<<1, 1>>>(t, dn);
+      const cudaError_t e = cudaGetLastError();  // (clears a launch error: it is not sticky)
+      if (e == cudaSuccess) CK(cudaMemcpy(&n, dn, sizeof n, cudaMemcpyDeviceToHost));
+      else std::printf("# %s: txq.num_mipmap_levels not run: %s\n", names[m], cudaGetErrorString(e));
       for (int l = 0; l < 8; ++l) {
         std::printf("%s %d", names[m], l);
         for (int k = 0; k < 12; ++k) std::printf(" %08x", k == 3 ? bits(float(l)) : 0u);
-        std::printf(" %08x %08x %08x %08x\n", h[l].x, h[l].y, h[l].z, h[l].w);
+        std::printf(" %08x %08x %08x %08x\n", h[l].x, h[l].y, h[l].z, n);
       }
       CK(cudaFree(d));
+      CK(cudaFree(dn));
     }
   }
   CK(cudaDeviceSynchronize());
