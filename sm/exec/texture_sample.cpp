@@ -144,6 +144,28 @@ void filterWeights(std::uint32_t dims, std::int64_t a, std::int64_t b, std::int6
   w[7] = abc;
 }
 
+// The 4 weights (in 1/256) of a 2D linear footprint, texel t at offsets (t & 1, t >> 1), when the
+// level weighs m of 256 (linear mipmap filtering: 256 - f for the lower level, f for the upper;
+// m = 256 gives filterWeights' 2D rule). As the H200 splits it (tex_mip_probe.cu, every weight of
+// 6846 level footprints read one by one through texels that are powers of two, and lod_var_lin_lin):
+// first the columns, column i+1 getting a*m/256 rounded half up; then each column by b, row j+1
+// getting b*column/256 rounded half up in column i+1 and half down in column i.
+void mipFilterWeights(std::int64_t a, std::int64_t b, std::int64_t m, std::int64_t w[4]) {
+  const std::int64_t col1 = (a * m + 128) >> 8, col0 = m - col1;
+  w[3] = (b * col1 + 128) >> 8;
+  w[1] = col1 - w[3];
+  w[2] = (b * col0 + 127) >> 8;
+  w[0] = col0 - w[2];
+}
+
+// The weighted texel sums of one or two levels (linear mipmap filtering), turned into the result
+// once: f32 channels summed exactly (weights of 9 bits, 24-bit significands: exact in double),
+// normalized integers in fixed point.
+struct TexelSums {
+  double f[4] = {0, 0, 0, 0};
+  std::int64_t i[4] = {0, 0, 0, 0};
+};
+
 class Fetcher {
  public:
   Fetcher(const TextureDesc& d, std::uint32_t layer, const TexelReadFn& read) : d_(d), read_(read) {
@@ -186,9 +208,37 @@ TexResult fromTexel(const TextureDesc& d, const Texel& t) {
 
 namespace {
 
-// One level's fetch: d describes that level alone (levelDesc), c its coordinates.
+// The result of weighted sums whose weights total 256.
+TexResult finishSums(const TextureDesc& d, const TexelSums& s) {
+  TexResult r;
+  const bool fixed = d.kind != ChannelKind::Float;
+  const double* fsum = s.f;
+  const std::int64_t* isum = s.i;
+  for (int ch = 0; ch < 4; ++ch) {
+    float v;
+    if (!fixed) {
+      const double exact = fsum[ch] / 256.0;  // exact in double (9-bit weights, 24-bit significands)
+      v = d.bits == 16 ? fp::halfToFloat(fp::toHalfRn<fp::FmtF16>(exact)) : float(exact);
+    } else if (d.bits == 8 && d.kind == ChannelKind::Unsigned) {
+      // 8.8 fixed point widened to a 16-bit unorm by repeating the byte (x 257/256), rounded.
+      v = float(double((isum[ch] * 257 + 128) >> 8) / 65535.0);
+    } else if (d.bits == 8) {
+      v = std::max(float(double(isum[ch]) / (256.0 * 127.0)), -1.0f);  // not measured: exact, then rounded
+    } else {
+      // 16-bit: the filtered value rounded to an integer of the format, then normalized.
+      const std::int64_t q = (isum[ch] + 128) >> 8;
+      v = std::max(float(double(q) / normScale(d)), -1.0f);
+    }
+    std::memcpy(&r.v[ch], &v, 4);
+  }
+  return r;
+}
+
+// One level's fetch: d describes that level alone (levelDesc), c its coordinates. With `sums`
+// (linear mipmap filtering of 1D/2D levels and cube faces) the level's texels are added to *sums
+// with weights totalling m of 256 instead, and the result is left to finishSums.
 TexResult sampleOneLevel(const TextureDesc& d, const TexCoords& c, const TexelReadFn& read, std::uint64_t* first_texel,
-                         std::uint32_t* texels) {
+                         std::uint32_t* texels, std::int64_t m = 256, TexelSums* sums = nullptr) {
   Fetcher f(d, c.layer, read);
   const std::uint32_t nd = std::min<std::uint32_t>(c.dims, 3);
   const bool norm = d.normalizedCoords();
@@ -201,14 +251,30 @@ TexResult sampleOneLevel(const TextureDesc& d, const TexCoords& c, const TexelRe
       outside |= c.i[k] < 0 || std::uint32_t(c.i[k]) >= n;
       idx[k] = addressIndex(c.i[k], n, d.addr[k], false);
     }
-    if (!(outside && d.resource == TexResource::Linear)) r = fromTexel(d, f.at(idx[0], idx[1], idx[2]));
+    if (!(outside && d.resource == TexResource::Linear)) {
+      const Texel t = f.at(idx[0], idx[1], idx[2]);
+      if (sums) {
+        for (int ch = 0; ch < 4; ++ch) {
+          sums->f[ch] += double(m) * double(t.f[ch]);
+          sums->i[ch] += m * t.raw[ch];
+        }
+      }
+      r = fromTexel(d, t);
+    }
   } else if (!d.linearFilter()) {
     std::int64_t idx[3] = {0, 0, 0};
     for (std::uint32_t k = 0; k < nd; ++k) {
       const std::uint32_t n = sizeOf(d, int(k));
       idx[k] = addressIndex(std::int64_t(std::floor(texelCoord(c.f[k], n, norm))), n, d.addr[k], norm);
     }
-    r = fromTexel(d, f.at(idx[0], idx[1], idx[2]));
+    const Texel t = f.at(idx[0], idx[1], idx[2]);
+    if (sums) {
+      for (int ch = 0; ch < 4; ++ch) {
+        sums->f[ch] += double(m) * double(t.f[ch]);
+        sums->i[ch] += m * t.raw[ch];
+      }
+    }
+    r = fromTexel(d, t);
   } else {
     // Two texel indices per dimension and the weights of the 4 or 8 texels in 1/256 (they sum to
     // 256). A 1D fetch filters over y = 0 as well (rows -1 and 0, half each: it shows with border
@@ -220,15 +286,25 @@ TexResult sampleOneLevel(const TextureDesc& d, const TexCoords& c, const TexelRe
       const std::uint32_t n = sizeOf(d, int(k));
       std::int64_t i0;
       std::uint32_t frac;
-      linearSplit(texelCoord(k < nd ? c.f[k] : 0.0f, n, norm), &i0, &frac);
+      double u = texelCoord(k < nd ? c.f[k] : 0.0f, n, norm);
+      // Clamp addressing clamps the coordinate first, to the first and last texels' centres, so
+      // that the fraction is 0 beyond them: it shows where the weights are split unevenly
+      // (mipFilterWeights), lod_var_lin_lin's coordinates outside [0, 1] (44 of 1024 samples).
+      const bool clamped = d.addr[k] == TexAddressMode::Clamp ||
+                           (!norm && (d.addr[k] == TexAddressMode::Wrap || d.addr[k] == TexAddressMode::Mirror));
+      if (clamped) u = std::clamp(u, 0.5, double(n) - 0.5);
+      linearSplit(u, &i0, &frac);
       idx[k][0] = addressIndex(i0, n, d.addr[k], norm);
       idx[k][1] = addressIndex(i0 + 1, n, d.addr[k], norm);
       a[k] = frac;
     }
     std::int64_t w[8];
-    filterWeights(fd, a[0], a[1], a[2], w);
-    double fsum[4] = {0, 0, 0, 0};
-    std::int64_t isum[4] = {0, 0, 0, 0};
+    if (sums && fd == 2) mipFilterWeights(a[0], a[1], m, w);
+    else filterWeights(fd, a[0], a[1], a[2], w);
+    TexelSums local;
+    TexelSums& acc = sums ? *sums : local;
+    double* fsum = acc.f;
+    std::int64_t* isum = acc.i;
     const bool fixed = d.kind != ChannelKind::Float;  // normalized integers: filtered in fixed point
     for (int t = 0; t < (fd == 3 ? 8 : 4); ++t) {
       if (w[t] == 0) continue;
@@ -238,23 +314,7 @@ TexResult sampleOneLevel(const TextureDesc& d, const TexCoords& c, const TexelRe
         else fsum[ch] += double(w[t]) * double(tx.f[ch]);
       }
     }
-    for (int ch = 0; ch < 4; ++ch) {
-      float v;
-      if (!fixed) {
-        const double exact = fsum[ch] / 256.0;  // exact in double (9-bit weights, 24-bit significands)
-        v = d.bits == 16 ? fp::halfToFloat(fp::toHalfRn<fp::FmtF16>(exact)) : float(exact);
-      } else if (d.bits == 8 && d.kind == ChannelKind::Unsigned) {
-        // 8.8 fixed point widened to a 16-bit unorm by repeating the byte (x 257/256), rounded.
-        v = float(double((isum[ch] * 257 + 128) >> 8) / 65535.0);
-      } else if (d.bits == 8) {
-        v = std::max(float(double(isum[ch]) / (256.0 * 127.0)), -1.0f);  // not measured: exact, then rounded
-      } else {
-        // 16-bit: the filtered value rounded to an integer of the format, then normalized.
-        const std::int64_t q = (isum[ch] + 128) >> 8;
-        v = std::max(float(double(q) / normScale(d)), -1.0f);
-      }
-      std::memcpy(&r.v[ch], &v, 4);
-    }
+    if (!sums) r = finishSums(d, local);
   }
   if (first_texel) *first_texel = f.first();
   if (texels) *texels = f.count();
@@ -392,11 +452,21 @@ TexResult sampleTexture(const TextureDesc& d, const TexCoords& c, const TexelRea
     l0 = std::min((q + 128) >> 8, last);
     frac = 0;
   }
-  const TexResult a = sampleOneLevel(levelDesc(d, std::uint32_t(l0)), lc, read, first_texel, texels);
-  if (frac == 0) return a;
-  // Linear between levels: the two levels' results weighted (256 - frac) and frac, summed exactly
-  // and rounded once to f32 (only float results get here: TextureDesc::validate).
+  if (frac == 0) return sampleOneLevel(levelDesc(d, std::uint32_t(l0)), lc, read, first_texel, texels);
   std::uint32_t more = 0;
+  if (d.dims < 3 || d.cubemap()) {
+    // Linear between levels: one weighted sum over both levels' footprints, the lower level's
+    // weights totalling 256 - frac and the upper's frac (mipFilterWeights), rounded once (only
+    // float results get here: TextureDesc::validate).
+    TexelSums sums;
+    sampleOneLevel(levelDesc(d, std::uint32_t(l0)), lc, read, first_texel, texels, 256 - frac, &sums);
+    sampleOneLevel(levelDesc(d, std::uint32_t(l0 + 1)), lc, read, nullptr, &more, frac, &sums);
+    if (texels) *texels += more;
+    return finishSums(d, sums);
+  }
+  // 3D levels (not measured): each level's filtered result, weighted (256 - frac) and frac,
+  // summed exactly and rounded once to f32.
+  const TexResult a = sampleOneLevel(levelDesc(d, std::uint32_t(l0)), lc, read, first_texel, texels);
   const TexResult b = sampleOneLevel(levelDesc(d, std::uint32_t(l0 + 1)), lc, read, nullptr, &more);
   if (texels) *texels += more;
   TexResult r;
