@@ -352,6 +352,54 @@ void cubeGradient(const CubeFace& f, const float dir[3], const float g[3], doubl
   out[1] = m == 0 ? 0.0 : 0.5 * (dt * m - t * dm) / (m * m);
 }
 
+// tex.grad's level of detail as the H200 computes it (docs/data/tex_probe: a second probe run on
+// the H200, 10,240 gradients on a 1024 x 1024 texture, and tex_mip_probe.cu's grad_* cases):
+// - each gradient's length is estimated as max + 11/32 min of its components' magnitudes (in
+//   level-0 texels), the larger one first cut to 10 significant bits (2026 of 2048 gradients at
+//   512 angles; grad_const_aniso_lin's angles: 30 degrees reads 2^(14/256) longer, 45 degrees
+//   2^(-19/256) shorter than the Euclidean length);
+// - rho is the longer estimate of the two gradients (isotropic cases equal; where both
+//   gradients are long and far from parallel the H200 returns a somewhat higher level: not
+//   modelled, see docs/validation.md);
+// - lambda = log2(rho) from a table indexed by the top 8 bits of rho's significand (the level
+//   of detail is constant across each 1/256 of an octave of rho: 4096 axis-aligned gradients
+//   in 1/4096 steps of an octave), in 1/256 of a level.
+const std::uint8_t kLog2Table[256] = {
+    0, 2, 4, 5, 6, 8, 9, 11, 12, 13, 15, 16, 18, 19, 20, 22, 23, 24, 26, 27, 28, 30, 31, 32, 34, 35,
+    36, 38, 39, 40, 42, 43, 44, 45, 47, 48, 49, 50, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63, 64, 65,
+    66, 68, 69, 70, 71, 72, 74, 75, 76, 77, 78, 79, 81, 82, 83, 84, 85, 86, 88, 89, 90, 91, 92, 93,
+    94, 95, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 109, 110, 111, 112, 113, 114, 115,
+    116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 135,
+    136, 137, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153,
+    154, 155, 156, 157, 158, 159, 160, 161, 162, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171,
+    172, 173, 173, 174, 175, 176, 177, 178, 179, 180, 181, 181, 182, 183, 184, 185, 186, 187, 188,
+    188, 189, 190, 191, 192, 193, 194, 195, 195, 196, 197, 198, 199, 200, 200, 201, 202, 203, 204,
+    205, 205, 206, 207, 208, 209, 210, 210, 211, 212, 213, 214, 214, 215, 216, 217, 218, 218, 219,
+    220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229, 229, 230, 231, 232, 233, 233, 234,
+    235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244, 245, 245, 246, 247, 248, 248,
+    249, 250, 251, 251, 252, 253, 253, 254, 255, 255,
+};
+
+double gradientLength(const double* g, std::uint32_t n) {
+  double m[3] = {0, 0, 0};
+  for (std::uint32_t k = 0; k < n; ++k) m[k] = std::fabs(g[k]);
+  std::sort(m, m + 3, [](double a, double b) { return a > b; });
+  if (!(m[0] > 0) || std::isinf(m[0])) return m[0];
+  int e;
+  const double frac = std::frexp(m[0], &e);                      // m[0] = frac 2^e, frac in [0.5, 1)
+  const double major = std::ldexp(std::floor(std::ldexp(frac, 10)), e - 10);  // 10 significant bits
+  // (a third component, of 3D textures, is added like the second: not measured)
+  return major + (m[1] + m[2]) * (11.0 / 32.0);
+}
+
+// lambda in 1/256 of a level for rho > 0 (finite).
+double log2Table(double rho) {
+  int e;
+  const double frac = std::frexp(rho, &e);  // rho = frac 2^e, frac in [0.5, 1)
+  const int j = std::min(255, int(std::floor((frac * 2.0 - 1.0) * 256.0)));
+  return double(e - 1) * 256.0 + double(kLog2Table[j]);
+}
+
 }  // namespace
 
 CubeFace cubeFace(const float dir[3]) {
@@ -386,9 +434,6 @@ std::int64_t levelOfDetail(const TextureDesc& d, const TexCoords& c) {
   if (c.lod == TexLod::Level) {
     lambda = std::isnan(c.level) ? 0.0 : double(c.level);
   } else {
-    // The OpenGL/CUDA isotropic rule: rho = the longer of the two gradients in texels of level 0,
-    // lambda = log2(rho). Anisotropic filtering (cudaTextureDesc::maxAnisotropy) is not modelled:
-    // the longer axis sets the level.
     double gx[3] = {0, 0, 0}, gy[3] = {0, 0, 0};
     std::uint32_t n = std::min<std::uint32_t>(c.dims, 3);
     if (c.cube) {
@@ -402,18 +447,17 @@ std::int64_t levelOfDetail(const TextureDesc& d, const TexCoords& c) {
       }
     } else {
       for (std::uint32_t k = 0; k < n; ++k) {
-        const double scale = d.normalizedCoords() ? double(sizeOf(d, int(k))) : 1.0;
-        gx[k] = double(c.ddx[k]) * scale;
-        gy[k] = double(c.ddy[k]) * scale;
+        // In level-0 texels: the f32 gradient times the size, rounded to f32.
+        const float scale = d.normalizedCoords() ? float(sizeOf(d, int(k))) : 1.0f;
+        gx[k] = double(c.ddx[k] * scale);
+        gy[k] = double(c.ddy[k] * scale);
       }
     }
-    double lx = 0, ly = 0;
-    for (std::uint32_t k = 0; k < n; ++k) {
-      lx += gx[k] * gx[k];
-      ly += gy[k] * gy[k];
-    }
-    const double rho2 = std::max(lx, ly);
-    lambda = std::isnan(rho2) ? 0.0 : 0.5 * std::log2(rho2);  // log2(0) = -inf: clamped below
+    const double rho = std::max(gradientLength(gx, n), gradientLength(gy, n));
+    if (std::isnan(rho)) lambda = 0.0;
+    else if (rho == 0) lambda = -HUGE_VAL;  // clamped below
+    else if (std::isinf(rho)) lambda = HUGE_VAL;
+    else lambda = log2Table(rho) / 256.0;
   }
   // Bias, then the descriptor's clamps, then the levels there are.
   lambda += double(d.lod_bias);
