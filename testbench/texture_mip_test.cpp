@@ -113,26 +113,41 @@ long refAddress(long i, long n, TexAddressMode m) {
   return std::clamp(i, 0L, n - 1);  // clamp (the tests use clamp and wrap)
 }
 
-// One level, one slice, normalized coordinates: point or bilinear with the fractions in 1/256
-// and the product of the two rounded to 1/256 (docs/validation.md, the H200's filter).
-double refLevel(const MipTex& t, int l, int slice, float x, float y, TexAddressMode m) {
+// One level, one slice, normalized coordinates: the level's texels weighted in 1/256 so that
+// the weights total `weight` (256 alone; 256 - f and f for the two levels of a linear mipmap
+// blend). Point: all of it on one texel. Bilinear: the fractions A and B in 1/256, the H200's
+// split (docs/validation.md): column i+1 gets A weight / 256 (rounded half up), then row j+1
+// gets B column / 256 of each column, half up in column i+1 and half down in column i (with
+// weight 256: the product A B rounded, the other three keeping the exact row and column totals).
+// Clamp addressing clamps the coordinate to the first and last texels' centres first.
+double refLevelSum(const MipTex& t, int l, int slice, float x, float y, TexAddressMode m, long weight) {
   const long W = t.lw(l), H = t.lh(l);
-  const double u = double(x) * W, v = double(y) * H;
+  double u = double(x) * W, v = double(y) * H;
   auto T = [&](long i, long j) { return double(texelValue(l, slice, int(refAddress(i, W, m)), int(refAddress(j, H, m)))); };
-  if (!t.linear) return T(long(std::floor(u)), long(std::floor(v)));
+  if (!t.linear) return double(weight) * T(long(std::floor(u)), long(std::floor(v)));
+  if (m == TexAddressMode::Clamp) {
+    u = std::clamp(u, 0.5, double(W) - 0.5);
+    v = std::clamp(v, 0.5, double(H) - 0.5);
+  }
   const double xb = u - 0.5, yb = v - 0.5;
-  const long i = long(std::floor(xb)), j = long(std::floor(yb));
-  const long A = long(std::floor((xb - double(i)) * 256 + 0.5)), B = long(std::floor((yb - double(j)) * 256 + 0.5));
-  const long w11 = long(std::floor(double(A * B) / 256 + 0.5));
-  const double sum = double(256 - A - B + w11) * T(i, j) + double(A - w11) * T(i + 1, j) + double(B - w11) * T(i, j + 1) +
-                     double(w11) * T(i + 1, j + 1);
-  return double(float(sum / 256.0));
+  long i = long(std::floor(xb)), j = long(std::floor(yb));
+  long A = long(std::floor((xb - double(i)) * 256 + 0.5)), B = long(std::floor((yb - double(j)) * 256 + 0.5));
+  if (A == 256) { ++i; A = 0; }
+  if (B == 256) { ++j; B = 0; }
+  const long col1 = (A * weight + 128) / 256, col0 = weight - col1;
+  const long w11 = (B * col1 + 128) / 256, w01 = (B * col0 + 127) / 256;
+  return double(col0 - w01) * T(i, j) + double(col1 - w11) * T(i + 1, j) + double(w01) * T(i, j + 1) +
+         double(w11) * T(i + 1, j + 1);
+}
+
+double refLevel(const MipTex& t, int l, int slice, float x, float y, TexAddressMode m) {
+  return double(float(refLevelSum(t, l, slice, x, y, m, 256) / 256.0));
 }
 
 // lambda (before bias and clamps) to the sample: bias, the texture's clamps, [0, levels - 1],
-// 1/256 steps, then the nearest level (ties down, OpenGL's ceil(lambda + 1/2) - 1) or a blend
-// of two levels weighted by the fraction.
-float refMip(const MipTex& t, double lambda, const std::function<double(int)>& at_level) {
+// truncated to 1/256 of a level, then the nearest level (half-way: the level above) or both
+// levels' texels in one sum, weighted 256 - f and f (sum_at(level, weight): refLevelSum's).
+float refMip(const MipTex& t, double lambda, const std::function<double(int, long)>& sum_at) {
   if (t.levels > 1) {
     lambda += t.bias;
     lambda = std::min(lambda, double(t.max_clamp));
@@ -141,35 +156,68 @@ float refMip(const MipTex& t, double lambda, const std::function<double(int)>& a
   } else {
     lambda = 0;
   }
-  const double q = std::floor(lambda * 256 + 0.5) / 256;  // in 1/256 of a level
-  if (!t.mip_linear) {
-    const int l = std::min(int(std::ceil(q + 0.5)) - 1, t.levels - 1);
-    return float(at_level(std::max(l, 0)));
-  }
-  int l = int(std::floor(q));
-  double f = q - l;
+  const long q = long(std::floor(lambda * 256));  // in 1/256 of a level
+  if (!t.mip_linear) return float(sum_at(std::min(int((q + 128) / 256), t.levels - 1), 256) / 256.0);
+  int l = int(q / 256);
+  long f = q % 256;
   if (l >= t.levels - 1) {
     l = t.levels - 1;
     f = 0;
   }
-  if (f == 0) return float(at_level(l));
-  const double a = at_level(l), b = at_level(l + 1);
-  return float(((1 - f) * 256 * a + f * 256 * b) / 256);
+  if (f == 0) return float(sum_at(l, 256) / 256.0);
+  return float((sum_at(l, 256 - f) + sum_at(l + 1, f)) / 256.0);
 }
 
-// The guide's cube-map table; ties between equal magnitudes go to x, then y.
+// tex.grad's lambda as the H200 computes it (docs/validation.md): each gradient's length in
+// level-0 texels estimated as max + 11/32 min of its components' magnitudes (the larger cut to
+// 10 significant bits), the longer of the two, and log2 read from the H200's table by the top 8
+// bits of the significand (kH200Log2: the level-of-detail fraction, in 1/256, the H200 returned
+// across each 1/256 of an octave).
+const int kH200Log2[256] = {
+    0, 2, 4, 5, 6, 8, 9, 11, 12, 13, 15, 16, 18, 19, 20, 22, 23, 24, 26, 27, 28, 30, 31, 32, 34, 35,
+    36, 38, 39, 40, 42, 43, 44, 45, 47, 48, 49, 50, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63, 64, 65,
+    66, 68, 69, 70, 71, 72, 74, 75, 76, 77, 78, 79, 81, 82, 83, 84, 85, 86, 88, 89, 90, 91, 92, 93,
+    94, 95, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 109, 110, 111, 112, 113, 114, 115,
+    116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 135,
+    136, 137, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153,
+    154, 155, 156, 157, 158, 159, 160, 161, 162, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171,
+    172, 173, 173, 174, 175, 176, 177, 178, 179, 180, 181, 181, 182, 183, 184, 185, 186, 187, 188,
+    188, 189, 190, 191, 192, 193, 194, 195, 195, 196, 197, 198, 199, 200, 200, 201, 202, 203, 204,
+    205, 205, 206, 207, 208, 209, 210, 210, 211, 212, 213, 214, 214, 215, 216, 217, 218, 218, 219,
+    220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229, 229, 230, 231, 232, 233, 233, 234,
+    235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244, 245, 245, 246, 247, 248, 248,
+    249, 250, 251, 251, 252, 253, 253, 254, 255, 255,
+};
+
+double refGradLength(double x, double y) {
+  const double mx = std::max(std::fabs(x), std::fabs(y)), mn = std::min(std::fabs(x), std::fabs(y));
+  if (mx == 0) return 0;
+  int e;
+  const double fr = std::frexp(mx, &e);
+  return std::ldexp(std::floor(std::ldexp(fr, 10)), e - 10) + mn * 11.0 / 32.0;
+}
+
+double refGradLambda(double rho) {
+  if (rho == 0) return -1e9;
+  int e;
+  const double fr = std::frexp(rho, &e);
+  return double(e - 1) + double(kH200Log2[int((fr * 2 - 1) * 256)]) / 256.0;
+}
+
+// The guide's cube-map table; ties between equal magnitudes go to z, then y (the H200's choice,
+// docs/validation.md).
 int refCubeFace(float x, float y, float z, double* s, double* t, double* m) {
   const float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
-  if (ax >= ay && ax >= az) {
-    if (x >= 0) { *m = x; *s = -z; *t = -y; return 0; }
-    *m = -x; *s = z; *t = -y; return 1;
+  if (az >= ax && az >= ay) {
+    if (z >= 0) { *m = z; *s = x; *t = -y; return 4; }
+    *m = -z; *s = -x; *t = -y; return 5;
   }
-  if (ay >= az) {
+  if (ay >= ax) {
     if (y >= 0) { *m = y; *s = x; *t = z; return 2; }
     *m = -y; *s = x; *t = -z; return 3;
   }
-  if (z >= 0) { *m = z; *s = x; *t = -y; return 4; }
-  *m = -z; *s = -x; *t = -y; return 5;
+  if (x >= 0) { *m = x; *s = -z; *t = -y; return 0; }
+  *m = -x; *s = z; *t = -y; return 1;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -261,11 +309,15 @@ std::vector<std::array<float, 3>> cubeDirections(std::mt19937& rng, int random) 
   return v;
 }
 
-double refCube(const MipTex& t, int l, int cube, float x, float y, float z) {
+double refCubeSum(const MipTex& t, int l, int cube, float x, float y, float z, long weight) {
   double s, tt, m;
   const int face = refCubeFace(x, y, z, &s, &tt, &m);
   const float u = float((s / m + 1) / 2), v = float((tt / m + 1) / 2);
-  return refLevel(t, l, 6 * cube + face, u, v, TexAddressMode::Clamp);  // faces clamp at their edges
+  return refLevelSum(t, l, 6 * cube + face, u, v, TexAddressMode::Clamp, weight);  // faces clamp at their edges
+}
+
+double refCube(const MipTex& t, int l, int cube, float x, float y, float z) {
+  return double(float(refCubeSum(t, l, cube, x, y, z, 256) / 256.0));
 }
 
 TEST(TexCube, EverySixFacesEdgesAndCornersPointAndLinear) {
@@ -371,7 +423,8 @@ TEST(TexMip, LevelSelectsNearestOrBlendsTwoLevelsAfterBiasAndClamps) {
     const auto got = run(rt, "level2d", u.handle, in);
     for (int i = 0; i < n; ++i) {
       const float x = in[std::size_t(12 * i)], y = in[std::size_t(12 * i + 1)];
-      const float want = refMip(t, in[std::size_t(12 * i + 2)], [&](int l) { return refLevel(t, l, 0, x, y, t.mode); });
+      const float want =
+          refMip(t, in[std::size_t(12 * i + 2)], [&](int l, long w) { return refLevelSum(t, l, 0, x, y, t.mode, w); });
       ASSERT_EQ(got[std::size_t(i)], want) << "variant linear " << v.linear << " mip " << v.mip_linear << " bias "
                                            << v.bias << ": sample " << i << " lod " << in[std::size_t(12 * i + 2)];
     }
@@ -382,7 +435,8 @@ TEST(TexMip, LevelSelectsNearestOrBlendsTwoLevelsAfterBiasAndClamps) {
   }
 }
 
-// tex.grad: lambda = log2 of the longer of the two gradients in level-0 texels (anisotropy ignored).
+// tex.grad: lambda from the longer of the two gradients' estimated lengths in level-0 texels
+// (refGradLength, refGradLambda: the H200's rule; anisotropy ignored).
 TEST(TexMip, GradientsSelectTheLevelByTheLongerGradient) {
   Runtime rt;
   std::mt19937 rng(64);
@@ -410,9 +464,10 @@ TEST(TexMip, GradientsSelectTheLevelByTheLongerGradient) {
     const auto got = run(rt, "grad2d", u.handle, in);
     for (int i = 0; i < n; ++i) {
       const float* s = &in[std::size_t(12 * i)];
-      const double lx = std::hypot(double(s[4]) * t.w, double(s[5]) * t.h), ly = std::hypot(double(s[6]) * t.w, double(s[7]) * t.h);
-      const double lambda = std::log2(std::max(lx, ly));
-      const float want = refMip(t, lambda, [&](int l) { return refLevel(t, l, 0, s[0], s[1], t.mode); });
+      const double lx = refGradLength(double(s[4] * float(t.w)), double(s[5] * float(t.h)));
+      const double ly = refGradLength(double(s[6] * float(t.w)), double(s[7] * float(t.h)));
+      const double lambda = refGradLambda(std::max(lx, ly));
+      const float want = refMip(t, lambda, [&](int l, long w) { return refLevelSum(t, l, 0, s[0], s[1], t.mode, w); });
       ASSERT_EQ(got[std::size_t(i)], want) << "mip linear " << mip_linear << " sample " << i << " lambda " << lambda;
     }
   }
@@ -435,7 +490,8 @@ TEST(TexMip, LayeredLevelsKeepTheirLayers) {
   for (int i = 0; i < 128; ++i) {
     const float* s = &in[std::size_t(12 * i)];
     const int layer = std::min(int(s[3]), 2);
-    ASSERT_EQ(got[std::size_t(i)], refMip(t, s[2], [&](int l) { return refLevel(t, l, layer, s[0], s[1], t.mode); })) << i;
+    ASSERT_EQ(got[std::size_t(i)], refMip(t, s[2], [&](int l, long w) { return refLevelSum(t, l, layer, s[0], s[1], t.mode, w); }))
+        << i;
   }
 }
 
@@ -467,7 +523,7 @@ TEST(TexMip, CubeMapLevelsAndGradients) {
   const auto by_grad = run(rt, "gradcube", u.handle, in);
   for (std::size_t i = 0; i < dirs.size(); ++i) {
     const float* s = &in[12 * i];
-    auto at = [&](int l) { return refCube(t, l, 0, s[0], s[1], s[2]); };
+    auto at = [&](int l, long w) { return refCubeSum(t, l, 0, s[0], s[1], s[2], w); };
     ASSERT_EQ(by_level[i], refMip(t, s[4], at)) << "tex.level.cube " << i;
     // Gradients of the face coordinates: d((s/m + 1) / 2) = (ds m - s dm) / (2 m^2), in face texels.
     double sc, tc, m;
@@ -500,9 +556,11 @@ TEST(TexMip, CubeMapLevelsAndGradients) {
         gm += c[2] * g[a];
       }
       const double du = (gs * m - sc * gm) / (2 * m * m) * t.w, dv = (gt * m - tc * gm) / (2 * m * m) * t.w;
-      return std::hypot(du, dv);
+      return refGradLength(du, dv);
     };
-    const double lambda = std::log2(std::max(project(s + 4), project(s + 8)));
+    // (the H200 computes tex.grad.cube's level in a driver routine whose arithmetic this rule does
+    // not match: docs/validation.md; the model applies the 2D rule to the face gradients)
+    const double lambda = refGradLambda(std::max(project(s + 4), project(s + 8)));
     ASSERT_EQ(by_grad[i], refMip(t, lambda, at)) << "tex.grad.cube " << i << " lambda " << lambda;
   }
 }
@@ -535,9 +593,10 @@ TEST(TexMip, ThreeDimensionalLevelsHalveTheDepth) {
   const auto got = run(rt, "level3d", tex, in);
   for (int i = 0; i < 256; ++i) {
     const float* s = &in[std::size_t(12 * i)];
-    // Point sampling at the nearest level (ties down), clamped to the last.
-    const double q = std::floor(std::clamp(double(s[4]), 0.0, double(L - 1)) * 256 + 0.5) / 256;
-    const int l = std::min(std::max(int(std::ceil(q + 0.5)) - 1, 0), L - 1);
+    // Point sampling at the nearest level (lambda truncated to 1/256, half-way: the level above),
+    // clamped to the last.
+    const long q = long(std::floor(std::clamp(double(s[4]), 0.0, double(L - 1)) * 256));
+    const int l = std::min(int((q + 128) / 256), L - 1);
     const int lw = std::max(1, W >> l), lh = std::max(1, H >> l), ld = std::max(1, D >> l);
     auto idx = [](float c, int n) { return std::min(int(std::floor(double(c) * n)), n - 1); };
     ASSERT_EQ(got[std::size_t(i)], texelValue(l, idx(s[2], ld), idx(s[0], lw), idx(s[1], lh))) << i << " lod " << s[4];
@@ -581,7 +640,8 @@ TEST(TexMip, TxqReportsLevelsAndEachLevelsExtent) {
   got = rt.download<std::uint32_t>(out, 16);
   got.erase(got.begin() + 14, got.end());
   got.erase(got.begin() + 6, got.begin() + 8);
-  EXPECT_EQ(got, (std::vector<std::uint32_t>{4, 4, 1, 3, 3, 4, 2, 2, 1, 3, 3, 4}));
+  // (depth 0: a cube map is not 3D, as the H200's txq.level.depth reads)
+  EXPECT_EQ(got, (std::vector<std::uint32_t>{4, 4, 0, 3, 3, 4, 2, 2, 0, 3, 3, 4}));
 }
 
 TEST(TexMip, BadDescriptorsAreRefusedWithAReason) {
