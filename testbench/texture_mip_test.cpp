@@ -170,7 +170,7 @@ float refMip(const MipTex& t, double lambda, const std::function<double(int, lon
 
 // tex.grad's lambda as the H200 computes it (docs/validation.md): each gradient's length in
 // level-0 texels estimated as max + 11/32 min of its components' magnitudes (the larger cut to
-// 10 significant bits), the longer of the two, and log2 read from the H200's table by the top 8
+// 10 significant bits), the longer of the two or 11/16 of the longer diagonal, and log2 read from the H200's table by the top 8
 // bits of the significand (kH200Log2: the level-of-detail fraction, in 1/256, the H200 returned
 // across each 1/256 of an octave).
 const int kH200Log2[256] = {
@@ -195,6 +195,12 @@ double refGradLength(double x, double y) {
   int e;
   const double fr = std::frexp(mx, &e);
   return std::ldexp(std::floor(std::ldexp(fr, 10)), e - 10) + mn * 11.0 / 32.0;
+}
+
+// The longer gradient, or 11/16 of the longer diagonal (dx + dy, dx - dy) of their parallelogram.
+double refFootprint(float x0, float x1, float y0, float y1) {
+  const double diag = std::max(refGradLength(double(x0 + y0), double(x1 + y1)), refGradLength(double(x0 - y0), double(x1 - y1)));
+  return std::max({refGradLength(x0, x1), refGradLength(y0, y1), diag * 11.0 / 16.0});
 }
 
 double refGradLambda(double rho) {
@@ -464,9 +470,8 @@ TEST(TexMip, GradientsSelectTheLevelByTheLongerGradient) {
     const auto got = run(rt, "grad2d", u.handle, in);
     for (int i = 0; i < n; ++i) {
       const float* s = &in[std::size_t(12 * i)];
-      const double lx = refGradLength(double(s[4] * float(t.w)), double(s[5] * float(t.h)));
-      const double ly = refGradLength(double(s[6] * float(t.w)), double(s[7] * float(t.h)));
-      const double lambda = refGradLambda(std::max(lx, ly));
+      const float x0 = s[4] * float(t.w), x1 = s[5] * float(t.h), y0 = s[6] * float(t.w), y1 = s[7] * float(t.h);
+      const double lambda = refGradLambda(refFootprint(x0, x1, y0, y1));
       const float want = refMip(t, lambda, [&](int l, long w) { return refLevelSum(t, l, 0, s[0], s[1], t.mode, w); });
       ASSERT_EQ(got[std::size_t(i)], want) << "mip linear " << mip_linear << " sample " << i << " lambda " << lambda;
     }
@@ -555,12 +560,15 @@ TEST(TexMip, CubeMapLevelsAndGradients) {
         gt += c[1] * g[a];
         gm += c[2] * g[a];
       }
-      const double du = (gs * m - sc * gm) / (2 * m * m) * t.w, dv = (gt * m - tc * gm) / (2 * m * m) * t.w;
-      return refGradLength(du, dv);
+      return std::array<double, 2>{(gs * m - sc * gm) / (2 * m * m) * t.w, (gt * m - tc * gm) / (2 * m * m) * t.w};
     };
     // (the H200 computes tex.grad.cube's level in a driver routine whose arithmetic this rule does
     // not match: docs/validation.md; the model applies the 2D rule to the face gradients)
-    const double lambda = refGradLambda(std::max(project(s + 4), project(s + 8)));
+    const auto px = project(s + 4), py = project(s + 8);
+    const double diag = std::max(refGradLength(double(float(px[0] + py[0])), double(float(px[1] + py[1]))),
+                                 refGradLength(double(float(px[0] - py[0])), double(float(px[1] - py[1]))));
+    const double lambda = refGradLambda(
+        std::max({refGradLength(px[0], px[1]), refGradLength(py[0], py[1]), diag * 11.0 / 16.0}));
     ASSERT_EQ(by_grad[i], refMip(t, lambda, at)) << "tex.grad.cube " << i << " lambda " << lambda;
   }
 }

@@ -358,9 +358,8 @@ void cubeGradient(const CubeFace& f, const float dir[3], const float g[3], doubl
 //   level-0 texels), the larger one first cut to 10 significant bits (2026 of 2048 gradients at
 //   512 angles; grad_const_aniso_lin's angles: 30 degrees reads 2^(14/256) longer, 45 degrees
 //   2^(-19/256) shorter than the Euclidean length);
-// - rho is the longer estimate of the two gradients (isotropic cases equal; where both
-//   gradients are long and far from parallel the H200 returns a somewhat higher level: not
-//   modelled, see docs/validation.md);
+// - rho is the longest of the two gradients' estimates and 11/16 of the estimates of their sum
+//   and difference (levelOfDetail);
 // - lambda = log2(rho) from a table indexed by the top 8 bits of rho's significand (the level
 //   of detail is constant across each 1/256 of an octave of rho: 4096 axis-aligned gradients
 //   in 1/4096 steps of an octave), in 1/256 of a level.
@@ -453,7 +452,18 @@ std::int64_t levelOfDetail(const TextureDesc& d, const TexCoords& c) {
         gy[k] = double(c.ddy[k] * scale);
       }
     }
-    const double rho = std::max(gradientLength(gx, n), gradientLength(gy, n));
+    // The footprint's extent: the longer gradient, or 11/16 of the longer diagonal of the
+    // parallelogram they span (dx + dy, dx - dy), whichever is longer: two equal parallel
+    // gradients read 2^(log2(11/8)) = 11/8 of one, perpendicular ones never more than the
+    // longer (a second H200 run: dy = t dx and dy perpendicular to dx, t in 1/256 steps, and
+    // equal gradients at 513 angles).
+    double sum[3] = {0, 0, 0}, diff[3] = {0, 0, 0};
+    for (std::uint32_t k = 0; k < n; ++k) {
+      sum[k] = double(float(gx[k] + gy[k]));
+      diff[k] = double(float(gx[k] - gy[k]));
+    }
+    const double diagonal = std::max(gradientLength(sum, n), gradientLength(diff, n)) * (11.0 / 16.0);
+    const double rho = std::max({gradientLength(gx, n), gradientLength(gy, n), diagonal});
     if (std::isnan(rho)) lambda = 0.0;
     else if (rho == 0) lambda = -HUGE_VAL;  // clamped below
     else if (std::isinf(rho)) lambda = HUGE_VAL;
