@@ -222,7 +222,7 @@ TEST(TexVsGpu, TrilinearMatchesForMostSamples) {
     c.f[1] = 0.2f + float(k / 8 % 8) * 0.351f;
     c.f[2] = 0.05f + float(k / 64) * 0.91f;
     return sm::sampleTexture(t.d, c, t.reader());
-  }, 228);  // the trilinear weights' rounding is identified for 228 of 256 samples (texture_sample.cpp)
+  });  // every sample since the slices-first split (texture_sample.cpp; 228 of 256 with the products rule)
 }
 
 TEST(TexVsGpu, IntegerFetchesFromLinearMemoryReadZeroOutOfRangeAndMissingChannelsReadZero) {
@@ -674,30 +674,29 @@ TEST(TexPtx, TrilinearAndLayeredFetches) {
   for (int s = 0; s < n; ++s) {
     double xb[3];
     long i[3], f[3];
+    const long size[3] = {W, H, D};
     for (int k = 0; k < 3; ++k) {
-      xb[k] = double(c[std::size_t(4 * s + k)]) - 0.5;
+      // Clamp addressing clamps the coordinate to the edge texels' centres first.
+      xb[k] = std::clamp(double(c[std::size_t(4 * s + k)]), 0.5, double(size[k]) - 0.5) - 0.5;
       i[k] = long(std::floor(xb[k]));
       f[k] = long(std::floor((xb[k] - i[k]) * 256 + 0.5));  // the fraction in 1/256
+      if (f[k] == 256) {
+        ++i[k];
+        f[k] = 0;
+      }
     }
-    // Pairwise and triple products rounded to 1/256, each texel's weight by inclusion-exclusion
-    // (the rule that matches 228 of the H200's 256 trilinear samples; texture_sample.cpp).
-    auto r = [](double x) { return long(std::floor(x + 0.5)); };
-    const long ab = r(f[0] * f[1] / 256.0), ac = r(f[0] * f[2] / 256.0), bc = r(f[1] * f[2] / 256.0),
-               abc = r(double(f[0] * f[1] * f[2]) / 65536.0);
-    // Weight of texel (dx, dy, dz): the product of per-dimension factors (1 - f or f) expanded, with
-    // every product of fractions replaced by its rounded value.
-    auto weight = [&](int dx, int dy, int dz) {
-      const long sx = dx ? 1 : -1, sy = dy ? 1 : -1, sz = dz ? 1 : -1;
-      const long cx = dx ? 0 : 256, cy = dy ? 0 : 256, cz = dz ? 0 : 256;  // constant terms (in 256ths)
-      // (cx + sx a)(cy + sy b)(cz + sz c) / 256^2 with ab, ac, bc, abc rounded:
-      return (cx * cy * cz) / 65536 + sx * f[0] * (cy * cz) / 65536 + sy * f[1] * (cx * cz) / 65536 +
-             sz * f[2] * (cx * cy) / 65536 + sx * sy * ab * cz / 256 + sx * sz * ac * cy / 256 +
-             sy * sz * bc * cx / 256 + sx * sy * sz * abc;
-    };
+    // The H200's split (docs/validation.md): slice k+1 weighs c, slice k 256 - c; each slice's
+    // weight m goes to column i+1 as a m / 256 (rounded half up), then to row j+1 as b times the
+    // column's weight / 256, half up in column i+1 and half down in column i.
     double want = 0;
-    for (int dz = 0; dz < 2; ++dz)
+    for (int dz = 0; dz < 2; ++dz) {
+      const long mw = dz ? f[2] : 256 - f[2];
+      const long col1 = (f[0] * mw + 128) / 256, col0 = mw - col1;
+      const long w11 = (f[1] * col1 + 128) / 256, w01 = (f[1] * col0 + 127) / 256;
+      const long w[2][2] = {{col0 - w01, w01}, {col1 - w11, w11}};  // [dx][dy]
       for (int dy = 0; dy < 2; ++dy)
-        for (int dx = 0; dx < 2; ++dx) want += double(weight(dx, dy, dz)) * T(i[0] + dx, i[1] + dy, i[2] + dz);
+        for (int dx = 0; dx < 2; ++dx) want += double(w[dx][dy]) * T(i[0] + dx, i[1] + dy, i[2] + dz);
+    }
     EXPECT_EQ(got[std::size_t(8 * s)], float(want / 256.0)) << "trilinear sample " << s;
     const long layer = std::min(long(c[std::size_t(4 * s + 3)]), 2L);
     const long px = std::clamp(long(std::floor(c[std::size_t(4 * s)])), 0L, W - 1),

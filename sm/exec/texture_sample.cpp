@@ -3,8 +3,13 @@
 // - point sampling takes texel floor(u) (u = x, or x * size with normalized coordinates);
 // - linear filtering takes texels i = floor(xB) and i + 1 with xB = u - 0.5 and the weight
 //   alpha = frac(xB) in 9-bit fixed point with 8 fractional bits (rounded to nearest, ties up), so
-//   alpha is a multiple of 1/256; 2D and 3D weigh 4 and 8 texels by products of these, themselves
-//   rounded to 1/256 (filterWeights); a 1D fetch filters rows -1 and 0 at y = 0 too;
+//   alpha is a multiple of 1/256; 2D and 3D weigh 4 and 8 texels by weights in 1/256 split slice,
+//   column, row in turn (filterWeights, mipFilterWeights); clamp addressing clamps xB to
+//   [0, size - 1] first; a 1D fetch filters rows -1 and 0 at y = 0 too;
+// - mipmaps: lambda (tex.level's operand, or tex.grad's from a length estimate and a log2 table)
+//   truncated to 1/256; the point mipmap filter rounds half-way up; the linear one weighs both
+//   levels' footprints in one sum, split like a 3D footprint's slices; a cube map's face by the
+//   major axis, ties to z then y;
 // - the weighted sum: exact, rounded once to f32 (f32 texels) or to f16 (f16 texels); integers read
 //   as normalized floats are filtered in fixed point: 8-bit unorm sums widened to 16-bit unorm,
 //   16-bit sums rounded to the format's integers, then normalized;
@@ -118,32 +123,6 @@ void linearSplit(double u, std::int64_t* i0, std::uint32_t* alpha) {
   *alpha = std::uint32_t(q & 255);
 }
 
-// The weights (in 1/256, summing to 256) of the 4 (2D) or 8 (3D) texels of a linear footprint,
-// texel t at offsets (t & 1, t >> 1 & 1, t >> 2 & 1), from the per-dimension fractions a, b, c
-// (in 1/256). As the H200 computes them: the products of fractions rounded to 1/256 (ties up),
-// every other weight derived from those so that rows, columns and slices keep their exact totals
-// (docs/data/tex_probe: bit-exact in 2D; 3D 228 of 256 samples, the others within a few ulps).
-void filterWeights(std::uint32_t dims, std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t w[8]) {
-  auto r8 = [](std::int64_t p) { return (p + 128) >> 8; };
-  if (dims < 3) {
-    const std::int64_t ab = r8(a * b);
-    w[0] = 256 - a - b + ab;
-    w[1] = a - ab;
-    w[2] = b - ab;
-    w[3] = ab;
-    return;
-  }
-  const std::int64_t ab = r8(a * b), ac = r8(a * c), bc = r8(b * c), abc = (a * b * c + 32768) >> 16;
-  w[0] = 256 - a - b - c + ab + ac + bc - abc;
-  w[1] = a - ab - ac + abc;
-  w[2] = b - ab - bc + abc;
-  w[3] = ab - abc;
-  w[4] = c - ac - bc + abc;
-  w[5] = ac - abc;
-  w[6] = bc - abc;
-  w[7] = abc;
-}
-
 // The 4 weights (in 1/256) of a 2D linear footprint, texel t at offsets (t & 1, t >> 1), when the
 // level weighs m of 256 (linear mipmap filtering: 256 - f for the lower level, f for the upper;
 // m = 256 gives filterWeights' 2D rule). As the H200 splits it (tex_mip_probe.cu, every weight of
@@ -156,6 +135,21 @@ void mipFilterWeights(std::int64_t a, std::int64_t b, std::int64_t m, std::int64
   w[1] = col1 - w[3];
   w[2] = (b * col0 + 127) >> 8;
   w[0] = col0 - w[2];
+}
+
+// The weights (in 1/256, summing to 256) of the 4 (2D) or 8 (3D) texels of a linear footprint,
+// texel t at offsets (t & 1, t >> 1 & 1, t >> 2 & 1), from the per-dimension fractions a, b, c
+// (in 1/256): a 3D footprint is two 2D ones, slice k+1 weighing c and slice k 256 - c, each split
+// as a mipmap level's (mipFilterWeights; h200_tex_probe.txt's trilin_f32: 256 of 256, where
+// rounding the products of fractions matched 228). With m = 256 the 2D split is: alpha x beta
+// rounded to 1/256 (ties up), the other three weights keeping the exact row and column totals.
+void filterWeights(std::uint32_t dims, std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t w[8]) {
+  if (dims < 3) {
+    mipFilterWeights(a, b, 256, w);
+    return;
+  }
+  mipFilterWeights(a, b, 256 - c, w);
+  mipFilterWeights(a, b, c, w + 4);
 }
 
 // The weighted texel sums of one or two levels (linear mipmap filtering), turned into the result

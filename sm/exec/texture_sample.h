@@ -3,7 +3,8 @@
 // fixed point, format conversion (normalized-float reads, f16), gathers (tld4), cube-map face
 // selection and mipmap level selection (tex.level, tex.grad). Identified
 // against an H200 (docs/data/tex_probe/: every case of h200_tex_probe.txt is reproduced bit for
-// bit but 28 of 256 trilinear samples; testbench/texture_test.cpp replays them).
+// bit, testbench/texture_test.cpp replays them; h200_tex_mip_probe.txt's cases as
+// testbench/texture_mip_probe_test.cpp and docs/validation.md list them).
 #pragma once
 
 #include <cstdint>
