@@ -534,36 +534,36 @@ TEST(TexMip, CubeMapLevelsAndGradients) {
     double sc, tc, m;
     const int face = refCubeFace(s[0], s[1], s[2], &sc, &tc, &m);
     (void)face;
+    // tex.grad.cube (a driver routine on sm_90, docs/validation.md): the face coordinates of
+    // direction + gradient minus the direction's, on the direction's face, a point past an edge
+    // unfolded onto the face's plane (across the edge 2 - m/|s|, along it t/|s|), in f32; then
+    // the 2D rule in face texels.
     auto project = [&](const float* g) {
-      // The face's s, t, m are a linear map of the direction (the face does not change), applied
-      // to the gradient one unit vector at a time.
-      double gs, gt, gm;
-      auto comp = [&](int axis) {
-        float e3[3] = {0, 0, 0};
-        e3[axis] = 1;
-        // s, t, m of the face for a unit vector: as the table writes them (sign and axis).
-        double ps = 0, pt = 0, pm = 0;
-        switch (face) {
-          case 0: ps = -e3[2]; pt = -e3[1]; pm = e3[0]; break;
-          case 1: ps = e3[2]; pt = -e3[1]; pm = -e3[0]; break;
-          case 2: ps = e3[0]; pt = e3[2]; pm = e3[1]; break;
-          case 3: ps = e3[0]; pt = -e3[2]; pm = -e3[1]; break;
-          case 4: ps = e3[0]; pt = -e3[1]; pm = e3[2]; break;
-          default: ps = -e3[0]; pt = -e3[1]; pm = -e3[2]; break;
-        }
-        return std::array<double, 3>{ps, pt, pm};
-      };
-      gs = gt = gm = 0;
-      for (int a = 0; a < 3; ++a) {
-        const auto c = comp(a);
-        gs += c[0] * g[a];
-        gt += c[1] * g[a];
-        gm += c[2] * g[a];
+      const float p[3] = {s[0] + g[0], s[1] + g[1], s[2] + g[2]};
+      // s, t, m of p on `face`, as the table writes them (sign and axis).
+      float ps, pt, pm;
+      switch (face) {
+        case 0: ps = -p[2]; pt = -p[1]; pm = p[0]; break;
+        case 1: ps = p[2]; pt = -p[1]; pm = -p[0]; break;
+        case 2: ps = p[0]; pt = p[2]; pm = p[1]; break;
+        case 3: ps = p[0]; pt = -p[2]; pm = -p[1]; break;
+        case 4: ps = p[0]; pt = -p[1]; pm = p[2]; break;
+        default: ps = -p[0]; pt = -p[1]; pm = -p[2]; break;
       }
-      return std::array<double, 2>{(gs * m - sc * gm) / (2 * m * m) * t.w, (gt * m - tc * gm) / (2 * m * m) * t.w};
+      float u2, v2;
+      if (pm >= std::fabs(ps) && pm >= std::fabs(pt)) {
+        u2 = ps / pm;
+        v2 = pt / pm;
+      } else if (std::fabs(ps) >= std::fabs(pt)) {
+        u2 = std::copysign(2.0f - pm / std::fabs(ps), ps);
+        v2 = pt / std::fabs(ps);
+      } else {
+        v2 = std::copysign(2.0f - pm / std::fabs(pt), pt);
+        u2 = ps / std::fabs(pt);
+      }
+      const float u1 = float(sc) / float(m), v1 = float(tc) / float(m);
+      return std::array<double, 2>{double(u2 - u1) / 2 * t.w, double(v2 - v1) / 2 * t.w};
     };
-    // (the H200 computes tex.grad.cube's level in a driver routine whose arithmetic this rule does
-    // not match: docs/validation.md; the model applies the 2D rule to the face gradients)
     const auto px = project(s + 4), py = project(s + 8);
     const double diag = std::max(refGradLength(double(float(px[0] + py[0])), double(float(px[1] + py[1]))),
                                  refGradLength(double(float(px[0] - py[0])), double(float(px[1] - py[1]))));

@@ -336,14 +336,35 @@ TextureDesc levelDesc(const TextureDesc& d, std::uint32_t l) {
   return ld;
 }
 
-// The face coordinates' derivatives (u, v in [0, 1] of the face) along one screen direction,
-// from the direction's derivatives g: d(s/m) = (ds m - s dm) / m^2, halved.
+// tex.grad.cube's gradients on the face, in face coordinates u, v in [0, 1], along one screen
+// direction g. On sm_90 texCubemapGrad is a driver routine (the SASS calls
+// __cuda_syscall_tex_grad_cube_v4_f32_f32), and what it computes is a forward difference, not
+// the derivative: the face coordinates of dir + g minus those of dir, both on dir's face, a
+// point past the face's edge unfolded onto the plane of the face (its coordinate across the edge
+// 2 - m / |s|, along the edge t / |s|), in f32 (a second H200 run: gradients along each axis at
+// the face's centre and off it; cubegrad_lin_lin). The level then follows the 2D rule.
 void cubeGradient(const CubeFace& f, const float dir[3], const float g[3], double out[2]) {
-  const double m = double(f.m_sign) * dir[f.m_axis], dm = double(f.m_sign) * g[f.m_axis];
-  const double s = double(f.s_sign) * dir[f.s_axis], ds = double(f.s_sign) * g[f.s_axis];
-  const double t = double(f.t_sign) * dir[f.t_axis], dt = double(f.t_sign) * g[f.t_axis];
-  out[0] = m == 0 ? 0.0 : 0.5 * (ds * m - s * dm) / (m * m);
-  out[1] = m == 0 ? 0.0 : 0.5 * (dt * m - t * dm) / (m * m);
+  out[0] = out[1] = 0;
+  const float m = f.m_sign * dir[f.m_axis], s = f.s_sign * dir[f.s_axis], t = f.t_sign * dir[f.t_axis];
+  if (!(m > 0)) return;  // the zero direction
+  const float s1 = s / m, t1 = t / m;
+  const float p[3] = {dir[0] + g[0], dir[1] + g[1], dir[2] + g[2]};
+  const float S = f.s_sign * p[f.s_axis], T = f.t_sign * p[f.t_axis], M = f.m_sign * p[f.m_axis];
+  const float aS = std::fabs(S), aT = std::fabs(T);
+  float s2, t2;
+  if (M >= aS && M >= aT) {
+    s2 = S / M;
+    t2 = T / M;
+  } else if (aS >= aT) {
+    if (aS == 0) return;
+    s2 = S > 0 ? 2.0f - M / aS : -(2.0f - M / aS);
+    t2 = T / aS;
+  } else {
+    t2 = T > 0 ? 2.0f - M / aT : -(2.0f - M / aT);
+    s2 = S / aT;
+  }
+  out[0] = 0.5 * double(s2 - s1);
+  out[1] = 0.5 * double(t2 - t1);
 }
 
 // tex.grad's level of detail as the H200 computes it (docs/data/tex_probe: a second probe run on
