@@ -14,7 +14,7 @@ nvcc -O2 -arch=sm_90 -std=c++17 tex_mip_probe.cu -o /tmp/tex_mip_probe || exit 1
 # probe's levelsKernel); eagerly loaded, the whole module would be refused.
 CUDA_MODULE_LOADING=LAZY /tmp/tex_mip_probe > $OUT/h200_tex_mip_probe.txt 2> $OUT/stderr.txt
 echo "exit $?" >> $OUT/stderr.txt
-cuobjdump -sass /tmp/tex_mip_probe | grep -E "TEX|TLD|TXQ|Function" > $OUT/sass_tex.txt
+cuobjdump -sass /tmp/tex_mip_probe | grep -E "TEX|TLD|TXQ|TXD|Function|LDG" > $OUT/sass_tex.txt  # (LDG: txq.num_mipmap_levels reads the header)
 cat $OUT/stderr.txt
 grep -c -v "^#" $OUT/h200_tex_mip_probe.txt
 tail -1 $OUT/h200_tex_mip_probe.txt
