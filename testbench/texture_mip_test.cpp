@@ -1,7 +1,9 @@
 // Cube maps and mipmapped textures in PTX (tex.cube, tex.acube, tex.level, tex.grad, txq.level)
-// against CPU references written here from the CUDA programming guide's rules (cube-map face
-// table, level of detail from gradients, nearest or linear between levels), not from the model's
-// sampler. Texel values name their level, slice and position, so a wrong level or face shows.
+// against CPU references written here, not from the model's sampler: the CUDA programming guide's
+// rules (cube-map face table, level of detail from gradients, nearest or linear between levels)
+// with the details the H200 showed (docs/validation.md, "Cube maps and mipmaps against the H200":
+// ties between axes, lambda's truncation, the weight split, tex.grad's length estimate and log2
+// table). Texel values name their level, slice and position, so a wrong level or face shows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
