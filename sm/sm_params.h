@@ -150,6 +150,13 @@ struct SmParams {
   // encode only a double's high word, so ptxas builds such a constant in a register pair first
   // (two UMOV or IMAD.MOV.U32); in a loop it builds it once before the loop. 0: free.
   std::uint32_t f64_immediate_issue_cycles = 0;
+  // Issue slots of a 64-bit integer ALU instruction, as SASS's 32-bit integer datapath does it
+  // (timing::Int64Form): add/sub/logic/shift/compare/select/neg/not take one instruction per half
+  // (pair), mul.lo/mad.lo three (IMAD.WIDE.U32 and the cross products), min/max four (two
+  // compares, two selects); a logic op with an immediate one. 0: one slot, as a 32-bit op.
+  std::uint32_t int64_pair_issue_cycles = 0;
+  std::uint32_t int64_mul_issue_cycles = 0;
+  std::uint32_t int64_minmax_issue_cycles = 0;
   // A global or local store holds the L1 pipeline max(store_min_cycles_per_line, sectors x
   // store_cycles_per_sector) cycles per line it writes (at least one).
   std::uint32_t store_min_cycles_per_line = 1;

@@ -1,6 +1,7 @@
 // The functional SIMT core on hand-written PTX: divergence and reconvergence, loops, calls and
 // recursion, barriers and shared memory, warp-wide operations, atomics, local memory, and the
 // decoder's load-time errors. Expectations are computed here on the CPU.
+#include <cmath>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -499,6 +500,66 @@ TEST(Decode, UnsupportedInstructionsRefuseTheirKernelAtLaunchAndTheOthersRun) {
   for (const char* place : {"mixed.ptx:19:3: 'tld4.r.cube.v4.f32.f32'", "mixed.ptx:20:3: 'pmevent'",
                             "mixed.ptx:9:3: 'setmaxnreg.inc.sync.aligned.u32'"})
     EXPECT_NE(why.find(place), std::string::npos) << place << " in " << why;
+}
+
+TEST(Schedule, LoadsWhoseAddressArithmeticFollowsAnFmaStillGoFirst) {
+  // nvcc's unrolled dot-product body: ld b; ld a; fma; add (next b's address); ld b; ld a; fma.
+  // The second pair's address add sits behind the first fma, which waits for the first pair; ptxas
+  // issues all four loads before either fma (validation/heldout sgemm_naive's SASS: 32 LDG ahead of
+  // their FFMAs). An IEEE division (a branch to a slow path in SASS) keeps its place: the load after
+  // it stays there. What every thread computes is the PTX order's.
+  Runtime rt;
+  auto& m = rt.loadModuleString(ptx(R"(
+.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc)
+{
+  .reg .f32 %f<12>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [pa];
+  ld.param.u64 %rd2, [pb];
+  ld.param.u64 %rd3, [pc];
+  cvta.to.global.u64 %rd4, %rd1;
+  cvta.to.global.u64 %rd5, %rd2;
+  cvta.to.global.u64 %rd6, %rd3;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd7, %r1, 4;
+  add.s64 %rd8, %rd4, %rd7;
+  add.s64 %rd9, %rd5, %rd7;
+  mov.f32 %f1, 0f00000000;
+  ld.global.f32 %f2, [%rd8];
+  ld.global.f32 %f3, [%rd9];
+  fma.rn.f32 %f4, %f2, %f3, %f1;
+  add.s64 %rd10, %rd8, 128;
+  ld.global.f32 %f5, [%rd10];
+  ld.global.f32 %f6, [%rd9+4];
+  fma.rn.f32 %f7, %f5, %f6, %f4;
+  div.rn.f32 %f8, %f7, %f2;
+  add.s64 %rd11, %rd9, 8;
+  ld.global.f32 %f9, [%rd11];
+  add.f32 %f10, %f8, %f9;
+  add.s64 %rd11, %rd6, %rd7;
+  st.global.f32 [%rd11], %f10;
+  ret;
+}
+)"), "hoist.ptx");
+  const ptx::Program& p = rt.getFunction(m, "k").timingProgram();
+  std::vector<std::string> order;
+  for (std::uint32_t pc = 0; pc < p.code.size(); ++pc)
+    if (p.text[pc].rfind("ld.global", 0) == 0 || p.text[pc].rfind("fma", 0) == 0 || p.text[pc].rfind("div", 0) == 0)
+      order.push_back(p.text[pc]);
+  const std::vector<std::string> want = {"ld.global.f32", "ld.global.f32", "ld.global.f32", "ld.global.f32",
+                                         "fma.rn.f32",    "fma.rn.f32",    "div.rn.f32",    "ld.global.f32"};
+  EXPECT_EQ(order, want);
+  std::vector<float> a(64), b(64);
+  for (std::uint32_t i = 0; i < 64; ++i) a[i] = 1.0f + float(i), b[i] = 0.5f * float(i) - 3.0f;
+  const DevicePtr da = rt.upload(a), db = rt.upload(b), dc = rt.malloc(32 * 4);
+  ASSERT_EQ(rt.launch(rt.getFunction(m, "k"), Dim3(1), Dim3(32), 0, KernelArgs().add(da).add(db).add(dc)),
+            Error::Success);
+  const auto got = rt.download<float>(dc, 32);
+  for (std::uint32_t i = 0; i < 32; ++i) {
+    const float f4 = std::fma(a[i], b[i], 0.0f), f7 = std::fma(a[i + 32], b[i + 1], f4);
+    EXPECT_EQ(got[i], f7 / a[i] + b[i + 2]) << i;
+  }
 }
 
 TEST(Schedule, GlobalLoadsMoveUpAndSharedStoresDownAsPtxasSchedulesThem) {

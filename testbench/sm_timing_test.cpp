@@ -353,6 +353,38 @@ TEST(SmTiming, F64ImmediatesSassCannotEncodeTakeTheirMovesIssueSlots) {
   }
 }
 
+TEST(SmTiming, SixtyFourBitIntegerOpsTakeTheirSassHalvesIssueSlots) {
+  // SASS's integer datapath is 32 bits wide: add.s64 is IADD3 + IADD3.X, setp.ne.s64 ISETP +
+  // ISETP.EX, mul.lo.s64 three IMADs, min.s64 two compares and two selects, and.b64 with an
+  // immediate one LOP3 (heldout collatz_steps: 16 SASS instructions a step of a 9-instruction PTX
+  // loop). The independent f32 add after each issues that many cycles later; with the parameters
+  // at 0 (or a 32-bit op) the next cycle.
+  auto body = [](const std::string& op) {
+    return ".visible .entry k()\n{\n  .reg .b64 %rd<4>;\n  .reg .f32 %f<4>;\n  .reg .pred %p<2>;\n"
+           "  mov.u64 %rd2, 7;\n  mov.u64 %rd3, 9;\n  " + op + "\n  add.f32 %f1, %f2, 0f3F800000;\n  ret;\n}\n";
+  };
+  struct Case { const char* op; bool on; std::uint32_t gap; };
+  for (const Case& c : {Case{"add.s64 %rd1, %rd2, %rd3;", true, 2}, Case{"add.s64 %rd1, %rd2, %rd3;", false, 1},
+                        Case{"setp.ne.s64 %p1, %rd2, %rd3;", true, 2}, Case{"mul.lo.s64 %rd1, %rd2, %rd3;", true, 3},
+                        Case{"min.s64 %rd1, %rd2, %rd3;", true, 4}, Case{"and.b64 %rd1, %rd2, 1;", true, 1}}) {
+    SmParams p = testParams();
+    p.imad_on_fp32_pipe = false;
+    p.int64_pair_issue_cycles = c.on ? 2 : 0;
+    p.int64_mul_issue_cycles = c.on ? 3 : 0;
+    p.int64_minmax_issue_cycles = c.on ? 4 : 0;
+    Bench b(body(c.op), "k", p);
+    b.configure(32, 2);
+    b.runBlock(0);
+    b.issues_.clear();
+    b.runBlock(1);
+    std::uint32_t f32 = 0;
+    for (std::uint32_t pc = 0; pc < b.prog_.code.size(); ++pc)
+      if (b.prog_.code[pc].op == ptx::Op::Add && b.prog_.code[pc].type == ptx::Type::F32) f32 = pc;
+    ASSERT_GT(f32, 0u);
+    EXPECT_EQ(b.issueCycle(0, f32) - b.issueCycle(0, f32 - 1), c.gap) << c.op << " on " << c.on;
+  }
+}
+
 TEST(SmTiming, RegisterBankConflictsDelayDispatch) {
   // fma %f1, %f1, %f2, %f3 in a chain: three distinct source registers. With B banks the most
   // loaded bank holds m of them and operand collection takes m - 1 extra cycles per instruction.

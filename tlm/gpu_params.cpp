@@ -352,6 +352,13 @@ Schema buildSchema() {
   b.integer("sm.f64_immediate_issue_cycles", FIELD(sm.f64_immediate_issue_cycles), 0, 64,
             "issue slots an f64 fma/add/sub/mul/min/max/setp outside a loop pays per immediate operand whose low 32 "
             "bits are not zero (SASS encodes only a double's high word: ptxas builds the constant with two moves)");
+  b.integer("sm.int64_pair_issue_cycles", FIELD(sm.int64_pair_issue_cycles), 0, 64,
+            "issue slots of a 64-bit integer add/sub/and/or/xor/not/neg/shl/shr/setp/selp (SASS: one 32-bit "
+            "instruction per half, IADD3 + IADD3.X and the like; a logic op with an immediate takes one); 0: one slot");
+  b.integer("sm.int64_mul_issue_cycles", FIELD(sm.int64_mul_issue_cycles), 0, 64,
+            "issue slots of a 64-bit integer mul.lo/mad.lo (SASS: IMAD.WIDE.U32 and the two cross products); 0: one slot");
+  b.integer("sm.int64_minmax_issue_cycles", FIELD(sm.int64_minmax_issue_cycles), 0, 64,
+            "issue slots of a 64-bit integer min/max (SASS: two compares and two selects); 0: one slot");
   b.integer("sm.store_min_cycles_per_line", FIELD(sm.store_min_cycles_per_line), 1, 64,
             "L1 pipeline cycles a global or local store takes per line it writes, at least");
   b.integer("sm.store_cycles_per_sector", FIELD(sm.store_cycles_per_sector), 0, 64,
@@ -451,9 +458,9 @@ Schema buildSchema() {
             "number of slices; divides dram.channels or is a multiple of it");
   b.integer("l2.atomic_latency_cycles", FIELD(l2.atomic_latency_cycles), 0, 100000,
             "extra interconnect cycles of an atomic executed at the slice");
-  b.integer("l2.atomic_op_cycles", FIELD(l2.atomic_op_cycles), 1, 100000,
-            "interconnect cycles the slice's atomic unit spends per update of one address in a request "
-            "(same-address updates serialise): floating-point adds, exch, cas");
+  b.number("l2.atomic_op_cycles", FIELD(l2.atomic_op_cycles), 100000,
+           "interconnect cycles the slice's atomic unit spends per update of one address in a request "
+           "(same-address updates serialise): floating-point adds, exch, cas");
   b.integer("l2.atomic_request_cycles", FIELD(l2.atomic_request_cycles), 1, 100000,
             "interconnect cycles the slice's atomic unit spends on one request at least, however many distinct "
             "words of the line it updates");

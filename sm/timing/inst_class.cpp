@@ -117,6 +117,29 @@ Sequence sequenceOf(const ptx::DecodedInst& in) {
   return Sequence::None;
 }
 
+namespace {
+
+// The SASS shape of a 64-bit integer ALU instruction (Int64Form); `imm`: one source is a constant.
+Int64Form int64FormOf(const ptx::DecodedInst& in, bool imm) {
+  auto wide_int = [](Type t) { return t != Type::None && t != Type::Pred && !ptx::isFloat(t) && ptx::sizeOf(t) == 8; };
+  const bool wide = in.op == Op::Setp ? wide_int(in.type) || wide_int(in.type2) : wide_int(in.type);
+  if (!wide) return Int64Form::None;
+  switch (in.op) {
+    case Op::And: case Op::Or: case Op::Xor:
+      return imm ? Int64Form::Half : Int64Form::Pair;
+    case Op::Add: case Op::Sub: case Op::Not: case Op::Neg: case Op::Shl: case Op::Shr: case Op::Setp: case Op::Selp:
+      return Int64Form::Pair;
+    case Op::Mul: case Op::Mad:
+      return (in.flags & ptx::kWide) ? Int64Form::None : Int64Form::Mul;
+    case Op::Min: case Op::Max:
+      return Int64Form::MinMax;
+    default:
+      return Int64Form::None;
+  }
+}
+
+}  // namespace
+
 InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vector<std::uint8_t>& const_slots) {
   const ptx::DecodedInst& in = program.code[pc];
   InstInfo info;
@@ -193,6 +216,7 @@ InstInfo classify(const ptx::Program& program, std::uint32_t pc, const std::vect
     if (s == ptx::kNoSlot || (info.pred_src >> i & 1)) continue;
     if (s < const_slots.size() && const_slots[s]) info.const_src |= std::uint8_t(1u << i);
   }
+  info.int64 = int64FormOf(in, info.const_src != 0);
   (void)program;
   return info;
 }

@@ -61,6 +61,13 @@ enum InstInfoFlag : std::uint16_t {
   kIntAddFlex = 1u << 11,
 };
 
+// What a 64-bit integer ALU instruction becomes in SASS, whose integer datapath is 32 bits wide
+// (sm.int64_*_issue_cycles): None (not one), Half (a logic op with an immediate operand: one
+// LOP3 on the half that changes), Pair (add/sub/logic/shift/compare/select/neg: one instruction
+// per half, IADD3 + IADD3.X, SHF.L + SHF.L.HI, ISETP + ISETP.EX, ...), Mul (mul.lo/mad.lo:
+// IMAD.WIDE.U32 and the two cross products) or MinMax (two compares and two selects).
+enum class Int64Form : std::uint8_t { None, Half, Pair, Mul, MinMax };
+
 struct InstInfo {
   // Scalar 32-bit shared loads that ptxas merges into one 64- or 128-bit load (same base register,
   // consecutive offsets, one basic block, nothing in between touching their registers): on the
@@ -77,6 +84,7 @@ struct InstInfo {
   // f64 arithmetic outside a loop: its immediate operands whose low 32 bits are not zero, which
   // SASS cannot encode (sm.f64_immediate_issue_cycles).
   std::uint8_t wide_imm = 0;
+  Int64Form int64 = Int64Form::None;
   std::uint16_t flags = 0;
   // An LSU instruction of the local/global (LG) queue: a full LSU queue stalls it as lg_throttle
   // rather than mio_throttle (lgQueue()).

@@ -490,6 +490,24 @@ void SmCore::Impl::opTiming(ProgramInfo& pi) const {
       pi.op_issue[pc] = std::uint16_t(1 + pi.info[pc].wide_imm * p.f64_immediate_issue_cycles);
       continue;
     }
+    if (!(pi.info[pc].flags & (kFused | kFree))) {
+      // A 64-bit integer op takes the issue slots of its 32-bit SASS instructions
+      // (sm.int64_*_issue_cycles; the second op of a fused pair rides on the first's).
+      std::uint32_t slots = 0;
+      switch (pi.info[pc].int64) {
+        case Int64Form::Pair: slots = p.int64_pair_issue_cycles; break;
+        case Int64Form::Mul: slots = p.int64_mul_issue_cycles; break;
+        case Int64Form::MinMax: slots = p.int64_minmax_issue_cycles; break;
+        case Int64Form::Half: case Int64Form::None: break;
+      }
+      if (slots > 1) {
+        pi.op_issue[pc] = std::uint16_t(std::min<std::uint32_t>(slots, 65535));
+        // Each of the halves' logic, shifts, compares and selects holds the integer pipe (IADD3,
+        // LOP3, SHF, ISETP and SEL are integer-pipe instructions).
+        if (pi.info[pc].pipe == Pipe::Int && pi.info[pc].int64 != Int64Form::Mul)
+          pi.op_interval[pc] = std::uint16_t(std::min<std::uint32_t>(slots * p.pipe_int.initiation_interval_cycles, 65535));
+      }
+    }
     if (p.imad_on_fp32_pipe && (in.op == ptx::Op::Mul || in.op == ptx::Op::Mad) && pi.info[pc].pipe == Pipe::Int) {
       // IMAD, IMAD.WIDE, IMAD.HI: the FMA pipe's integer half, at the integer pipe's rate.
       pi.info[pc].pipe = Pipe::Fp32;
