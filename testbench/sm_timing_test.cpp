@@ -385,6 +385,23 @@ TEST(SmTiming, SixtyFourBitIntegerOpsTakeTheirSassHalvesIssueSlots) {
   }
 }
 
+TEST(SmTiming, ZeroExtensionsAreFreeSignExtensionsAreNot) {
+  // cvt.u64.u32 is the register pair with RZ as its high word (no SASS instruction); cvt.s64.s32
+  // needs SHF.R.S32.HI for the sign (validation/micro dsmem_read's address arithmetic).
+  Bench b(".visible .entry k(.param .u32 a)\n{\n  .reg .b32 %r<3>;\n  .reg .b64 %rd<4>;\n"
+          "  ld.param.u32 %r1, [a];\n  cvt.u64.u32 %rd1, %r1;\n  cvt.s64.s32 %rd2, %r1;\n"
+          "  add.s64 %rd3, %rd1, %rd2;\n  ret;\n}\n", "k", testParams());
+  const std::vector<timing::InstInfo> info = timing::classifyProgram(b.prog_);
+  int checked = 0;
+  for (std::uint32_t pc = 0; pc < b.prog_.code.size(); ++pc) {
+    const ptx::DecodedInst& in = b.prog_.code[pc];
+    if (in.op != ptx::Op::Cvt) continue;
+    EXPECT_EQ(bool(info[pc].flags & timing::kFree), in.type == ptx::Type::U64) << b.prog_.text[pc];
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+}
+
 TEST(SmTiming, RegisterBankConflictsDelayDispatch) {
   // fma %f1, %f1, %f2, %f3 in a chain: three distinct source registers. With B banks the most
   // loaded bank holds m of them and operand collection takes m - 1 extra cycles per instruction.

@@ -282,7 +282,14 @@ void findFusedInstructions(const ptx::Program& program, std::uint32_t entry, std
     if (!plain(j) || ji.pipe != Pipe::Int) continue;
     // Copies and constants; a read of a thread's or block's index is an S2R (S2UR) of its own.
     if (j.op == Op::Mov && j.nsrc == 1 && j.src[0] < s2r.size() && s2r[j.src[0]]) continue;
-    if ((j.op == Op::Mov && j.type != Type::Pred && j.nsrc == 1) || j.op == Op::Cvta) {
+    // A zero extension (cvt.u64.u32 and the like) is the register pair with RZ as its high word: SASS
+    // has no instruction for it (validation/micro dsmem_read: cvt.u64.u32, and.b64, add.s64 are
+    // LOP3, IADD3, IADD3.X).
+    const bool zero_extend = j.op == Op::Cvt && ptx::sizeOf(j.type) == 8 && ptx::sizeOf(j.type2) <= 4 &&
+                             (j.type2 == Type::U32 || j.type2 == Type::U16 || j.type2 == Type::U8 ||
+                              j.type2 == Type::B32 || j.type2 == Type::B16 || j.type2 == Type::B8) &&
+                             !ptx::isFloat(j.type) && j.type != Type::Pred;
+    if ((j.op == Op::Mov && j.type != Type::Pred && j.nsrc == 1) || j.op == Op::Cvta || zero_extend) {
       ji.flags |= kFree;
       continue;
     }
