@@ -23,6 +23,9 @@ ap.add_argument("--save-model", default="")
 ap.add_argument("--threads", default="2")
 ap.add_argument("--repeats", default="2", help="model launches timed in the warm condition")
 ap.add_argument("--set", action="append", default=[], help="passed to scgpu exec as --set")
+ap.add_argument("--baseline", default="", help='JSON {"flushed_mape_pct": F, "warm_mape_pct": W}: exit 1 when '
+                "either MAPE is more than --max-worsening points above it (the long test heldout_vs_h100)")
+ap.add_argument("--max-worsening", type=float, default=2.0, help="MAPE points")
 a = ap.parse_args()
 if not a.scgpu and not a.from_model:
     ap.error("give the scgpu binary or --from-model CSV")
@@ -75,6 +78,7 @@ if a.save_model:
         for k, v in model_warm.items():
             w.writerow(["warm", k, "ns", f"{v:.1f}"])
 
+mapes = {}
 for name, sil, mod, unit in (("flushed", silicon_flushed, model_flushed, "cycles"),
                              ("warm", silicon_warm, model_warm, "ns")):
     pairs = [(k, sil[k], mod[k]) for k in sil if k in mod]
@@ -84,3 +88,14 @@ for name, sil, mod, unit in (("flushed", silicon_flushed, model_flushed, "cycles
         print(f"{k:20s} {s:12.1f} {m:12.1f} {m / s:6.2f}")
     n, mape, geo, r, within = summary([(s, m) for _, s, m in pairs])
     print(f"kernels {n}  MAPE {mape:.1f}%  geo-mean {geo:.3f}  Pearson r(log) {r:.3f}  within ±25% {within}/{n}")
+    mapes[name] = mape
+if a.baseline:
+    base = json.load(open(a.baseline))
+    bad = False
+    for name in ("flushed", "warm"):
+        limit = base[f"{name}_mape_pct"] + a.max_worsening
+        ok = mapes[name] <= limit
+        bad |= not ok
+        print(f"{'OK' if ok else 'WORSE'}: {name} MAPE {mapes[name]:.1f}% against the baseline "
+              f"{base[f'{name}_mape_pct']:.1f}% (+{a.max_worsening} allowed)")
+    sys.exit(1 if bad else 0)
