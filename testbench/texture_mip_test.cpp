@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "driver/runtime.h"
+#include "sm/exec/texture_sample.h"
 #include "driver/texture_objects.h"
 #include "sm/texture_desc.h"
 
@@ -173,23 +174,8 @@ float refMip(const MipTex& t, double lambda, const std::function<double(int, lon
 // tex.grad's lambda as the H200 computes it (docs/validation.md): each gradient's length in
 // level-0 texels estimated as max + 11/32 min of its components' magnitudes (the larger cut to
 // 10 significant bits), the longer of the two or 11/16 of the longer diagonal, and log2 read from the H200's table by the top 8
-// bits of the significand (kH200Log2: the level-of-detail fraction, in 1/256, the H200 returned
+// bits of the significand (sm::kTexLodLog2Table: the level-of-detail fraction, in 1/256, the H200 returned
 // across each 1/256 of an octave).
-const int kH200Log2[256] = {
-    0, 2, 4, 5, 6, 8, 9, 11, 12, 13, 15, 16, 18, 19, 20, 22, 23, 24, 26, 27, 28, 30, 31, 32, 34, 35,
-    36, 38, 39, 40, 42, 43, 44, 45, 47, 48, 49, 50, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63, 64, 65,
-    66, 68, 69, 70, 71, 72, 74, 75, 76, 77, 78, 79, 81, 82, 83, 84, 85, 86, 88, 89, 90, 91, 92, 93,
-    94, 95, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 109, 110, 111, 112, 113, 114, 115,
-    116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133, 135,
-    136, 137, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153,
-    154, 155, 156, 157, 158, 159, 160, 161, 162, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171,
-    172, 173, 173, 174, 175, 176, 177, 178, 179, 180, 181, 181, 182, 183, 184, 185, 186, 187, 188,
-    188, 189, 190, 191, 192, 193, 194, 195, 195, 196, 197, 198, 199, 200, 200, 201, 202, 203, 204,
-    205, 205, 206, 207, 208, 209, 210, 210, 211, 212, 213, 214, 214, 215, 216, 217, 218, 218, 219,
-    220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229, 229, 230, 231, 232, 233, 233, 234,
-    235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244, 245, 245, 246, 247, 248, 248,
-    249, 250, 251, 251, 252, 253, 253, 254, 255, 255,
-};
 
 double refGradLength(double x, double y) {
   const double mx = std::max(std::fabs(x), std::fabs(y)), mn = std::min(std::fabs(x), std::fabs(y));
@@ -209,7 +195,7 @@ double refGradLambda(double rho) {
   if (rho == 0) return -1e9;
   int e;
   const double fr = std::frexp(rho, &e);
-  return double(e - 1) + double(kH200Log2[int((fr * 2 - 1) * 256)]) / 256.0;
+  return double(e - 1) + double(sm::kTexLodLog2Table[int((fr * 2 - 1) * 256)]) / 256.0;
 }
 
 // The guide's cube-map table; ties between equal magnitudes go to z, then y (the H200's choice,

@@ -367,6 +367,8 @@ void cubeGradient(const CubeFace& f, const float dir[3], const float g[3], doubl
   out[1] = 0.5 * double(t2 - t1);
 }
 
+}  // namespace
+
 // tex.grad's level of detail as the H200 computes it (docs/data/tex_probe: a second probe run on
 // the H200, 10,240 gradients on a 1024 x 1024 texture, and tex_mip_probe.cu's grad_* cases):
 // - each gradient's length is estimated as max + 11/32 min of its components' magnitudes (in
@@ -378,7 +380,7 @@ void cubeGradient(const CubeFace& f, const float dir[3], const float g[3], doubl
 // - lambda = log2(rho) from a table indexed by the top 8 bits of rho's significand (the level
 //   of detail is constant across each 1/256 of an octave of rho: 4096 axis-aligned gradients
 //   in 1/4096 steps of an octave), in 1/256 of a level.
-const std::uint8_t kLog2Table[256] = {
+const std::uint8_t kTexLodLog2Table[256] = {
     0, 2, 4, 5, 6, 8, 9, 11, 12, 13, 15, 16, 18, 19, 20, 22, 23, 24, 26, 27, 28, 30, 31, 32, 34, 35,
     36, 38, 39, 40, 42, 43, 44, 45, 47, 48, 49, 50, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63, 64, 65,
     66, 68, 69, 70, 71, 72, 74, 75, 76, 77, 78, 79, 81, 82, 83, 84, 85, 86, 88, 89, 90, 91, 92, 93,
@@ -393,6 +395,8 @@ const std::uint8_t kLog2Table[256] = {
     235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244, 245, 245, 246, 247, 248, 248,
     249, 250, 251, 251, 252, 253, 253, 254, 255, 255,
 };
+
+namespace {
 
 double gradientLength(const double* g, std::uint32_t n) {
   double m[3] = {0, 0, 0};
@@ -411,7 +415,7 @@ double log2Table(double rho) {
   int e;
   const double frac = std::frexp(rho, &e);  // rho = frac 2^e, frac in [0.5, 1)
   const int j = std::min(255, int(std::floor((frac * 2.0 - 1.0) * 256.0)));
-  return double(e - 1) * 256.0 + double(kLog2Table[j]);
+  return double(e - 1) * 256.0 + double(kTexLodLog2Table[j]);
 }
 
 }  // namespace

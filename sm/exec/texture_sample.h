@@ -15,6 +15,11 @@
 
 namespace scgpu::sm {
 
+// tex.grad's log2, as measured on an H200: the level-of-detail fraction (in 1/256 of a level) for
+// each 1/256 of an octave of the footprint, indexed by the top 8 bits of its significand
+// (texture_sample.cpp says how it was found). Data, shared with the tests' CPU reference.
+extern const std::uint8_t kTexLodLog2Table[256];
+
 // Reads `bytes` bytes of device memory at `addr` into `out` (may throw a FaultSignal).
 using TexelReadFn = std::function<void(std::uint64_t addr, std::uint32_t bytes, std::uint8_t* out)>;
 
