@@ -20,27 +20,6 @@ bool anyBit(const std::vector<std::uint64_t>& bits) {
   return false;
 }
 
-// The first set bit of `bits` at or after `start`, wrapping around, for which pred(bit) holds
-// (kNone: none). Every set bit is offered at most once, in circular order.
-template <typename Pred>
-std::uint32_t firstFromWhere(const std::vector<std::uint64_t>& bits, std::uint32_t start, Pred&& pred) {
-  const std::size_t words = bits.size();
-  const std::size_t w0 = start >> 6;
-  if (w0 >= words) return firstFromWhere(bits, 0, pred);
-  const std::uint64_t high = ~std::uint64_t{0} << (start & 63);  // bits of word w0 at or after start
-  for (std::size_t k = 0; k <= words; ++k) {
-    const std::size_t w = (w0 + k) % words;
-    std::uint64_t word = bits[w];
-    if (k == 0) word &= high;
-    else if (k == words) word &= ~high;  // back at w0: the bits before start
-    for (; word; word &= word - 1) {
-      const std::uint32_t i = std::uint32_t(w * 64) + std::uint32_t(__builtin_ctzll(word));
-      if (pred(i)) return i;
-    }
-  }
-  return ~0u;
-}
-
 }  // namespace
 
 // ---- Network ----
@@ -125,7 +104,7 @@ std::uint32_t Crossbar::Network::arbitrate(std::uint32_t output, std::uint64_t c
   if (start != CrossbarArbiter::kNone) {
     // The arbiter takes the first ready requester from `start` on: test them in that order and
     // stop at the first. (All are tested only when none can go, which retry_at needs anyway.)
-    const std::uint32_t found = firstFromWhere(o.reqs, start, ready);
+    const std::uint32_t found = firstFromWhere(o.reqs, start, std::uint32_t(in.size()), ready);
     if (found == kNone) {
       o.retry_at = soonest;
       return kNone;

@@ -9,20 +9,6 @@
 namespace scgpu::memsys {
 namespace {
 
-// The first set bit at or after `from` (below `n`), else the first set bit below `from`.
-std::uint32_t firstFrom(const std::vector<std::uint64_t>& bits, std::uint32_t from, std::uint32_t n) {
-  for (int pass = 0; pass < 2; ++pass) {
-    const std::uint32_t lo = pass == 0 ? from : 0, hi = pass == 0 ? n : std::min(from, n);
-    for (std::uint32_t w = lo >> 6; lo < hi && w <= (hi - 1) >> 6; ++w) {
-      std::uint64_t word = bits[w];
-      if (w == lo >> 6) word &= ~std::uint64_t(0) << (lo & 63);
-      if (w == (hi - 1) >> 6 && (hi & 63)) word &= (std::uint64_t(1) << (hi & 63)) - 1;
-      if (word) return w * 64 + std::uint32_t(__builtin_ctzll(word));
-    }
-  }
-  return CrossbarArbiter::kNone;
-}
-
 ArbiterFactory& rtlArbiterFactory() {
   static ArbiterFactory f;
   return f;
@@ -69,7 +55,7 @@ class CosimArbiter : public CrossbarArbiter {
 }  // namespace
 
 std::uint32_t ModelArbiter::grant(std::uint32_t output, const std::vector<std::uint64_t>& requests, std::uint64_t) {
-  return firstFrom(requests, p_.round_robin ? next_[output] : 0, p_.inputs);
+  return firstFromWhere(requests, p_.round_robin ? next_[output] : 0, p_.inputs, [](std::uint32_t) { return true; });
 }
 
 void ModelArbiter::done(std::uint32_t output, std::uint32_t input) {

@@ -6,6 +6,7 @@
 // crossbar's flit logic: a granted packet waits there, not here.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -46,6 +47,26 @@ class CrossbarArbiter {
   virtual void expect(std::uint32_t /*model_grant*/) {}
   virtual std::string writeWaveform(const std::string& /*stem*/) { return ""; }
 };
+
+// In a bitset over n inputs, the first set bit at or after `from` for which pred(bit) holds, else
+// the first such bit below `from` (round-robin order from `from`); kNone when there is none.
+// Every set bit is offered to pred at most once, in that order.
+template <typename Pred>
+std::uint32_t firstFromWhere(const std::vector<std::uint64_t>& bits, std::uint32_t from, std::uint32_t n, Pred&& pred) {
+  for (int pass = 0; pass < 2; ++pass) {
+    const std::uint32_t lo = pass == 0 ? from : 0, hi = pass == 0 ? n : std::min(from, n);
+    for (std::uint32_t w = lo >> 6; lo < hi && w <= (hi - 1) >> 6; ++w) {
+      std::uint64_t word = bits[w];
+      if (w == lo >> 6) word &= ~std::uint64_t(0) << (lo & 63);
+      if (w == (hi - 1) >> 6 && (hi & 63)) word &= (std::uint64_t(1) << (hi & 63)) - 1;
+      for (; word; word &= word - 1) {
+        const std::uint32_t i = w * 64 + std::uint32_t(__builtin_ctzll(word));
+        if (pred(i)) return i;
+      }
+    }
+  }
+  return CrossbarArbiter::kNone;
+}
 
 // The C++ model: a round-robin pointer per output (the input after the last one served).
 class ModelArbiter : public CrossbarArbiter {

@@ -126,7 +126,7 @@ Int64Form int64FormOf(const ptx::DecodedInst& in, bool imm) {
   if (!wide) return Int64Form::None;
   switch (in.op) {
     case Op::And: case Op::Or: case Op::Xor:
-      return imm ? Int64Form::Half : Int64Form::Pair;
+      return imm ? Int64Form::None : Int64Form::Pair;  // an immediate: one LOP3
     case Op::Add: case Op::Sub: case Op::Not: case Op::Neg: case Op::Shl: case Op::Shr: case Op::Setp: case Op::Selp:
       return Int64Form::Pair;
     case Op::Mul: case Op::Mad:

@@ -62,11 +62,11 @@ enum InstInfoFlag : std::uint16_t {
 };
 
 // What a 64-bit integer ALU instruction becomes in SASS, whose integer datapath is 32 bits wide
-// (sm.int64_*_issue_cycles): None (not one), Half (a logic op with an immediate operand: one
-// LOP3 on the half that changes), Pair (add/sub/logic/shift/compare/select/neg: one instruction
-// per half, IADD3 + IADD3.X, SHF.L + SHF.L.HI, ISETP + ISETP.EX, ...), Mul (mul.lo/mad.lo:
-// IMAD.WIDE.U32 and the two cross products) or MinMax (two compares and two selects).
-enum class Int64Form : std::uint8_t { None, Half, Pair, Mul, MinMax };
+// (sm.int64_*_issue_cycles): None (not one, or one instruction: a logic op with an immediate
+// operand is one LOP3 on the half that changes), Pair (add/sub/logic/shift/compare/select/neg:
+// one instruction per half, IADD3 + IADD3.X, SHF.L + SHF.L.HI, ISETP + ISETP.EX, ...), Mul
+// (mul.lo/mad.lo: IMAD.WIDE.U32 and the two cross products) or MinMax (two compares, two selects).
+enum class Int64Form : std::uint8_t { None, Pair, Mul, MinMax };
 
 struct InstInfo {
   // Scalar 32-bit shared loads that ptxas merges into one 64- or 128-bit load (same base register,

@@ -498,7 +498,7 @@ void SmCore::Impl::opTiming(ProgramInfo& pi) const {
         case Int64Form::Pair: slots = p.int64_pair_issue_cycles; break;
         case Int64Form::Mul: slots = p.int64_mul_issue_cycles; break;
         case Int64Form::MinMax: slots = p.int64_minmax_issue_cycles; break;
-        case Int64Form::Half: case Int64Form::None: break;
+        case Int64Form::None: break;
       }
       if (slots > 1) {
         pi.op_issue[pc] = std::uint16_t(std::min<std::uint32_t>(slots, 65535));
